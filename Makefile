@@ -1,0 +1,108 @@
+# Sluice build. `make` builds build/sluice and the Slurm command links in
+# build/bin; `make up` starts a local cluster; `make check` runs every test.
+# BUILD=dir selects the output directory (several builds can coexist);
+# SAN=1 builds with ASan+UBSan.
+
+BUILD ?= build
+CC ?= cc
+OPT ?= -O2
+CFLAGS ?= $(OPT) -g
+WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wno-missing-field-initializers -Wformat=2 -Wno-format-nonliteral -Wvla
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+CPPFLAGS += -Isrc -Isrc/lib -MMD -MP
+LDLIBS := -lsqlite3 -lmunge -lcrypto -ljansson -lm
+
+LIB_SRC := $(sort $(wildcard src/lib/*.c))
+SCHED_SRC := $(sort $(wildcard src/sched/*.c))
+CTLD_SRC := $(sort $(wildcard src/ctld/*.c))
+NODED_SRC := $(sort $(wildcard src/noded/*.c))
+CMD_SRC := $(sort $(wildcard src/cmd/*.c))
+UNIT_SRC := $(sort $(wildcard t/unit/test_*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+SCHED_OBJ := $(SCHED_SRC:%.c=$(BUILD)/obj/%.o)
+CTLD_OBJ := $(CTLD_SRC:%.c=$(BUILD)/obj/%.o)
+NODED_OBJ := $(NODED_SRC:%.c=$(BUILD)/obj/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
+# Link order: users before what they use.
+ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
+UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
+
+LINKS := sbatch srun squeue sinfo scontrol scancel sluice
+
+.PHONY: all deps up check test-unit test-integration test-san clean fuzz bench
+all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
+# One static library per layer; an empty layer gives an empty archive.
+define layer_lib
+$(BUILD)/$(1).a: $(2)
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(eval $(call layer_lib,libsluice,$(LIB_OBJ)))
+$(eval $(call layer_lib,libsched,$(SCHED_OBJ)))
+$(eval $(call layer_lib,libctld,$(CTLD_OBJ)))
+$(eval $(call layer_lib,libnoded,$(NODED_OBJ)))
+$(eval $(call layer_lib,libcmd,$(CMD_OBJ)))
+
+$(BUILD)/sluice: $(BUILD)/obj/src/sluice.o $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/src/sluice.o -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+$(BUILD)/bin/%: $(BUILD)/sluice
+	@mkdir -p $(dir $@)
+	ln -sf ../sluice $@
+
+$(BUILD)/t/%: t/unit/%.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -It/unit -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# Debian packages the build and the tests need (installed only if missing).
+DEPS := gcc make libsqlite3-dev libmunge-dev munge libssl-dev libjansson-dev \
+	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi; \
+	fi
+
+up: deps all
+	$(BUILD)/bin/sluice up $(UP_ARGS)
+
+test-unit: all
+	prove -f $(UNIT_BIN)
+
+test-integration: all
+	SLUICE_BUILD=$(abspath $(BUILD)) prove -f t/integration/*.t
+
+check: deps
+	$(MAKE) all
+	$(MAKE) test-unit
+	$(MAKE) test-integration
+
+# The whole suite under ASan+UBSan in its own build directory.
+test-san: deps
+	$(MAKE) BUILD=build-san SAN=1 all
+	$(MAKE) BUILD=build-san SAN=1 test-unit test-integration
+
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+fuzz: $(BUILD)/libsluice.a
+	@mkdir -p $(BUILD)/fuzz
+	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LDLIBS) || exit 1; done
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

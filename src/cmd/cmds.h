@@ -1,0 +1,24 @@
+/*
+ * cmds: the command table of the multi-call binary. Each command lives in
+ * its own file as cmd_<name>(argc, argv) and returns the exit status.
+ */
+#ifndef SLUICE_CMDS_H
+#define SLUICE_CMDS_H
+
+int cmd_sbatch(int argc, char **argv);
+int cmd_srun(int argc, char **argv);
+int cmd_squeue(int argc, char **argv);
+int cmd_sinfo(int argc, char **argv);
+int cmd_scontrol(int argc, char **argv);
+int cmd_scancel(int argc, char **argv);
+/* sluice subcommands (argv[0] is the subcommand name) */
+int cmd_up(int argc, char **argv);
+int cmd_ctld(int argc, char **argv);
+int cmd_noded(int argc, char **argv);
+int cmd_check_config(int argc, char **argv);
+
+/* Slurm's version string printed by -V/--version ("slurm 22.05.8"). */
+#define SLURM_COMPAT_VERSION "22.05.8"
+#define SLUICE_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * auth: who sent a request.
+ *
+ * Three ways, chosen by slurm.conf AuthType and how the peer connected:
+ *   - auth/munge: a MUNGE credential (libmunge; AuthInfo=socket=PATH picks
+ *     munged's socket) over the frame body's SHA-256; munged vouches for
+ *     uid/gid.
+ *   - auth/slurm (Sluice's shared-key mode, what `sluice up` uses): HMAC-
+ *     SHA256 with the cluster key (file "slurm.key" beside slurm.conf, or
+ *     AuthInfo=key=PATH) over {uid, gid, timestamp, nonce, body digest}.
+ *     Only holders of the key (root, SlurmUser, the daemons) can sign.
+ *   - peer credentials: a local command that cannot read the key connects
+ *     to the controller's Unix socket (StateSaveLocation/sluice-ctld.sock)
+ *     and the kernel's SO_PEERCRED gives its uid/gid; no credential.
+ * Credentials older than AUTH_TTL seconds are rejected.
+ *
+ * The same sign/verify pair makes the launch credentials the controller
+ * gives srun for a job step (payload signed by the controller, checked by
+ * the node daemon: the signer must be root or SlurmUser).
+ */
+#ifndef SLUICE_AUTH_H
+#define SLUICE_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "strbuf.h"
+
+#define AUTH_TTL 300
+/* uid/gid delivered for a TCP frame that carries no credential: the
+ * daemon must refuse it unless the message carries its own proof (a step
+ * launch credential). */
+#define AUTH_UID_NONE 0xffffffffu
+
+enum auth_kind { AUTH_NONE = 0, AUTH_HMAC = 1, AUTH_MUNGE = 2 };
+
+typedef struct auth auth_t;
+
+/* Set up from conf. Fails (NULL, *err set) if the mode needs a key or a
+ * munged socket that is not there; a client that cannot read the key gets
+ * an auth_t with auth_can_sign() == 0 and should use the Unix socket. */
+auth_t *auth_create(const conf_t *conf, char **err);
+void auth_destroy(auth_t *a);
+int auth_can_sign(const auth_t *a);
+enum auth_kind auth_kind(const auth_t *a);
+
+/* Append a credential for payload (as the calling process's uid/gid).
+ * 0, or -1 with *err. */
+int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err);
+/* Check cred against payload: 0 and *uid/*gid, or -1 with *err (the
+ * reason: "credential expired", "bad signature", munge's error text). */
+int auth_verify(auth_t *a, const void *cred, size_t cred_len,
+		const void *payload, size_t len, uint32_t *uid, uint32_t *gid, char **err);
+
+/* Generate a new random key file (mode 0600). 0 or -1 with *err. */
+int auth_keygen(const char *path, char **err);
+
+#endif

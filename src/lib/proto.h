@@ -1,0 +1,401 @@
+/*
+ * proto: every message Sluice daemons and commands exchange, and the one
+ * schema-driven codec that encodes and decodes them.
+ *
+ * Each message is a plain C struct below. proto_schema.c holds one schema
+ * per struct (field tag, type, offset); codec.c walks the schema, so there
+ * is no hand-written pack code per message. Fields are tagged, unknown tags
+ * are skipped and missing ones keep their zero/default value, so adding a
+ * field does not break older peers; PROTO_VERSION changes only when a
+ * field's meaning changes.
+ *
+ * Conventions for struct fields:
+ *   - char * strings are malloc'd and may be NULL ("unset").
+ *   - strv_t is a counted array of malloc'd strings.
+ *   - "nX" counts go with the pointer "X" of a list of records.
+ *   - times are int64_t seconds since the epoch, 0 = unset.
+ *   - memory in MB; time limits in minutes (TIME_INFINITE/TIME_NO_VAL from
+ *     timefmt.h).
+ * proto_free(type, msg) frees everything a decoded message owns.
+ */
+#ifndef SLUICE_PROTO_H
+#define SLUICE_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_FRAME (64u << 20)  /* frames above 64 MiB are rejected */
+#define NO_VAL32 0xfffffffeu
+
+typedef struct strv {
+	char **v;
+	uint32_t n;
+} strv_t;
+
+enum msg_type {
+	MSG_NONE = 0,
+	MSG_RC,                  /* msg_rc_t: generic reply */
+	MSG_PING,                /* msg_empty_t -> MSG_RC */
+	MSG_SUBMIT,              /* job_desc_t -> MSG_SUBMIT_REPLY */
+	MSG_SUBMIT_REPLY,        /* msg_submit_reply_t */
+	MSG_JOB_INFO_REQ,        /* msg_info_req_t -> MSG_JOB_INFO */
+	MSG_JOB_INFO,            /* msg_job_info_t */
+	MSG_NODE_INFO_REQ,       /* msg_info_req_t -> MSG_NODE_INFO */
+	MSG_NODE_INFO,           /* msg_node_info_t */
+	MSG_PART_INFO_REQ,       /* msg_info_req_t -> MSG_PART_INFO */
+	MSG_PART_INFO,           /* msg_part_info_t */
+	MSG_CONFIG_REQ,          /* msg_empty_t -> MSG_CONFIG */
+	MSG_CONFIG,              /* msg_config_t */
+	MSG_CANCEL,              /* msg_cancel_t -> MSG_CANCEL_REPLY */
+	MSG_CANCEL_REPLY,        /* msg_cancel_reply_t */
+	MSG_UPDATE_NODE,         /* msg_update_node_t -> MSG_RC */
+	MSG_UPDATE_PART,         /* msg_update_part_t -> MSG_RC */
+	MSG_UPDATE_JOB,          /* msg_update_job_t -> MSG_RC (hold/release/...) */
+	MSG_JOB_WAIT,            /* msg_job_wait_t -> MSG_JOB_INFO when reached */
+	MSG_STEP_CREATE,         /* msg_step_create_t -> MSG_STEP_CREATE_REPLY */
+	MSG_STEP_CREATE_REPLY,   /* msg_step_create_reply_t */
+	MSG_JOB_COMPLETE,        /* msg_job_complete_t -> MSG_RC (supervisor/srun -> ctld) */
+	MSG_NODE_REGISTER,       /* msg_node_register_t -> MSG_RC (noded -> ctld) */
+	MSG_NODE_HEARTBEAT,      /* msg_node_register_t -> (no reply) */
+	MSG_LAUNCH_JOB,          /* msg_launch_job_t (ctld -> noded, on the noded's connection) */
+	MSG_SIGNAL_JOB,          /* msg_signal_job_t (ctld -> noded) */
+	MSG_LAUNCH_STEP,         /* msg_launch_step_t (srun -> noded) -> IO frames */
+	MSG_STEP_IO,             /* msg_step_io_t (noded supervisor -> srun, srun -> stdin) */
+	MSG_STEP_TASK_EXIT,      /* msg_step_task_exit_t */
+	MSG_RECONFIGURE,         /* msg_empty_t -> MSG_RC */
+	MSG_SHUTDOWN,            /* msg_empty_t -> MSG_RC */
+	MSG_TYPE_END
+};
+
+typedef struct msg_empty {
+	uint32_t unused;
+} msg_empty_t;
+
+typedef struct msg_rc {
+	int32_t rc;              /* SLURM_SUCCESS or an errors.h number */
+	char *msg;               /* optional detail for the user */
+} msg_rc_t;
+
+/* A job submission (sbatch) or allocation (srun) request. The controller
+ * takes uid/gid from the authenticated caller, never from these fields. */
+#define JOB_F_HOLD         0x0001u  /* -H: submit held (JobHeldUser) */
+#define JOB_F_EXCLUSIVE    0x0002u
+#define JOB_F_INTERACTIVE  0x0004u  /* srun allocation: no batch script */
+#define JOB_F_REQUEUE      0x0008u
+#define JOB_F_NO_REQUEUE   0x0010u
+#define JOB_F_CONTIGUOUS   0x0020u
+#define JOB_F_OPEN_APPEND  0x0040u  /* --open-mode=append */
+#define JOB_F_HELD_ADMIN   0x0080u
+typedef struct job_desc {
+	char *name;              /* -J; default script name or "wrap" */
+	char *script;            /* batch script text (NULL for srun) */
+	strv_t argv;             /* srun: the command; sbatch: script args */
+	strv_t env;              /* environment for the job, after --export */
+	uint32_t user_id, group_id;  /* filled by the controller */
+	char *user_name;         /* filled by the controller */
+	char *partition, *account, *qos, *reservation, *comment;
+	uint32_t min_nodes, max_nodes;   /* 0 = unset */
+	uint32_t ntasks;                 /* 0 = unset */
+	uint32_t cpus_per_task;          /* 0 = unset (1) */
+	uint32_t ntasks_per_node;        /* 0 = unset */
+	uint64_t mem_per_node;           /* MB, 0 = unset (--mem) */
+	uint64_t mem_per_cpu;            /* MB, 0 = unset (--mem-per-cpu) */
+	char *tres_per_node;     /* "gres:gpu:h100:2" from --gres/--gpus-per-node */
+	char *tres_per_job;      /* "gres:gpu:4" from --gpus */
+	uint32_t time_limit;     /* minutes, TIME_NO_VAL = unset */
+	uint32_t flags;          /* JOB_F_* */
+	int32_t nice;
+	int64_t begin_time;
+	char *req_nodes, *exc_nodes, *features, *dependency;
+	char *work_dir, *std_in, *std_out, *std_err;
+	char *alloc_node;        /* submitting host */
+	uint32_t alloc_sid;      /* submitting session id */
+	uint32_t kill_on_invalid_dep;
+} job_desc_t;
+
+typedef struct msg_submit_reply {
+	int32_t rc;
+	uint32_t job_id;
+	char *msg;               /* error detail, or user message */
+} msg_submit_reply_t;
+
+/* Filter for info requests. All fields optional (0/NULL = all). */
+#define INFO_F_DETAIL 0x1u      /* scontrol -d */
+typedef struct msg_info_req {
+	uint32_t job_id;         /* one job */
+	char *name;              /* one node or partition */
+	uint32_t flags;
+	int64_t changed_since;   /* reply empty with rc 0 if nothing changed */
+} msg_info_req_t;
+
+/* One job as the controller shows it (squeue, scontrol show job). */
+typedef struct job_info {
+	uint32_t job_id;
+	uint32_t array_job_id, array_task_id;   /* 0 / NO_VAL32 when not an array */
+	char *name;
+	uint32_t user_id, group_id;
+	char *user_name, *group_name;
+	uint32_t priority;
+	int32_t nice;
+	char *account, *qos, *partition;
+	uint32_t state;          /* job_state_base | flags */
+	uint32_t state_reason;   /* enum job_reason */
+	char *state_desc;        /* reason detail ("UnavailableNodes:comp032") */
+	char *dependency;
+	uint32_t requeue, restarts, batch_flag;
+	uint32_t exit_code;      /* raw wait status: (rc << 8) | signal */
+	uint32_t derived_exit_code;
+	uint32_t time_limit;     /* minutes */
+	int64_t submit_time, eligible_time, accrue_time, start_time, end_time;
+	int64_t suspend_time, last_sched_eval, pre_sus_time;
+	char *alloc_node;
+	uint32_t alloc_sid;
+	char *req_nodes, *exc_nodes;
+	char *nodes;             /* allocated, ranged ("comp[001-002]") */
+	char *sched_nodes;       /* planned nodes of a pending job */
+	char *batch_host;
+	uint32_t num_nodes, max_nodes, num_cpus, num_tasks;
+	uint32_t cpus_per_task, ntasks_per_node, pn_min_cpus;
+	uint64_t mem_per_cpu, mem_per_node;   /* MB, 0 = unset */
+	char *features;
+	uint32_t flags;          /* JOB_F_* as submitted */
+	uint32_t contiguous;
+	char *command, *work_dir, *std_in, *std_out, *std_err;
+	char *tres_per_node, *tres_per_job;
+	char *tres_req;          /* "cpu=12,mem=12G,node=12,billing=12" */
+	char *tres_alloc;        /* for started jobs */
+	strv_t gres_detail;      /* per node: "gpu:h100:8(IDX:0-7)" (show -d) */
+	char *cpu_ids;           /* per node CPU ids (show -d): "0-7" */
+	char *comment;
+	char *scheduler;         /* "Main" / "Backfill" */
+} job_info_t;
+
+typedef struct msg_job_info {
+	int64_t last_update;
+	uint32_t njobs;
+	job_info_t *jobs;
+} msg_job_info_t;
+
+/* One node (sinfo, scontrol show node). */
+typedef struct node_info {
+	char *name, *addr, *hostname;
+	uint32_t port;
+	uint32_t state;          /* node_state_base | NODE_FLAG_* */
+	uint32_t cpus, cpus_alloc, cpus_efctv;
+	uint32_t boards, sockets, cores, threads;
+	uint32_t cpu_load;       /* load average * 100 */
+	uint64_t real_memory, alloc_mem, free_mem, tmp_disk;  /* MB */
+	uint32_t weight;
+	char *features, *features_active;
+	char *gres;              /* configured: "gpu:h100:8" */
+	char *gres_used;         /* "gpu:h100:2(IDX:0-1)" */
+	char *arch, *os, *version;
+	char *partitions;        /* "defq,short" */
+	int64_t boot_time, slurmd_start_time, last_busy;
+	char *reason;
+	uint32_t reason_uid;
+	char *reason_user;
+	int64_t reason_time;
+	char *cfg_tres, *alloc_tres;
+} node_info_t;
+
+typedef struct msg_node_info {
+	int64_t last_update;
+	uint32_t nnodes;
+	node_info_t *nodes;
+} msg_node_info_t;
+
+#define PART_F_DEFAULT     0x01u
+#define PART_F_HIDDEN      0x02u
+#define PART_F_ROOT_ONLY   0x04u
+#define PART_F_EXCL_USER   0x08u
+#define PART_F_LLN         0x10u
+#define PART_F_REQ_RESV    0x20u
+#define PART_F_NO_ROOT     0x40u
+typedef struct part_info {
+	char *name;
+	char *nodes;             /* ranged */
+	uint32_t flags;          /* PART_F_* */
+	uint32_t state;          /* CONF_PART_* from conf.h */
+	uint32_t max_time, default_time;    /* minutes */
+	uint32_t max_nodes, min_nodes;      /* UINT32_MAX = UNLIMITED */
+	uint32_t priority_job_factor, priority_tier;
+	char *oversubscribe;     /* "NO", "EXCLUSIVE", "YES:4", "FORCE:4" */
+	char *allow_groups, *allow_accounts, *allow_qos, *qos;
+	uint32_t total_cpus, total_nodes;
+	uint32_t max_cpus_per_node;
+	uint32_t grace_time;
+	uint64_t def_mem_per_cpu, max_mem_per_cpu, def_mem_per_node, max_mem_per_node;
+	char *tres;              /* "cpu=2048,mem=16000G,node=32,..." */
+} part_info_t;
+
+typedef struct msg_part_info {
+	int64_t last_update;
+	uint32_t nparts;
+	part_info_t *parts;
+} msg_part_info_t;
+
+typedef struct msg_config {
+	int64_t last_update;
+	strv_t keys, values;     /* scontrol show config, in order */
+} msg_config_t;
+
+/* scancel: the client resolves filters to job ids, the controller checks
+ * permission per job and answers one rc per id. */
+#define CANCEL_F_BATCH_ONLY 0x1u   /* -b */
+#define CANCEL_F_FULL       0x2u   /* -f */
+typedef struct msg_cancel {
+	uint32_t njob_ids;
+	uint32_t *job_ids;
+	uint32_t signal;         /* 0 = cancel (SIGTERM, SIGKILL after KillWait) */
+	uint32_t flags;
+} msg_cancel_t;
+
+typedef struct msg_cancel_reply {
+	uint32_t nrcs;
+	int32_t *rcs;            /* parallel to the request's job_ids */
+} msg_cancel_reply_t;
+
+typedef struct msg_update_node {
+	char *names;             /* hostlist expression */
+	char *state;             /* as typed: "drain", "resume", "down", ... */
+	char *reason;
+	char *features, *gres;   /* optional */
+	uint32_t weight;         /* 0 = unchanged */
+} msg_update_node_t;
+
+typedef struct msg_update_part {
+	char *name;
+	char *state;             /* "up", "down", "drain", "inactive" or NULL */
+	strv_t keys, values;     /* other Key=Value pairs as typed */
+} msg_update_part_t;
+
+typedef struct msg_update_job {
+	uint32_t job_id;
+	char *action;            /* "hold", "uhold", "release", "requeue" or NULL */
+	strv_t keys, values;     /* other Key=Value pairs (TimeLimit, ...) */
+} msg_update_job_t;
+
+/* Wait until a job starts (srun, salloc) or finishes (sbatch --wait).
+ * The controller answers MSG_JOB_INFO with the one job when reached, or
+ * MSG_RC with an error. */
+enum { WAIT_UNTIL_STARTED = 1, WAIT_UNTIL_FINISHED = 2 };
+typedef struct msg_job_wait {
+	uint32_t job_id;
+	uint32_t until;
+} msg_job_wait_t;
+
+typedef struct msg_step_create {
+	uint32_t job_id;
+	uint32_t ntasks, min_nodes;   /* 0 = all of the job's */
+	char *name;
+} msg_step_create_t;
+
+typedef struct msg_step_create_reply {
+	int32_t rc;
+	uint32_t job_id, step_id;
+	char *nodes;                  /* ranged */
+	strv_t node_names, node_addrs;
+	uint32_t nports;
+	uint32_t *ports;              /* noded port per node */
+	uint32_t ntasks_per_node_n;
+	uint32_t *ntasks_per_node;    /* tasks on each node */
+	char *cred;                   /* launch credential (signed by ctld) */
+} msg_step_create_reply_t;
+
+/* A batch job ended (from the job's supervisor), or an srun allocation
+ * ended (from srun). */
+typedef struct msg_job_complete {
+	uint32_t job_id;
+	uint32_t step_id;        /* NO_VAL32 for the batch script/allocation */
+	uint32_t launch_seq;     /* matches msg_launch_job_t, drops stale reports */
+	uint32_t exit_status;    /* raw wait status */
+	uint32_t end_state;      /* JOB_COMPLETE/FAILED/TIMEOUT/CANCELLED/... */
+	char *node;
+	int64_t end_time;
+} msg_job_complete_t;
+
+typedef struct msg_node_register {
+	char *name;
+	uint32_t port;
+	uint32_t cpus, boards, sockets, cores, threads;
+	uint64_t real_memory, tmp_disk, free_mem;
+	uint32_t cpu_load;
+	char *gres;              /* "gpu:h100:8" as found */
+	char *arch, *os, *version;
+	int64_t boot_time, start_time;
+	uint32_t njob_ids;
+	uint32_t *job_ids;       /* jobs with a live supervisor on this node */
+} msg_node_register_t;
+
+typedef struct msg_launch_job {
+	uint32_t job_id;
+	uint32_t launch_seq;
+	uint32_t user_id, group_id;
+	char *user_name;
+	char *name, *script, *work_dir, *std_in, *std_out, *std_err;
+	strv_t argv, env;        /* env already includes the SLURM_* set */
+	uint32_t flags;          /* JOB_F_* */
+	uint32_t time_limit;     /* minutes, for the supervisor's own enforcement */
+	uint32_t kill_wait;      /* seconds */
+	int64_t start_time;
+	char *ctld_addr;         /* where the supervisor reports completion */
+	uint32_t ctld_port;
+} msg_launch_job_t;
+
+#define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
+#define SIGNAL_F_BATCH    0x2u   /* only the batch shell */
+typedef struct msg_signal_job {
+	uint32_t job_id;
+	uint32_t signal;
+	uint32_t flags;
+	uint32_t kill_wait;
+	uint32_t end_state;      /* state to report: JOB_CANCELLED, JOB_NODE_FAIL, ... */
+} msg_signal_job_t;
+
+typedef struct msg_launch_step {
+	uint32_t job_id, step_id;
+	uint32_t user_id, group_id;    /* checked against cred by noded */
+	char *cred;
+	strv_t argv, env;
+	char *cwd;
+	uint32_t ntasks;               /* tasks on this node */
+	uint32_t first_task;           /* global rank of the first */
+	uint32_t total_tasks;
+	uint32_t node_id, nnodes;
+	uint32_t flags;
+} msg_launch_step_t;
+
+enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0 };
+typedef struct msg_step_io {
+	uint32_t task;           /* global rank */
+	uint32_t stream;
+	uint32_t len;            /* bytes in data */
+	uint8_t *data;           /* len bytes; not NUL-terminated */
+} msg_step_io_t;
+
+typedef struct msg_step_task_exit {
+	uint32_t task;
+	uint32_t status;         /* raw wait status */
+} msg_step_task_exit_t;
+
+/* ---- codec ---- */
+
+/* Encode msg (a struct of the given type) as a body, appended to out. */
+void proto_encode(enum msg_type type, const void *msg, strbuf_t *out);
+/* Decode a body into msg (zeroed first). 0, or -1 with *err (malloc'd,
+ * may be NULL) on a malformed body; msg then holds nothing to free. */
+int proto_decode(enum msg_type type, void *msg, const void *buf, size_t len, char **err);
+/* Free what a decoded (or filled-in) message owns; not msg itself. */
+void proto_free(enum msg_type type, void *msg);
+/* Size of the struct for a type (to allocate one); 0 for unknown types. */
+size_t proto_size(enum msg_type type);
+const char *proto_name(enum msg_type type);
+
+void strv_push(strv_t *sv, const char *s);    /* copies s */
+void strv_free(strv_t *sv);
+
+#endif
