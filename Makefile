@@ -83,6 +83,7 @@ test-unit: all
 	prove -f $(UNIT_BIN)
 
 test-integration: all
+	t/setup-users.sh
 	SLUICE_BUILD=$(abspath $(BUILD)) prove -f t/integration/*.t
 
 check: deps

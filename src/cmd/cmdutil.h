@@ -1,0 +1,85 @@
+/*
+ * cmdutil: helpers shared by the Slurm-compatible commands.
+ *
+ *   - loading the client config and calling the controller, printing
+ *     failures with Slurm's wording ("slurm_load_jobs error: Invalid job id
+ *     specified", "... Unable to contact slurm controller (connect failure)");
+ *   - user/group name lookups, cached (squeue formats 100,000 rows);
+ *   - the `%[.][width]X` format-spec parser shared by squeue and sinfo, the
+ *     `Name[:[.]width[suffix]]` long-format (-O) parser, and the padded field
+ *     writer with Slurm's truncate-to-width behaviour;
+ *   - small list helpers (comma lists).
+ */
+#ifndef SLUICE_CMDUTIL_H
+#define SLUICE_CMDUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "proto.h"
+#include "strbuf.h"
+
+/* The client config ($SLURM_CONF, CONF_CLIENT mode), loaded once. Prints
+ * its errors as "<prog>: error: ..." and exits 1 if it cannot be read. */
+const conf_t *cmd_conf(void);
+
+/* Send req to the controller and wait for a reply of type want. Returns 0
+ * with *reply (free with proto_msg_destroy(want, *reply)), or an errors.h
+ * number (a MSG_RC reply's rc). If what is non-NULL an error is printed as
+ * "<what> error: <text>" on stderr. */
+int cmd_call(enum msg_type type, const void *req, enum msg_type want,
+	     void **reply, const char *what);
+/* For requests answered by MSG_RC. Returns the rc; no message printed. */
+int cmd_call_rc(enum msg_type type, const void *req);
+
+/* Names for ids (cached; "nobody"-style fallback is the number). */
+const char *cmd_user_name(uint32_t uid);
+const char *cmd_group_name(uint32_t gid);
+/* Name or numeric string to uid/gid; 0 on success, -1 if unknown. */
+int cmd_user_id(const char *name, uint32_t *uid);
+int cmd_group_id(const char *name, uint32_t *gid);
+
+/* Split a comma list into a strv (empty items dropped). */
+void cmd_split(strv_t *out, const char *list);
+int cmd_strv_has(const strv_t *sv, const char *s);
+int cmd_strv_has_case(const strv_t *sv, const char *s);
+
+/* ---- format specifications ---- */
+
+typedef struct fmt_field {
+	int code;        /* the letter for -o, a table index for -O; -1 invalid */
+	int width;       /* 0 = as wide as the value */
+	int right;       /* '.': right-justified */
+	char *suffix;    /* literal text printed after the field */
+} fmt_field_t;
+
+typedef struct fmt {
+	char *prefix;    /* literal text before the first field (squeue) */
+	fmt_field_t *f;
+	size_t n;
+} fmt_t;
+
+/* Parse a -o spec. valid(c) says whether a letter is known; an unknown one
+ * becomes an invalid field whose suffix is "%<token>" (what Slurm prints in
+ * its place on every line) and is reported through bad(c, arg). keep_prefix:
+ * squeue prints text before the first '%'; sinfo drops it. */
+void fmt_parse(fmt_t *out, const char *spec, int keep_prefix,
+	       int (*valid)(int c), void (*bad)(int c, void *arg), void *arg);
+/* Parse a -O spec: comma-separated "Name[:[.][width][suffix]]"; no ':'
+ * means width 20. lookup(name) gives the code or -1 (then bad_name is
+ * called with the name and the field becomes invalid). */
+void fmt_parse_long(fmt_t *out, const char *spec, int (*lookup)(const char *name),
+		    void (*bad_name)(const char *name, void *arg), void *arg);
+void fmt_release(fmt_t *f);
+
+/* Append s as Slurm's print functions do: width 0 -> as is; else padded to
+ * width (left, or right when right) and truncated to width. */
+void fmt_add(strbuf_t *sb, const char *s, int width, int right);
+/* Same for an unsigned number. */
+void fmt_add_u(strbuf_t *sb, uint64_t v, int width, int right);
+
+/* getopt's diagnostics in Slurm's form, then the "Try ..." line. */
+void cmd_bad_option(const char *prog);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * noded: internals of the node daemon shared by its files (not a public
+ * contract). noded_main.c owns the daemon context; ctld_link.c keeps the
+ * persistent connection to the controller; supervisor.c runs batch jobs;
+ * step.c serves srun step launches; spool.c keeps the on-disk records that
+ * let a restarted noded find the supervisors still running; environ.c builds
+ * environments and expands output file patterns; resources.c finds what the
+ * node reports at registration.
+ */
+#ifndef SLUICE_NODED_H
+#define SLUICE_NODED_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "auth.h"
+#include "conf.h"
+#include "log.h"
+#include "loop.h"
+#include "net.h"
+#include "proto.h"
+#include "strbuf.h"
+
+/* Slurm's step id of a batch script (SLURM_BATCH_SCRIPT). */
+#define NODED_BATCH_STEP 0xfffffffbu
+
+typedef struct ctld_link ctld_link_t;
+
+typedef struct noded {
+	conf_t *conf;
+	const conf_node_t *node;   /* this node's config entry */
+	char *name;                /* NodeName */
+	char *spool;               /* SlurmdSpoolDir with %n/%h expanded */
+	char *log_file;            /* NULL: stderr */
+	enum log_level log_level;
+	auth_t *auth;
+	loop_t *loop;
+	uint32_t slurm_uid;        /* SlurmUser's uid (0 when root/unknown) */
+	int64_t start_time;
+	int listen_fd;
+	ctld_link_t *link;
+} noded_t;
+
+/* ---- environ.c ---- */
+
+/* Value of NAME in an environment array ("NAME=value"), or NULL. */
+const char *env_get(const strv_t *env, const char *name);
+/* Set NAME=value, replacing an existing entry. */
+void env_set(strv_t *env, const char *name, const char *value);
+void env_setf(strv_t *env, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Set only when NAME is absent. */
+void env_set_default(strv_t *env, const char *name, const char *value);
+/* A NULL-terminated copy for execve (pointers into env; free the array only). */
+char **env_to_envp(const strv_t *env);
+
+/* What the stdio file name patterns expand to (man sbatch, "filename
+ * pattern"). */
+typedef struct pattern_ctx {
+	uint32_t job_id;
+	uint32_t step_id;          /* NODED_BATCH_STEP for the batch script */
+	uint32_t array_job_id;     /* 0 when not an array */
+	uint32_t array_task_id;    /* NO_VAL32 when not an array */
+	const char *job_name, *user, *node;
+	uint32_t node_id, task_id;
+} pattern_ctx_t;
+
+/* Expand %j %J %x %u %N %n %t %s %A %a %% (with optional zero-pad width,
+ * "%4j"); a name containing '\\' is taken literally (backslashes dropped).
+ * Unknown %X is kept as is. Returns malloc'd. */
+char *pattern_expand(const char *pat, const pattern_ctx_t *ctx);
+/* Full path of a stdio file: pattern pat (or dflt when pat is NULL/""),
+ * expanded, relative names put under work_dir. malloc'd. */
+char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
+		   const pattern_ctx_t *ctx);
+/* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
+void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
+
+/* ---- spool.c ---- */
+
+/* One supervisor's record: <spool>/job<ID>/state (batch) or
+ * <spool>/step<ID>.<STEP>/state (srun step). */
+typedef struct spool_rec {
+	uint32_t job_id, step_id, launch_seq;
+	int64_t pid;               /* the supervisor */
+	uint64_t pid_start;        /* its /proc/PID/stat start time (ticks) */
+	int done;                  /* the result below is final */
+	uint32_t exit_status, end_state;
+	int64_t end_time;
+} spool_rec_t;
+
+char *spool_job_dir(const char *spool, uint32_t job_id);
+char *spool_step_dir(const char *spool, uint32_t job_id, uint32_t step_id);
+void spool_rec_format(const spool_rec_t *r, strbuf_t *out);
+/* 0, or -1 on a malformed record. */
+int spool_rec_parse(const char *text, spool_rec_t *r);
+/* Replace dir/state atomically (write, fsync, rename). 0 or -1 with errno. */
+int spool_rec_write(const char *dir, const spool_rec_t *r);
+int spool_rec_read(const char *dir, spool_rec_t *r);
+/* Start time of pid from /proc/PID/stat (field 22), 0 if it is gone. */
+uint64_t proc_start_time(pid_t pid);
+/* The recorded supervisor is alive and is the same process. */
+int spool_rec_alive(const spool_rec_t *r);
+
+/* Control requests to a supervisor: files dir/req.<seq> holding one
+ * msg_signal_job_t as text. spool_request_take() returns 1 and removes the
+ * oldest, 0 when none is left. */
+int spool_request_write(const char *dir, const msg_signal_job_t *m);
+int spool_request_take(const char *dir, msg_signal_job_t *m);
+
+/* Call fn for every supervisor dir under spool (full path, parsed record
+ * or NULL when unreadable). */
+typedef void (*spool_scan_f)(const char *dir, const spool_rec_t *r, void *arg);
+void spool_scan(const char *spool, spool_scan_f fn, void *arg);
+/* Remove a directory tree; 0 or -1. */
+int rm_rf(const char *path);
+/* Write a whole file atomically with mode; 0 or -1 with errno. */
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+
+/* ---- resources.c ---- */
+
+/* Fill a registration from the config entry and the host. */
+void resources_fill(const noded_t *nd, msg_node_register_t *reg);
+/* Parsers for /proc text (exposed for tests). */
+uint64_t meminfo_avail_mb(const char *meminfo);
+uint32_t loadavg_x100(const char *loadavg);
+int64_t stat_btime(const char *stat);
+char *gres_string(const conf_node_t *n);
+
+/* ---- supervisor.c ---- */
+
+/* Start a detached supervisor for a batch job. Returns after the
+ * supervisor wrote its spool record. */
+void supervisor_launch(noded_t *nd, const msg_launch_job_t *m);
+/* Deliver a signal request to every supervisor (batch and steps) of the
+ * job. Returns the number reached. */
+int supervisor_signal(noded_t *nd, const msg_signal_job_t *m);
+
+/* ---- step.c ---- */
+
+/* Start listening on the node's port for srun. 0 or -1. */
+int step_server_start(noded_t *nd);
+
+/* ---- ctld_link.c ---- */
+
+ctld_link_t *ctld_link_start(noded_t *nd);
+void ctld_link_destroy(ctld_link_t *lk);
+
+/* ---- shared helpers (supervisor.c) ---- */
+
+/* Double-fork a detached child (setsid, parent is init). In the returned
+ * child (0) all fds but keep[] are closed and logging reopened; the caller
+ * (-1 on failure, else 1) gets control back after the intermediate child
+ * exits. */
+int detach_fork(noded_t *nd, const int *keep, int nkeep);
+/* Run fn's process as the user: initgroups/setgid/setuid when root, or
+ * check the uid when not. 0 or -1 with *err (malloc'd). */
+int become_user(const char *user, uint32_t uid, uint32_t gid, char **err);
+
+#endif

@@ -1,0 +1,168 @@
+# cluster.sh: start and stop a real Sluice cluster on loopback, for the
+# integration tests (t/integration/lib.sh) and the benchmarks (bench/).
+#
+# cluster_start N [extra slurm.conf lines...] starts a real controller and N
+# node daemons on loopback in the test's trash directory, each with its own
+# ports, and waits until every node is registered (never a bare sleep).
+# cluster_stop (run automatically at exit) stops them and any job
+# supervisors they left.
+
+SLUICE_BUILD=${SLUICE_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}
+export PATH="$SLUICE_BUILD/bin:$PATH"
+export SLUICE_HEARTBEAT_MS=${SLUICE_HEARTBEAT_MS:-500}
+
+# wait_for SECONDS CMD...: poll CMD every 0.05 s until it succeeds.
+wait_for() {
+	local limit=$1; shift
+	local end=$(( $(date +%s%N) + limit * 1000000000 ))
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(date +%s%N)" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# pick_ports COUNT: a base port with COUNT free ports after it.
+pick_ports() {
+	local n=$1 base i ok
+	for _ in $(seq 1 50); do
+		base=$(( 20000 + (RANDOM * 32768 + RANDOM) % 30000 ))
+		ok=1
+		for i in $(seq 0 "$n"); do port_free $((base + i)) || { ok=0; break; }; done
+		[ $ok = 1 ] && { echo "$base"; return 0; }
+	done
+	return 1
+}
+
+cluster_write_conf() {
+	local n=$1; shift
+	# Outside the trash directory: its name has a space and Unix socket
+	# paths must stay short.
+	CL=$(mktemp -d /tmp/sluice-t.XXXXXX)
+	mkdir -p "$CL/etc" "$CL/state" "$CL/spool" "$CL/log" "$CL/work"
+	chmod 755 "$CL" "$CL/state" "$CL/spool" "$CL/work"
+	CTLD_PORT=$(pick_ports $((n + 1))) || return 1
+	local last
+	last=$(printf 'comp%03d' "$n")
+	{
+		echo "ClusterName=test"
+		echo "SlurmctldHost=$(hostname -s)(127.0.0.1)"
+		echo "SlurmctldPort=$CTLD_PORT"
+		echo "AuthType=auth/slurm"
+		echo "StateSaveLocation=$CL/state"
+		echo "SlurmdSpoolDir=$CL/spool/%n"
+		echo "SlurmctldLogFile=$CL/log/ctld.log"
+		echo "SlurmdLogFile=$CL/log/noded-%n.log"
+		echo "SlurmctldPidFile=$CL/state/ctld.pid"
+		echo "SelectType=select/cons_tres"
+		echo "SelectTypeParameters=CR_Core_Memory"
+		echo "GresTypes=gpu"
+		echo "TopologyPlugin=topology/tree"
+		echo "ReturnToService=2"
+		echo "KillWait=2"
+		echo "MinJobAge=300"
+		echo "SlurmdTimeout=${SLURMD_TIMEOUT:-300}"
+		for l in "$@"; do echo "$l"; done
+		echo "NodeName=DEFAULT CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=32768 Gres=gpu:h100:8 Feature=h100,ib"
+		for i in $(seq 1 "$n"); do
+			printf 'NodeName=comp%03d NodeAddr=127.0.0.1 Port=%d\n' "$i" $((CTLD_PORT + i))
+		done
+		echo "PartitionName=defq Nodes=comp[001-$(printf %03d "$n")] Default=YES MaxTime=INFINITE State=UP"
+		echo "PartitionName=short Nodes=comp[001-$(printf %03d "$n")] MaxTime=1:00:00 State=UP"
+	} >"$CL/etc/slurm.conf"
+	: "$last"
+	printf 'AutoDetect=off\nNodeName=comp[001-%03d] Name=gpu Type=h100 Count=8\n' "$n" >"$CL/etc/gres.conf"
+	half=$(( (n + 1) / 2 ))
+	{
+		printf 'SwitchName=leaf1 Nodes=comp[001-%03d]\n' "$half"
+		if [ "$n" -gt "$half" ]; then
+			printf 'SwitchName=leaf2 Nodes=comp[%03d-%03d]\n' $((half + 1)) "$n"
+			echo "SwitchName=spine1 Switches=leaf1,leaf2"
+		fi
+	} >"$CL/etc/topology.conf"
+	echo "CgroupPlugin=cgroup/v2" >"$CL/etc/cgroup.conf"
+	sluice keygen "$CL/etc/slurm.key" 2>/dev/null ||
+		head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$CL/etc/slurm.key"
+	chmod 600 "$CL/etc/slurm.key"
+	export SLURM_CONF="$CL/etc/slurm.conf"
+	NNODES=$n
+}
+
+ctld_start() {
+	sluice ctld -D >>"$CL/log/ctld.stderr" 2>&1 &
+	CTLD_PID=$!
+	echo "$CTLD_PID" >"$CL/ctld.pid"
+	wait_for 20 scontrol ping || { echo "controller did not start:"; tail -20 "$CL/log/ctld.stderr" "$CL/log/ctld.log"; return 1; }
+}
+
+ctld_kill9() { kill -9 "$CTLD_PID" 2>/dev/null; wait "$CTLD_PID" 2>/dev/null; return 0; }
+
+noded_start() {
+	local name=$1
+	sluice noded -D -N "$name" >>"$CL/log/noded-$name.stderr" 2>&1 &
+	echo $! >"$CL/noded-$name.pid"
+}
+
+noded_kill() { # noded_kill NAME [SIG]
+	local pid
+	pid=$(cat "$CL/noded-$1.pid")
+	kill "-${2:-TERM}" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+nodes_idle() { # all N nodes registered and idle
+	[ "$(sinfo -h -N -o '%N %t' | awk '$2=="idle"' | sort -u | wc -l)" -eq "$NNODES" ]
+}
+
+cluster_start() {
+	cluster_write_conf "$@" || return 1
+	ctld_start || return 1
+	for i in $(seq 1 "$NNODES"); do noded_start "$(printf 'comp%03d' "$i")"; done
+	wait_for 30 nodes_idle || { echo "nodes did not register:"; sinfo -N; tail -5 "$CL"/log/*; return 1; }
+}
+
+cluster_stop() {
+	[ -n "${CL:-}" ] || return 0
+	for f in "$CL"/noded-*.pid "$CL"/ctld.pid; do
+		[ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
+	done
+	# job supervisors detach from the node daemons; find them by their spool records
+	for f in $(find "$CL/spool" -name '*.pid' 2>/dev/null); do
+		pid=$(cat "$f" 2>/dev/null) && [ -n "$pid" ] && kill -9 -- "-$pid" "$pid" 2>/dev/null
+	done
+	pkill -9 -f "$CL/" 2>/dev/null
+	if [ "${test_failure:-0}" = 0 ] && [ -z "${SLUICE_KEEP:-}" ]; then
+		rm -rf "$CL"
+	else
+		echo "# cluster state kept in $CL" >&2
+	fi
+	CL=
+	return 0
+}
+
+# job_state ID: the job's state as squeue/scontrol print it.
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+wait_job_state() { # wait_job_state ID STATE [SECONDS]
+	wait_for "${3:-30}" test_job_state "$1" "$2"
+}
+test_job_state() { [ "$(job_state "$1")" = "$2" ]; }
+
+# compat_stdout FILE: the stdout part of a captured Slurm output file.
+compat_stdout() {
+	sed -e '1d' -e '/^--- stderr ---$/,$d' "$SHARNESS_TEST_DIRECTORY/../compat/$1"
+}
+compat_stderr() {
+	sed -n '/^--- stderr ---$/,/^--- exit status/p' "$SHARNESS_TEST_DIRECTORY/../compat/$1" | sed -e '1d' -e '$d'
+}
+compat_status() {
+	local st
+	st=$(sed -n 's/^--- exit status: //p' "$SHARNESS_TEST_DIRECTORY/../compat/$1")
+	echo "${st:-0}"
+}
+
+test_reason() { [ "$(job_field "$1" Reason)" = "$2" ]; }
+node_state() { sinfo -h -n "$1" -N -o '%T' | head -1; }
+test_node_state() { [ "$(node_state "$1")" = "$2" ]; }

@@ -1,0 +1,93 @@
+#!/bin/bash
+test_description='scancel variants, signals and time limits'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib.sh"
+
+test_expect_success 'cluster starts' '
+	cluster_start 2
+'
+
+test_expect_success 'scancel ID ends a running job CANCELLED and kills its processes' '
+	cd "$CL/work" &&
+	id=$(sbatch --parsable -o /dev/null --wrap="sleep 300 & echo \$! >pid.$SLURM_JOB_ID; wait") &&
+	wait_job_state $id RUNNING &&
+	scancel $id 2>err &&
+	test_must_be_empty err &&
+	wait_job_state $id CANCELLED &&
+	! pgrep -f "^sleep 300$" >/dev/null
+'
+
+test_expect_success 'scancel of a pending job' '
+	id=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	scancel $id &&
+	wait_job_state $id CANCELLED
+'
+
+test_expect_success 'scancel of an unknown job prints nothing and exits 0' '
+	scancel 999999 >out 2>err &&
+	test_must_be_empty out && test_must_be_empty err
+'
+
+test_expect_success 'scancel -v of an unknown job explains' '
+	scancel -v 999999 2>err &&
+	compat_stderr err_scancel_-v_unknown.txt >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'scancel -n, -t and -p select jobs' '
+	a=$(sbatch --parsable -H -J keep -o /dev/null --wrap=true) &&
+	b=$(sbatch --parsable -H -J drop -o /dev/null --wrap=true) &&
+	c=$(sbatch --parsable -H -J drop -p short -o /dev/null --wrap=true) &&
+	scancel -n drop -p defq &&
+	wait_job_state $b CANCELLED &&
+	test "$(job_state $a)" = PENDING && test "$(job_state $c)" = PENDING &&
+	scancel -t PENDING &&
+	wait_job_state $a CANCELLED && wait_job_state $c CANCELLED
+'
+
+test_expect_success 'scancel -s USR1 signals without ending the job' '
+	cd "$CL/work" &&
+	cat >trap.sh <<-\EOF &&
+	#!/bin/bash
+	trap "echo got usr1; exit 0" USR1
+	while :; do sleep 0.1; done
+	EOF
+	id=$(sbatch --parsable -o trap.out trap.sh) &&
+	wait_job_state $id RUNNING &&
+	sleep 0.3 &&
+	scancel -s USR1 $id &&
+	wait_job_state $id COMPLETED &&
+	grep -q "got usr1" trap.out
+'
+
+test_expect_success 'scancel -u cancels only that user'"'"'s jobs' '
+	a=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	scancel -u root &&
+	wait_job_state $a CANCELLED
+'
+
+test_expect_success USERS 'a user cannot cancel another user'"'"'s job (exit 210)' '
+	id=$(runuser -u alice -- sbatch --parsable -H -o /dev/null -D /tmp --wrap=true) &&
+	test_expect_code 210 runuser -u bob -- scancel $id 2>err &&
+	echo "scancel: error: Kill job error on job id $id: Access/permission denied" >expect &&
+	test_cmp expect err &&
+	test "$(job_state $id)" = PENDING &&
+	runuser -u alice -- scancel $id &&
+	wait_job_state $id CANCELLED
+'
+
+test_expect_success 'a job over its time limit gets SIGTERM and ends TIMEOUT' '
+	cd "$CL/work" &&
+	cat >limit.sh <<-\EOF &&
+	#!/bin/bash
+	trap "echo got term; sleep 30" TERM
+	while :; do sleep 0.2; done
+	EOF
+	id=$(sbatch --parsable -t 1 -o limit.out limit.sh) &&
+	wait_job_state $id RUNNING &&
+	wait_job_state $id TIMEOUT 100 &&
+	grep -q "got term" limit.out
+'
+
+test_done

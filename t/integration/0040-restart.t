@@ -1,0 +1,41 @@
+#!/bin/bash
+test_description='jobs survive restarts of node daemons and of the controller'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib.sh"
+
+test_expect_success 'cluster starts' '
+	cluster_start 1
+'
+
+test_expect_success 'a job outlives kill -9 of its node daemon and completes after restart' '
+	cd "$CL/work" &&
+	id=$(sbatch --parsable -o r1.out --wrap="sleep 3; echo done") &&
+	wait_job_state $id RUNNING &&
+	noded_kill comp001 KILL &&
+	noded_start comp001 &&
+	wait_job_state $id COMPLETED 30 &&
+	echo done >expect && test_cmp expect r1.out
+'
+
+test_expect_success 'a job outlives kill -9 of the controller; its completion is recorded' '
+	cd "$CL/work" &&
+	id=$(sbatch --parsable -o r2.out --wrap="sleep 3; echo done; exit 4") &&
+	wait_job_state $id RUNNING &&
+	ctld_kill9 &&
+	ctld_start &&
+	wait_job_state $id FAILED 30 &&
+	test "$(job_field $id ExitCode)" = "4:0" &&
+	echo done >expect && test_cmp expect r2.out
+'
+
+test_expect_success 'node drain reason survives a controller restart' '
+	scontrol update nodename=comp001 state=drain reason="bad gpu" &&
+	ctld_kill9 && ctld_start &&
+	wait_for 10 test_node_state comp001 drained &&
+	sinfo -R -h -o "%E" >out &&
+	echo "bad gpu" >expect && test_cmp expect out &&
+	scontrol update nodename=comp001 state=resume
+'
+
+test_done

@@ -1,0 +1,61 @@
+#!/bin/bash
+test_description='srun standalone and as a step inside a batch job'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib.sh"
+
+test_expect_success 'cluster starts' '
+	cluster_start 2
+'
+
+test_expect_success 'srun -N2 -l runs on both nodes with labels' '
+	cd "$CL/work" &&
+	srun -N2 -l sh -c "echo \$SLURMD_NODENAME" >out 2>err &&
+	sort out >actual &&
+	printf "0: comp001\n1: comp002\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'srun returns the command exit status' '
+	test_expect_code 3 srun sh -c "exit 3" 2>/dev/null
+'
+
+test_expect_success 'srun streams stdout and stderr apart' '
+	srun sh -c "echo out; echo err >&2" >o 2>e &&
+	echo out >expect && test_cmp expect o &&
+	grep -q "^err$" e
+'
+
+test_expect_success 'srun -n4 sets ranks' '
+	srun -n4 sh -c "echo \$SLURM_PROCID" | sort >out &&
+	printf "0\n1\n2\n3\n" >expect &&
+	test_cmp expect out
+'
+
+test_expect_success 'srun inside a batch script runs a step on the job nodes' '
+	cd "$CL/work" &&
+	cat >steps.sh <<-\EOF &&
+	#!/bin/sh
+	#SBATCH -N 2
+	srun -l sh -c "echo step \$SLURM_STEP_ID on \$SLURMD_NODENAME" | sort
+	EOF
+	id=$(sbatch --parsable -o steps.out steps.sh) &&
+	wait_job_state $id COMPLETED &&
+	grep -q "^0: step 0 on comp001$" steps.out &&
+	grep -q "^1: step 0 on comp002$" steps.out
+'
+
+test_expect_success 'srun waits for resources with Slurm'"'"'s messages' '
+	a=$(sbatch --parsable -N2 --exclusive -o /dev/null --wrap="sleep 2") &&
+	wait_job_state $a RUNNING &&
+	srun -N1 true 2>err &&
+	grep -Eq "^srun: job [0-9]+ queued and waiting for resources$" err &&
+	grep -Eq "^srun: job [0-9]+ has been allocated resources$" err
+'
+
+test_expect_success 'a missing command fails like Slurm' '
+	test_must_fail srun nosuchcmd 2>err &&
+	grep -q "execve(): nosuchcmd: No such file or directory" err
+'
+
+test_done

@@ -1,0 +1,228 @@
+/* Unit tests for hostlist: parsing, errors, sorting, compression, speed. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hostlist.h"
+#include "tap.h"
+
+/* expr -> ranged string (list order kept) */
+static void roundtrip(const char *expr, const char *want, size_t count)
+{
+	char *err = NULL;
+	hostlist_t *hl = hostlist_create(expr, &err);
+	if (!ok(hl != NULL, "parse '%s'", expr)) {
+		printf("#   err: %s\n", err ? err : "(none)");
+		free(err);
+		return;
+	}
+	is_int(hostlist_count(hl), count, "count of '%s'", expr);
+	char *s = hostlist_ranged_string(hl);
+	is_str(s, want, "ranged '%s'", expr);
+	/* the compressed form parses back to the same hosts */
+	hostlist_t *hl2 = hostlist_create(s, NULL);
+	int same = hl2 && hostlist_count(hl2) == hostlist_count(hl);
+	for (size_t i = 0; same && i < hostlist_count(hl); i++)
+		same = !strcmp(hostlist_nth(hl, i), hostlist_nth(hl2, i));
+	ok(same, "round trip of '%s'", expr);
+	hostlist_destroy(hl2);
+	free(s);
+	hostlist_destroy(hl);
+}
+
+static void sorted(const char *expr, const char *want)
+{
+	hostlist_t *hl = hostlist_create(expr, NULL);
+	hostlist_sort(hl);
+	char *s = hostlist_ranged_string(hl);
+	is_str(s, want, "sorted '%s'", expr);
+	free(s);
+	hostlist_destroy(hl);
+}
+
+static void uniq(const char *expr, const char *want)
+{
+	hostlist_t *hl = hostlist_create(expr, NULL);
+	hostlist_uniq(hl);
+	char *s = hostlist_ranged_string(hl);
+	is_str(s, want, "uniq '%s'", expr);
+	free(s);
+	hostlist_destroy(hl);
+}
+
+static void bad(const char *expr, const char *want_err)
+{
+	char *err = NULL;
+	hostlist_t *hl = hostlist_create(expr, &err);
+	ok(hl == NULL, "'%s' is rejected", expr);
+	is_str(err, want_err, "error for '%s'", expr);
+	hostlist_destroy(hl);
+	free(err);
+}
+
+static void test_parse(void)
+{
+	hostlist_t *hl = hostlist_create("comp[001-003,010]", NULL);
+	is_int(hostlist_count(hl), 4, "count");
+	is_str(hostlist_nth(hl, 0), "comp001", "nth 0");
+	is_str(hostlist_nth(hl, 2), "comp003", "nth 2");
+	is_str(hostlist_nth(hl, 3), "comp010", "nth 3");
+	ok(hostlist_nth(hl, 4) == NULL, "nth past end");
+	is_int(hostlist_find(hl, "comp010"), 3, "find");
+	is_int(hostlist_find(hl, "comp10"), -1, "find is exact");
+	hostlist_destroy(hl);
+
+	hl = hostlist_create("rack[1-2]n[01-02]", NULL);
+	is_int(hostlist_count(hl), 4, "cartesian count");
+	is_str(hostlist_nth(hl, 0), "rack1n01", "cartesian 0");
+	is_str(hostlist_nth(hl, 1), "rack1n02", "cartesian 1 (last varies fastest)");
+	is_str(hostlist_nth(hl, 2), "rack2n01", "cartesian 2");
+	is_str(hostlist_nth(hl, 3), "rack2n02", "cartesian 3");
+	hostlist_destroy(hl);
+
+	hl = hostlist_create("n[08-10]", NULL);
+	is_str(hostlist_nth(hl, 0), "n08", "padding kept");
+	is_str(hostlist_nth(hl, 2), "n10", "padding kept past 9");
+	hostlist_destroy(hl);
+
+	hl = hostlist_create("n[1-2]-ib", NULL);
+	is_str(hostlist_nth(hl, 1), "n2-ib", "suffix after bracket");
+	hostlist_destroy(hl);
+
+	hl = hostlist_create(NULL, NULL);
+	is_int(hostlist_count(hl), 0, "NULL is empty");
+	char *s = hostlist_ranged_string(hl);
+	is_str(s, "", "empty ranged string");
+	free(s);
+	hostlist_destroy(hl);
+
+	hl = hostlist_create(" , ,", NULL);
+	is_int(hostlist_count(hl), 0, "separators only is empty");
+	hostlist_destroy(hl);
+
+	hl = hostlist_create("a b\tc,d", NULL);
+	is_int(hostlist_count(hl), 4, "whitespace and commas separate");
+	hostlist_destroy(hl);
+
+	/* push has no side effect on failure */
+	hl = hostlist_create("a1", NULL);
+	char *err = NULL;
+	is_int(hostlist_push(hl, "b1,c[1-", &err), -1, "push error");
+	is_int(hostlist_count(hl), 1, "failed push adds nothing");
+	free(err);
+	is_int(hostlist_push(hl, "b[1-2]", NULL), 0, "push ok");
+	hostlist_push_host(hl, "c7");
+	s = hostlist_ranged_string(hl);
+	is_str(s, "a1,b[1-2],c7", "push + push_host");
+	free(s);
+	hostlist_destroy(hl);
+	hostlist_destroy(NULL);
+}
+
+static void test_ranged(void)
+{
+	roundtrip("comp[001-004,007]", "comp[001-004,007]", 5);
+	roundtrip("comp001,comp002,comp003,comp004,comp007", "comp[001-004,007]", 5);
+	roundtrip("a1,b2,b3", "a1,b[2-3]", 3);
+	roundtrip("comp001", "comp001", 1);
+	roundtrip("comp[001]", "comp001", 1);
+	roundtrip("login", "login", 1);
+	roundtrip("login,head", "login,head", 2);
+	roundtrip("n1-ib,n2-ib", "n1-ib,n2-ib", 2);
+	roundtrip("n[8-10]", "n[8-10]", 3);
+	roundtrip("n[08-10]", "n[08-10]", 3);
+	roundtrip("n9,n010", "n[9,010]", 2);
+	roundtrip("n01,n1,n02", "n[01,1,02]", 3);
+	roundtrip("n[98-101]", "n[98-101]", 4);
+	roundtrip("n[098-101]", "n[098-101]", 4);
+	roundtrip("n1,n3,n2", "n[1,3,2]", 3);
+	roundtrip("n1,m1,n2", "n1,m1,n2", 3);
+	roundtrip("n1,n1", "n[1,1]", 2);
+	roundtrip("rack[1-2]n[01-02]", "rack1n[01-02],rack2n[01-02]", 4);
+	roundtrip("gpu[1-2],cpu[1-3]", "gpu[1-2],cpu[1-3]", 5);
+	roundtrip("0,1,2", "[0-2]", 3);
+	roundtrip("n5,n", "n5,n", 2);
+	roundtrip("a[1-2]b", "a1b,a2b", 2);
+
+	const char *names[] = { "x1", "x2", "y" };
+	char *s = hostlist_compress(names, 3);
+	is_str(s, "x[1-2],y", "hostlist_compress");
+	free(s);
+}
+
+static void test_sort(void)
+{
+	sorted("n10,n9,n1,n2", "n[1-2,9-10]");
+	sorted("b1,a2,a1", "a[1-2],b1");
+	sorted("rack10n1,rack2n1,rack1n1", "rack1n1,rack2n1,rack10n1");
+	sorted("n02,n1,n01,n2", "n[1-2,01-02]");
+	sorted("n10,n08,n09", "n[08-10]");
+	sorted("n,n1,m", "m,n,n1");
+	uniq("n3,n1,n2,n1,n3", "n[1-3]");
+	uniq("x,x,x", "x");
+}
+
+static void test_errors(void)
+{
+	bad("comp[5-1]", "invalid range '5-1' in 'comp[5-1]'");
+	bad("comp[1-", "unbalanced '[' in 'comp[1-'");
+	bad("comp[1-3", "unbalanced '[' in 'comp[1-3'");
+	bad("comp[a-b]", "invalid range 'a-b' in 'comp[a-b]'");
+	bad("comp[]", "empty brackets in 'comp[]'");
+	bad("comp[1,,2]", "empty range in 'comp[1,,2]'");
+	bad("comp1]", "unbalanced ']' in 'comp1]'");
+	bad("comp[1-2]]", "unbalanced ']' in 'comp[1-2]]'");
+	bad("comp[[1]]", "unbalanced '[' in 'comp[[1]]'");
+	bad("comp[1-]", "invalid range '1-' in 'comp[1-]'");
+	bad("comp[1 ,2]", "invalid range '1 ' in 'comp[1 ,2]'");
+	bad("n[0-4194304]", "too many hosts in 'n[0-4194304]' (at most 4194304)");
+	bad("a[0-2047]b[0-2048]", "too many hosts in 'a[0-2047]b[0-2048]' (at most 4194304)");
+	bad("n[1-9999999999999999999]", "invalid range '1-9999999999999999999' in 'n[1-9999999999999999999]'");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_speed(void)
+{
+	double t0 = now();
+	hostlist_t *hl = hostlist_create("node[00001-10000]", NULL);
+	char *s = hostlist_ranged_string(hl);
+	double t1 = now();
+	is_str(s, "node[00001-10000]", "10k hosts compress");
+	ok(t1 - t0 < 0.010, "10k create+compress in %.2f ms (< 10 ms)", (t1 - t0) * 1e3);
+	free(s);
+
+	/* unsorted, many gaps: sort + compress still fast */
+	hostlist_t *g = hostlist_create_empty();
+	char name[32];
+	for (int i = 9999; i >= 0; i--) {
+		if (i % 3 == 0)
+			continue;
+		snprintf(name, sizeof(name), "gpu%d", i);
+		hostlist_push_host(g, name);
+	}
+	t0 = now();
+	hostlist_uniq(g);
+	s = hostlist_ranged_string(g);
+	t1 = now();
+	ok(!strncmp(s, "gpu[1-2,4-5,7-8,", 16), "gap list sorted");
+	ok(t1 - t0 < 0.010, "uniq+compress of 6.6k hosts in %.2f ms", (t1 - t0) * 1e3);
+	free(s);
+	hostlist_destroy(g);
+	hostlist_destroy(hl);
+}
+
+int main(void)
+{
+	test_parse();
+	test_ranged();
+	test_sort();
+	test_errors();
+	test_speed();
+	return done_testing();
+}
