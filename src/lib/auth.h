@@ -48,10 +48,18 @@ enum auth_kind auth_kind(const auth_t *a);
 /* Append a credential for payload (as the calling process's uid/gid).
  * 0, or -1 with *err. */
 int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err);
-/* Check cred against payload: 0 and *uid/*gid, or -1 with *err (the
+/* Check cred against payload: 0 and *uid, *gid, or -1 with *err (the
  * reason: "credential expired", "bad signature", munge's error text). */
 int auth_verify(auth_t *a, const void *cred, size_t cred_len,
 		const void *payload, size_t len, uint32_t *uid, uint32_t *gid, char **err);
+
+/* As auth_verify, for a credential that is legitimately checked more than
+ * once, possibly by several daemons on one host (a step launch credential
+ * is checked by every node of the step): a MUNGE "replayed" verdict is
+ * accepted. The AUTH_TTL age check still applies. */
+int auth_verify_reusable(auth_t *a, const void *cred, size_t cred_len,
+			 const void *payload, size_t len, uint32_t *uid, uint32_t *gid,
+			 char **err);
 
 /* Generate a new random key file (mode 0600). 0 or -1 with *err. */
 int auth_keygen(const char *path, char **err);

@@ -42,9 +42,16 @@ enum { WT_VARINT = 0, WT_LEN = 1 };
 
 /* ---- encoding ---- */
 
+/* strbuf_grow is out of line; most appends fit, so test inline first. */
+static inline void reserve(strbuf_t *sb, size_t n)
+{
+	if (sb->len + n + 1 > sb->alloc)
+		strbuf_grow(sb, n < 4096 ? 4096 : n);
+}
+
 static inline void put_varint(strbuf_t *sb, uint64_t v)
 {
-	strbuf_grow(sb, 10);
+	reserve(sb, 10);
 	uint8_t *q = (uint8_t *)sb->buf + sb->len;
 	while (v >= 0x80) {
 		*q++ = (uint8_t)(v | 0x80);
@@ -81,7 +88,7 @@ static inline void put_key(strbuf_t *sb, uint32_t tag, int wt)
 
 static inline void put_raw(strbuf_t *sb, const void *p, size_t n)
 {
-	strbuf_grow(sb, n);
+	reserve(sb, n);
 	if (n)
 		memcpy(sb->buf + sb->len, p, n);
 	sb->len += n;
@@ -90,7 +97,7 @@ static inline void put_raw(strbuf_t *sb, const void *p, size_t n)
 /* Reserve a 5-byte length slot; returns its offset. */
 static size_t len_reserve(strbuf_t *sb)
 {
-	strbuf_grow(sb, 5);
+	reserve(sb, 5);
 	size_t at = sb->len;
 	sb->len += 5;
 	return at;
@@ -343,6 +350,15 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *o
 	return -1;
 }
 
+/* n bytes (known to hold no NUL) as a string */
+static inline char *dupn(const uint8_t *p, size_t n)
+{
+	char *s = xmalloc(n + 1);
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
 static int charge(dctx_t *d, size_t n)
 {
 	if (n > d->budget)
@@ -369,7 +385,7 @@ static int decode_len(const proto_schema_t *s, const proto_field_t *f, void *rec
 			return fail(d, s, f, "decoded message too large");
 		char **dst = AT(rec, f->off, char *);
 		free(*dst);
-		*dst = xstrndup((const char *)p, n);
+		*dst = dupn(p, n);
 		return 0;
 	}
 	case FT_BYTES: {
@@ -413,7 +429,7 @@ static int decode_len(const proto_schema_t *s, const proto_field_t *f, void *rec
 				return fail(d, s, f, "string contains a NUL byte");
 			if (charge(d, l + 1))
 				return fail(d, s, f, "decoded message too large");
-			sv->v[i] = xstrndup((const char *)p, l);
+			sv->v[i] = dupn(p, l);
 			p += l;
 		}
 		if (p != end)

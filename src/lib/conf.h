@@ -47,6 +47,7 @@ typedef struct conf_node {
 	conf_gres_t *gres;      /* from Gres= plus gres.conf details */
 	size_t ngres;
 	const char *file; int line; /* where declared */
+	char *reason;           /* Reason= (node line or DownNodes) or NULL */
 } conf_node_t;
 
 typedef struct conf_part {
@@ -164,7 +165,7 @@ uint32_t conf_node_gpus(const conf_node_t *n);
 
 /* `scontrol show config` lines: every documented key in Slurm's order and
  * spelling with Slurm's defaults, current values substituted. Returns the
- * number of pairs; *keys/*vals malloc'd arrays of malloc'd strings. */
+ * number of pairs; *keys and *vals: malloc'd arrays of malloc'd strings. */
 size_t conf_show_lines(const conf_t *conf, char ***keys, char ***vals);
 
 #endif

@@ -265,7 +265,7 @@ static const struct conf_keydef node_keys[] = {
 	{ "Feature", CV_STR, A, NULL },
 	{ "Gres", CV_STR, A, NULL },
 	{ "MemSpecLimit", CV_MEM, 0, NULL },
-	{ "Port", CV_UINT, A, NULL },
+	{ "Port", CV_STR, A, NULL },
 	{ "Procs", CV_UINT, A, NULL },
 	{ "RealMemory", CV_MEM, A, NULL },
 	{ "Reason", CV_STR, A, NULL },

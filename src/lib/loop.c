@@ -243,7 +243,9 @@ uint64_t loop_add_timer(loop_t *l, uint64_t ms, loop_timer_f cb, void *arg)
 {
 	ltimer_t *t = xmalloc(sizeof(*t));
 	t->id = l->next_id++;
-	t->due = l->now + ms;
+	/* from the real clock, not the turn's cached one: a timer set after
+	 * a long callback (or long before loop_run) must not fire early */
+	t->due = mono_ms() + ms;
 	t->cb = cb;
 	t->arg = arg;
 	if (l->nheap + 1 > l->hsize)

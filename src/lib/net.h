@@ -45,7 +45,7 @@ int rpc_send(rpc_t *r, enum msg_type type, const void *msg);
  * number (SLUICE_E_TIMEOUT -> "Socket timed out on send/recv operation"). */
 int rpc_recv(rpc_t *r, enum msg_type *type, void **msg, int timeout_ms);
 /* Connect to the controller, send req, wait for one reply (MessageTimeout).
- * Returns 0 with *rtype/*reply, or an errors.h number. */
+ * Returns 0 with *rtype and *reply, or an errors.h number. */
 int rpc_call_ctld(const conf_t *conf, enum msg_type type, const void *req,
 		  enum msg_type *rtype, void **reply);
 /* Same, for calls answered by MSG_RC: returns the rc (0 on success); *msg

@@ -171,6 +171,7 @@ typedef struct job_info {
 	char *cpu_ids;           /* per node CPU ids (show -d): "0-7" */
 	char *comment;
 	char *scheduler;         /* "Main" / "Backfill" */
+	char *array_task_str;    /* pending array record: tasks not yet split ("1-4", "0-7%3") */
 } job_info_t;
 
 typedef struct msg_job_info {

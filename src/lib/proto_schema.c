@@ -150,6 +150,7 @@ static const proto_field_t job_info_f[] = {
 	STR(job_info_t, cpu_ids, 61),
 	STR(job_info_t, comment, 62),
 	STR(job_info_t, scheduler, 63),
+	STR(job_info_t, array_task_str, 64),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 

@@ -57,3 +57,22 @@ int codec_decode(const proto_schema_t *s, void *rec, const void *buf, size_t len
 void codec_free(const proto_schema_t *s, void *rec);
 
 #endif
+
+/* ---- frames (net.c), exposed for tests and the fuzzers ---- */
+
+#define FRAME_HDR 16u     /* u32 length + magic, version, type, auth, u32 cred len */
+
+typedef struct frame {
+	uint16_t type;
+	uint16_t auth;            /* enum auth_kind */
+	const uint8_t *cred;
+	uint32_t cred_len;
+	const uint8_t *body;
+	size_t body_len;
+	size_t total;             /* bytes of buf the frame occupies */
+} frame_t;
+
+/* Parse one frame at the start of buf. 1: *f filled; 0: need more bytes
+ * (only a prefix is there and it is valid so far); -1: malformed, *err
+ * (malloc'd) says why. Never reads past len. */
+int net_frame_parse(const void *buf, size_t len, frame_t *f, char **err);

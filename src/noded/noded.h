@@ -39,6 +39,8 @@ typedef struct noded {
 	int64_t start_time;
 	int listen_fd;
 	ctld_link_t *link;
+	char *title;               /* argv area, for the supervisors' titles */
+	size_t title_len;
 } noded_t;
 
 /* ---- environ.c ---- */
@@ -153,8 +155,36 @@ void ctld_link_destroy(ctld_link_t *lk);
  * (-1 on failure, else 1) gets control back after the intermediate child
  * exits. */
 int detach_fork(noded_t *nd, const int *keep, int nkeep);
+/* Rename this process (comm and cmdline) to "slurmstepd: [what]", so that
+ * `pkill -f 'sluice noded'` aimed at noded leaves supervisors alone. */
+void set_proctitle(noded_t *nd, const char *what);
 /* Run fn's process as the user: initgroups/setgid/setuid when root, or
  * check the uid when not. 0 or -1 with *err (malloc'd). */
 int become_user(const char *user, uint32_t uid, uint32_t gid, char **err);
+
+/* Signal handling shared by the batch and step supervisors: the job's
+ * process groups (one per task; each task leads its own session so its
+ * descendants are killed with it), and the cancel sequence state. */
+typedef struct job_ctl {
+	pid_t *pgids;              /* one per task; 0 once reaped */
+	uint32_t npgids;
+	uint32_t kill_wait;        /* default from the launch, seconds */
+	int killing;               /* cancel/timeout sequence started */
+	int64_t kill_at;           /* when to escalate to SIGKILL (epoch s) */
+	uint32_t end_state;        /* requested end state (0 = none) */
+} job_ctl_t;
+/* Act on a control request: cancel sequence or a plain signal (only the
+ * first task with SIGNAL_F_BATCH). */
+void job_ctl_request(job_ctl_t *c, const msg_signal_job_t *m);
+/* Start the cancel sequence (SIGCONT+SIGTERM now, SIGKILL later). */
+void job_ctl_terminate(job_ctl_t *c, uint32_t kill_wait);
+/* SIGKILL escalation when due; returns ms until the next deadline or -1. */
+int64_t job_ctl_tick(job_ctl_t *c);
+void job_ctl_killall(job_ctl_t *c, int sig);
+/* Block SIGCHLD, SIGUSR1, SIGTERM, SIGINT, SIGHUP and return a signalfd
+ * for them (supervisors). */
+int sup_signalfd(void);
+/* In a job/task child before exec: default dispositions, empty mask. */
+void child_reset_signals(void);
 
 #endif

@@ -53,7 +53,9 @@ typedef struct sched_part {
 	const char *name;
 	uint32_t *nodes;         /* node indexes */
 	uint32_t nnodes;
-	int up;                  /* state UP; DOWN/INACTIVE/DRAIN block starts */
+	int up;                  /* starts allowed: UP or DRAIN (DRAIN only refuses
+	                          * new submissions); DOWN/INACTIVE block starts */
+	int inactive;            /* when !up: INACTIVE (else DOWN), for the reason */
 	uint32_t max_time;       /* minutes, TIME_INFINITE */
 	uint32_t max_nodes, min_nodes;
 	uint32_t priority_tier;
@@ -78,7 +80,9 @@ typedef struct sched_job {
 	int exclusive;
 	int held;                        /* JobHeldUser / JobHeldAdmin */
 	uint32_t held_reason;            /* enum job_reason when held */
-	int dependency_wait;             /* an unmet dependency */
+	int dependency_wait;             /* 1: an unmet dependency (Dependency);
+	                                  * 2: one that can never be met
+	                                  * (DependencyNeverSatisfied) */
 	uint32_t *req_nodes; uint32_t nreq_nodes;   /* -w, node indexes */
 	uint32_t *exc_nodes; uint32_t nexc_nodes;   /* -x */
 	const char *features;            /* --constraint "a&b" / "a|b" / NULL */

@@ -1,0 +1,81 @@
+/*
+ * jobopts: the job options shared by sbatch and srun, parsed the way
+ * Slurm 22.05's clients parse them, into a job_desc_t.
+ *
+ * Three sources, lowest precedence first (as Slurm): #SBATCH directives in
+ * the script, input environment variables (SBATCH_* for sbatch, SLURM_*
+ * for srun), the command line. Callers apply them in that order on one
+ * jobopts_t; each later source overwrites what it sets.
+ *
+ * Errors are printed on stderr with Slurm's wording ("sbatch: error:
+ * Invalid --time specification") and the parse functions return the exit
+ * status Slurm uses for them (1 or 255); 0 means go on.
+ */
+#ifndef SLUICE_JOBOPTS_H
+#define SLUICE_JOBOPTS_H
+
+#include <stdint.h>
+
+#include "proto.h"
+
+enum jobopts_cmd { JOBOPTS_SBATCH = 1, JOBOPTS_SRUN = 2 };
+
+typedef struct jobopts {
+	enum jobopts_cmd cmd;
+	const char *prog;        /* "sbatch" / "srun" (error prefix) */
+	job_desc_t desc;         /* what goes to the controller */
+
+	/* command-only settings */
+	char *export_spec;       /* --export as typed; NULL = ALL */
+	char *wrap;              /* sbatch --wrap */
+	char *array;             /* --array (rejected: not supported yet) */
+	char *jobid;             /* srun --jobid */
+	char *mpi;               /* srun --mpi */
+	int parsable, wait, verbose, quiet, label, unbuffered, pty;
+	int help, usage, version;
+	int ntasks_set, nodes_set;   /* given by the user (any source) */
+	int cli_ntasks, cli_nodes;   /* given on the command line */
+
+	int argi;                /* after jobopts_parse_argv: first operand */
+} jobopts_t;
+
+void jobopts_init(jobopts_t *o, enum jobopts_cmd cmd);
+void jobopts_release(jobopts_t *o);
+
+/* Parse argv (argv[0] is ignored; getopt messages use o->prog). Stops at
+ * the first operand (the script or the command); o->argi is its index.
+ * from_script: the argv came from #SBATCH lines (operands are an error).
+ * Returns 0, or the exit status after printing the error. */
+int jobopts_parse_argv(jobopts_t *o, int argc, char **argv, int from_script);
+
+/* Apply the #SBATCH directives of script (up to the first line that is
+ * neither blank nor a comment). Returns 0 or an exit status. */
+int jobopts_parse_script(jobopts_t *o, const char *script);
+
+/* Split the directives of script into an argv (argv[0] = "sbatch"); for
+ * tests and jobopts_parse_script. Caller frees with strv_free. */
+void jobopts_script_args(const char *script, strv_t *out);
+
+/* Apply input environment variables from env (NULL-terminated "K=V").
+ * Returns 0 or an exit status. */
+int jobopts_parse_env(jobopts_t *o, char *const *env);
+
+/* Build desc.env from env (the submitting environment) following
+ * o->export_spec. Returns 0, or 1 after printing an error. */
+int jobopts_build_env(jobopts_t *o, char *const *env);
+
+/* The script sbatch --wrap submits (malloc'd). */
+char *jobopts_wrap_script(const char *cmd);
+
+/* Check a script as sbatch does (empty, only whitespace, no #!, NUL,
+ * DOS line breaks); prints Slurm's error lines. 0 ok, else 1. */
+int jobopts_check_script(const char *buf, size_t len);
+
+/* Parse a node count "N" or "MIN-MAX" (optional k/m suffix). 0 or -1. */
+int jobopts_node_count(const char *s, uint32_t *min, uint32_t *max);
+
+/* Signal name or number ("USR1", "SIGUSR1", "10") to a number; -1 if
+ * unknown. */
+int jobopts_signal_parse(const char *s);
+
+#endif

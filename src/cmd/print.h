@@ -1,0 +1,90 @@
+/*
+ * print: pure formatting of jobs, nodes and partitions as squeue, sinfo and
+ * scontrol print them. No I/O, no clock: callers pass `now`, records come
+ * from proto.h messages, output is appended to a strbuf. The unit tests
+ * feed fixed records and compare with Slurm's captured output.
+ */
+#ifndef SLUICE_CMD_PRINT_H
+#define SLUICE_CMD_PRINT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "cmd/cmdutil.h"
+#include "hostlist.h"
+#include "proto.h"
+#include "strbuf.h"
+
+/* ---- jobs (squeue, scontrol show job) ---- */
+
+#define SQUEUE_FMT_DEFAULT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+#define SQUEUE_FMT_LONG    "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define SQUEUE_FMT_START   "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+
+int job_fmt_valid(int c);                 /* a known -o letter */
+int job_fmt_lookup(const char *name);     /* -O name -> code, -1 unknown */
+/* One row per job. array_task: NO_VAL32 normally; with squeue -r, the
+ * task id this row stands for (a pending array record split in tasks). */
+void print_job_header(strbuf_t *sb, const fmt_t *f);
+void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
+		   uint32_t array_task, time_t now);
+/* Seconds a job has run (squeue TIME, scontrol RunTime). */
+long job_time_used(const job_info_t *j, time_t now);
+/* "(Reason)" / "(Reason, detail)" for pending jobs, the node list else. */
+void job_reason_list(strbuf_t *sb, const job_info_t *j);
+/* scontrol show job: one record (ends with the blank line, or one line
+ * when one_liner). detail: -d. */
+void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
+			int one_liner, time_t now);
+
+/* ---- nodes and partitions (sinfo, scontrol show node/partition) ---- */
+
+/* One sinfo output line: nodes of one partition grouped because they agree
+ * on every field of the format. */
+typedef struct sinfo_row {
+	const part_info_t *part;      /* NULL if the node is in no partition */
+	const node_info_t *node;      /* first node (for per-node fields) */
+	hostlist_t *nodes;
+	uint32_t nnodes;
+	uint32_t state;               /* state of the first node */
+	uint32_t cpus_min, cpus_max;
+	uint64_t mem_min, mem_max, disk_min, disk_max, free_min, free_max;
+	uint32_t load_min, load_max, weight_min, weight_max;
+	uint32_t nodes_alloc, nodes_idle, nodes_other, nodes_total;
+	uint32_t cpus_alloc, cpus_idle, cpus_other, cpus_total;
+	int default_part;             /* print "*" after %P */
+} sinfo_row_t;
+
+typedef struct sinfo_opts {
+	int node_flag;                /* -N: one row per node and partition */
+	int summarize;                /* -s */
+	int list_reasons;             /* -R */
+	int exact;                    /* -e */
+	int responding, dead;         /* -r, -d */
+	const char *sort;             /* -S, NULL for the default */
+	const strv_t *states;         /* -t, lower-case names, may be NULL */
+} sinfo_opts_t;
+
+int node_fmt_valid(int c);
+int node_fmt_lookup(const char *name);
+/* Group nodes into rows. parts/nodes as received; part_filter (NULL = all)
+ * and node_filter (NULL = all) select. Rows in *out (free with
+ * sinfo_rows_free). A partition that matches no node still gets a row with
+ * zero nodes when node_filter is set (Slurm's "n/a" row). */
+size_t sinfo_build(const msg_part_info_t *pi, const msg_node_info_t *ni,
+		   const fmt_t *f, const sinfo_opts_t *o,
+		   const strv_t *part_filter, hostlist_t *node_filter,
+		   sinfo_row_t **out);
+void sinfo_rows_free(sinfo_row_t *rows, size_t n);
+/* Resolve the "#" (computed) widths: fields with width -1 get the longest
+ * value (at least 9, as Slurm's P and N columns). */
+void sinfo_fix_widths(fmt_t *f, const sinfo_row_t *rows, size_t n);
+void print_sinfo_header(strbuf_t *sb, const fmt_t *f);
+void print_sinfo_row(strbuf_t *sb, const fmt_t *f, const sinfo_row_t *r);
+/* "Sun Nov 29 22:40:25 2026\n" (sinfo -l / squeue -l first line). */
+void print_date_line(strbuf_t *sb, time_t now);
+
+void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner);
+void print_part_scontrol(strbuf_t *sb, const part_info_t *p, int one_liner);
+
+#endif

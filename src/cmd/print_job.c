@@ -1,0 +1,610 @@
+/*
+ * print_job: jobs as squeue (-o letters, -O names) and `scontrol show job`
+ * print them, byte for byte as Slurm 22.05. Pure functions over job_info_t;
+ * the clock comes in as `now`.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/print.h"
+#include "states.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+/* One table of job fields: -o letter, -O name, header. Codes above 255 are
+ * -O only fields. */
+enum {
+	JF_STDERR = 256, JF_STDIN, JF_STDOUT, JF_TRES_ALLOC, JF_TRES_PER_JOB,
+	JF_ELIGIBLE, JF_ACCRUE, JF_LAST_SCHED, JF_EXIT_CODE, JF_BATCH_FLAG,
+	JF_REQUEUE, JF_RESTARTS, JF_CPUS_PER_TASK, JF_NTASKS, JF_MIN_TIME,
+	JF_PENDING_TIME, JF_ALLOC_NODES, JF_ALLOC_SID, JF_CLUSTER, JF_PRIO_LONG,
+};
+
+struct jfield {
+	int code;
+	const char *name;     /* -O name (NULL: -o only) */
+	const char *header;
+};
+
+static const struct jfield jfields[] = {
+	{ 'a', "Account", "ACCOUNT" },
+	{ 'A', "JobID", "JOBID" },
+	{ 'b', "tres-per-node", "TRES_PER_NODE" },
+	{ 'B', "BatchHost", "EXEC_HOST" },
+	{ 'c', "MinCpus", "MIN_CPUS" },
+	{ 'C', "NumCPUs", "CPUS" },
+	{ 'd', "MinTmpDisk", "MIN_TMP_DISK" },
+	{ 'D', "NumNodes", "NODES" },
+	{ 'e', "EndTime", "END_TIME" },
+	{ 'E', "Dependency", "DEPENDENCY" },
+	{ 'f', "Feature", "FEATURES" },
+	{ 'F', "ArrayJobID", "ARRAY_JOB_ID" },
+	{ 'g', "GroupName", "GROUP" },
+	{ 'G', "GroupID", "GROUP" },
+	{ 'h', "OverSubscribe", "OVER_SUBSCRIBE" },
+	{ 'H', "Sockets", "S_PER_NODE" },
+	{ 'i', "JobArrayID", "JOBID" },
+	{ 'I', "Cores", "C_PER_SOCKET" },
+	{ 'j', "Name", "NAME" },
+	{ 'J', "Threads", "T_PER_CORE" },
+	{ 'k', "Comment", "COMMENT" },
+	{ 'K', "ArrayTaskID", "ARRAY_TASK_ID" },
+	{ 'l', "TimeLimit", "TIME_LIMIT" },
+	{ 'L', "TimeLeft", "TIME_LEFT" },
+	{ 'm', "MinMemory", "MIN_MEMORY" },
+	{ 'M', "TimeUsed", "TIME" },
+	{ 'n', "ReqNodes", "REQ_NODES" },
+	{ 'N', "NodeList", "NODELIST" },
+	{ 'o', "Command", "COMMAND" },
+	{ 'O', "Contiguous", "CONTIGUOUS" },
+	{ 'p', "Priority", "PRIORITY" },
+	{ 'P', "Partition", "PARTITION" },
+	{ 'q', "QOS", "QOS" },
+	{ 'Q', "PriorityLong", "PRIORITY" },
+	{ 'r', "Reason", "REASON" },
+	{ 'R', "ReasonList", "NODELIST(REASON)" },
+	{ 's', "SelectJobInfo", "SELECT_JOBINFO" },
+	{ 'S', "StartTime", "START_TIME" },
+	{ 't', "StateCompact", "ST" },
+	{ 'T', "State", "STATE" },
+	{ 'u', "UserName", "USER" },
+	{ 'U', "UserID", "UID" },
+	{ 'v', "Reservation", "RESERVATION" },
+	{ 'V', "SubmitTime", "SUBMIT_TIME" },
+	{ 'w', "WCKey", "WCKEY" },
+	{ 'W', "Licenses", "LICENSES" },
+	{ 'x', "ExcNodes", "EXC_NODES" },
+	{ 'X', "CoreSpec", "CORE_SPEC" },
+	{ 'y', "Nice", "NICE" },
+	{ 'Y', "SchedNodes", "SCHEDNODES" },
+	{ 'z', "SCT", "S:C:T" },
+	{ 'Z', "WorkDir", "WORK_DIR" },
+	{ JF_STDERR, "STDERR", "STDERR" },
+	{ JF_STDIN, "STDIN", "STDIN" },
+	{ JF_STDOUT, "STDOUT", "STDOUT" },
+	{ JF_TRES_ALLOC, "tres-alloc", "TRES_ALLOC" },
+	{ JF_TRES_PER_JOB, "tres-per-job", "TRES_PER_JOB" },
+	{ JF_ELIGIBLE, "EligibleTime", "ELIGIBLE_TIME" },
+	{ JF_ACCRUE, "AccrueTime", "ACCRUE_TIME" },
+	{ JF_LAST_SCHED, "LastSchedEval", "LAST_SCHED_EVAL" },
+	{ JF_EXIT_CODE, "exit_code", "EXIT_CODE" },
+	{ JF_BATCH_FLAG, "BatchFlag", "BATCH_FLAG" },
+	{ JF_REQUEUE, "Requeue", "REQUEUE" },
+	{ JF_RESTARTS, "RestartCnt", "RESTARTCNT" },
+	{ JF_CPUS_PER_TASK, "cpus-per-task", "CPUS_PER_TASK" },
+	{ JF_NTASKS, "NumTasks", "TASKS" },
+	{ JF_MIN_TIME, "MinTime", "MIN_TIME" },
+	{ JF_PENDING_TIME, "PendingTime", "PENDING_TIME" },
+	{ JF_ALLOC_NODES, "AllocNodes", "ALLOC_NODES" },
+	{ JF_ALLOC_SID, "AllocSID", "ALLOC_SID" },
+	{ JF_CLUSTER, "Cluster", "CLUSTER" },
+	{ 'i', "JobArrayID", "JOBID" },
+	{ 'N', "Nodes", "NODES" },
+	{ 'T', "StateLong", "STATE" },
+	{ 'h', "Shared", "OVER_SUBSCRIBE" },
+};
+
+static const struct jfield *jfield_find(int code)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(jfields); i++)
+		if (jfields[i].code == code)
+			return &jfields[i];
+	return NULL;
+}
+
+int job_fmt_valid(int c)
+{
+	return c < 256 && jfield_find(c) != NULL;
+}
+
+int job_fmt_lookup(const char *name)
+{
+	/* -O JobID is the plain job id (%A); JobArrayID is %i. */
+	for (size_t i = 0; i < ARRAY_SIZE(jfields); i++)
+		if (!strcasecmp(jfields[i].name, name))
+			return jfields[i].code;
+	return -1;
+}
+
+static const char *nz(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+static void add_time(strbuf_t *sb, int64_t t, const char *none, int width, int right)
+{
+	char buf[64];
+	if (!t) {
+		fmt_add(sb, none, width, right);
+		return;
+	}
+	time_fmt_iso((time_t)t, buf, sizeof(buf));
+	fmt_add(sb, buf, width, right);
+}
+
+long job_time_used(const job_info_t *j, time_t now)
+{
+	uint32_t base = j->state & JOB_STATE_BASE;
+	if (!j->start_time || base == JOB_PENDING)
+		return 0;
+	int64_t end;
+	if (base == JOB_SUSPENDED)
+		end = j->suspend_time ? j->suspend_time : now;
+	else if (JOB_IS_FINISHED(j->state) || (j->state & JOB_COMPLETING))
+		end = j->end_time ? j->end_time : now;
+	else
+		end = now;
+	long used = (long)(end - j->start_time) + (long)j->pre_sus_time;
+	if (base == JOB_SUSPENDED)
+		used = (long)j->pre_sus_time;
+	return used < 0 ? 0 : used;
+}
+
+/* Append s to a fixed buffer (len/alloc of t), truncating; keeps a NUL. */
+static void cat_bounded(strbuf_t *t, const char *s)
+{
+	size_t n = strlen(s);
+	if (t->len + n + 1 > t->alloc)
+		n = t->alloc - t->len - 1;
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+}
+
+static char *put2(char *p, long v)
+{
+	*p++ = (char)('0' + v / 10 % 10);
+	*p++ = (char)('0' + v % 10);
+	return p;
+}
+
+static char *putl(char *p, long v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* secs_fmt_squeue() without printf, for the TIME column of every row:
+ * "M:SS", "H:MM:SS", "D-HH:MM:SS". buf holds at least 32 bytes. */
+static void fast_squeue_time(long secs, char *buf)
+{
+	if (secs < 0) {
+		secs_fmt_squeue(secs, buf, 32);
+		return;
+	}
+	long d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60, s = secs % 60;
+	char *p = buf;
+	if (d) {
+		p = putl(p, d);
+		*p++ = '-';
+		p = put2(p, h);
+		*p++ = ':';
+		p = put2(p, m);
+	} else if (h) {
+		p = putl(p, h);
+		*p++ = ':';
+		p = put2(p, m);
+	} else {
+		p = putl(p, m);
+	}
+	*p++ = ':';
+	p = put2(p, s);
+	*p = '\0';
+}
+
+static void job_id_str(char *buf, size_t len, const job_info_t *j, uint32_t task)
+{
+	if (j->array_job_id && task != NO_VAL32)
+		snprintf(buf, len, "%u_%u", j->array_job_id, task);
+	else if (j->array_job_id && j->array_task_str && *j->array_task_str)
+		snprintf(buf, len, "%u_[%s]", j->array_job_id, j->array_task_str);
+	else if (j->array_job_id && j->array_task_id != NO_VAL32)
+		snprintf(buf, len, "%u_%u", j->array_job_id, j->array_task_id);
+	else
+		snprintf(buf, len, "%u", j->job_id);
+}
+
+static void reason_text(strbuf_t *sb, const job_info_t *j)
+{
+	strbuf_addstr(sb, job_reason_string(j->state_reason));
+	if (j->state_desc && *j->state_desc) {
+		strbuf_addstr(sb, ", ");
+		strbuf_addstr(sb, j->state_desc);
+	}
+}
+
+void job_reason_list(strbuf_t *sb, const job_info_t *j)
+{
+	uint32_t base = j->state & JOB_STATE_BASE;
+	if (base == JOB_PENDING || (base != JOB_RUNNING && !(j->state & JOB_COMPLETING) &&
+				    !(j->nodes && *j->nodes) && j->state_reason)) {
+		strbuf_addch(sb, '(');
+		reason_text(sb, j);
+		strbuf_addch(sb, ')');
+	} else {
+		strbuf_addstr(sb, nz(j->nodes, ""));
+	}
+}
+
+static void limit_str(char *buf, size_t len, uint32_t mins)
+{
+	if (mins == TIME_INFINITE)
+		snprintf(buf, len, "UNLIMITED");
+	else if (mins == TIME_NO_VAL)
+		snprintf(buf, len, "NOT_SET");
+	else
+		secs_fmt_squeue((long)mins * 60, buf, len);
+}
+
+static void min_memory(char *buf, size_t len, const job_info_t *j)
+{
+	if (j->mem_per_node)
+		mem_fmt_mb(j->mem_per_node, buf, len);
+	else if (j->mem_per_cpu)
+		mem_fmt_mb(j->mem_per_cpu, buf, len);
+	else
+		snprintf(buf, len, "0");
+}
+
+void print_job_header(strbuf_t *sb, const fmt_t *f)
+{
+	if (f->prefix)
+		strbuf_addstr(sb, f->prefix);
+	for (size_t i = 0; i < f->n; i++) {
+		const fmt_field_t *ff = &f->f[i];
+		const struct jfield *jf = ff->code >= 0 ? jfield_find(ff->code) : NULL;
+		if (jf)
+			fmt_add(sb, jf->header, ff->width, ff->right);
+		strbuf_addstr(sb, ff->suffix ? ff->suffix : "");
+	}
+	strbuf_addch(sb, '\n');
+}
+
+static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
+		      uint32_t task, time_t now)
+{
+	char buf[256];
+	int w = ff->width, r = ff->right;
+	uint32_t base = j->state & JOB_STATE_BASE;
+
+	switch (ff->code) {
+	case 'a': fmt_add(sb, nz(j->account, "(null)"), w, r); break;
+	case 'A': fmt_add_u(sb, j->job_id, w, r); break;
+	case 'b': fmt_add(sb, nz(j->tres_per_node, "N/A"), w, r); break;
+	case 'B': fmt_add(sb, nz(j->batch_host, "n/a"), w, r); break;
+	case 'c': fmt_add_u(sb, j->pn_min_cpus, w, r); break;
+	case 'C': fmt_add_u(sb, j->num_cpus, w, r); break;
+	case 'd': fmt_add(sb, "0", w, r); break;
+	case 'D': fmt_add_u(sb, j->num_nodes, w, r); break;
+	case 'e': add_time(sb, j->end_time, "N/A", w, r); break;
+	case 'E': fmt_add(sb, nz(j->dependency, "(null)"), w, r); break;
+	case 'f': fmt_add(sb, nz(j->features, "(null)"), w, r); break;
+	case 'F': fmt_add_u(sb, j->array_job_id ? j->array_job_id : j->job_id, w, r); break;
+	case 'g': fmt_add(sb, j->group_name ? j->group_name : cmd_group_name(j->group_id), w, r); break;
+	case 'G': fmt_add_u(sb, j->group_id, w, r); break;
+	case 'h': fmt_add(sb, (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK", w, r); break;
+	case 'H': case 'I': case 'J': case 'X': fmt_add(sb, "*", w, r); break;
+	case 'i':
+		if (!j->array_job_id) {
+			fmt_add_u(sb, j->job_id, w, r);
+			break;
+		}
+		job_id_str(buf, sizeof(buf), j, task);
+		fmt_add(sb, buf, w, r);
+		break;
+	case 'j': fmt_add(sb, nz(j->name, ""), w, r); break;
+	case 'k': fmt_add(sb, nz(j->comment, "(null)"), w, r); break;
+	case 'K':
+		if (task != NO_VAL32)
+			snprintf(buf, sizeof(buf), "%u", task);
+		else if (j->array_job_id && j->array_task_str)
+			snprintf(buf, sizeof(buf), "%s", j->array_task_str);
+		else if (j->array_job_id && j->array_task_id != NO_VAL32)
+			snprintf(buf, sizeof(buf), "%u", j->array_task_id);
+		else
+			snprintf(buf, sizeof(buf), "N/A");
+		fmt_add(sb, buf, w, r);
+		break;
+	case 'l': limit_str(buf, sizeof(buf), j->time_limit); fmt_add(sb, buf, w, r); break;
+	case 'L':
+		if (j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL) {
+			fmt_add(sb, "UNLIMITED", w, r);
+		} else {
+			long left = (long)j->time_limit * 60 - job_time_used(j, now);
+			if (left < 0)
+				left = 0;
+			secs_fmt_squeue(left, buf, sizeof(buf));
+			fmt_add(sb, buf, w, r);
+		}
+		break;
+	case 'm': min_memory(buf, sizeof(buf), j); fmt_add(sb, buf, w, r); break;
+	case 'M': fast_squeue_time(job_time_used(j, now), buf); fmt_add(sb, buf, w, r); break;
+	case 'n': fmt_add(sb, nz(j->req_nodes, ""), w, r); break;
+	case 'N': fmt_add(sb, nz(j->nodes, ""), w, r); break;
+	case 'o': fmt_add(sb, nz(j->command, "(null)"), w, r); break;
+	case 'O': fmt_add_u(sb, j->contiguous, w, r); break;
+	case 'p':
+		snprintf(buf, sizeof(buf), "%.14f", (double)j->priority / 4294967296.0);
+		fmt_add(sb, buf, w, r);
+		break;
+	case 'P': fmt_add(sb, nz(j->partition, ""), w, r); break;
+	case 'q': fmt_add(sb, nz(j->qos, "(null)"), w, r); break;
+	case 'Q': fmt_add_u(sb, j->priority, w, r); break;
+	case 'r': {
+		strbuf_t t = STRBUF_INIT;
+		reason_text(&t, j);
+		fmt_add(sb, t.buf, w, r);
+		strbuf_release(&t);
+		break;
+	}
+	case 'R':
+		if (base == JOB_PENDING || (base != JOB_RUNNING && !(j->state & JOB_COMPLETING) &&
+					    !(j->nodes && *j->nodes) && j->state_reason)) {
+			/* Built by hand: this runs for every pending row. */
+			strbuf_t t = { buf, 0, sizeof(buf) };
+			cat_bounded(&t, "(");
+			cat_bounded(&t, job_reason_string(j->state_reason));
+			if (j->state_desc && *j->state_desc) {
+				cat_bounded(&t, ", ");
+				cat_bounded(&t, j->state_desc);
+			}
+			cat_bounded(&t, ")");
+			fmt_add(sb, buf, w, r);
+		} else {
+			fmt_add(sb, nz(j->nodes, ""), w, r);
+		}
+		break;
+	case 's': fmt_add(sb, "N/A", w, r); break;
+	case 'S':
+		if (base == JOB_PENDING && j->start_time && j->start_time < now)
+			add_time(sb, now, "N/A", w, r);
+		else
+			add_time(sb, j->start_time, "N/A", w, r);
+		break;
+	case 't': fmt_add(sb, job_state_string_compact(j->state), w, r); break;
+	case 'T': fmt_add(sb, job_state_string(j->state), w, r); break;
+	case 'u': fmt_add(sb, j->user_name ? j->user_name : cmd_user_name(j->user_id), w, r); break;
+	case 'U': fmt_add_u(sb, j->user_id, w, r); break;
+	case 'v': fmt_add(sb, "(null)", w, r); break;
+	case 'V': add_time(sb, j->submit_time, "N/A", w, r); break;
+	case 'w': fmt_add(sb, "(null)", w, r); break;
+	case 'W': fmt_add(sb, "(null)", w, r); break;
+	case 'x': fmt_add(sb, nz(j->exc_nodes, ""), w, r); break;
+	case 'y': snprintf(buf, sizeof(buf), "%d", j->nice); fmt_add(sb, buf, w, r); break;
+	case 'Y': fmt_add(sb, nz(j->sched_nodes, "(null)"), w, r); break;
+	case 'z': fmt_add(sb, "*:*:*", w, r); break;
+	case 'Z': fmt_add(sb, nz(j->work_dir, "(null)"), w, r); break;
+	case JF_STDERR: fmt_add(sb, nz(j->std_err, ""), w, r); break;
+	case JF_STDIN: fmt_add(sb, nz(j->std_in, ""), w, r); break;
+	case JF_STDOUT: fmt_add(sb, nz(j->std_out, ""), w, r); break;
+	case JF_TRES_ALLOC: fmt_add(sb, nz(j->tres_alloc, ""), w, r); break;
+	case JF_TRES_PER_JOB: fmt_add(sb, nz(j->tres_per_job, "N/A"), w, r); break;
+	case JF_ELIGIBLE: add_time(sb, j->eligible_time, "N/A", w, r); break;
+	case JF_ACCRUE: add_time(sb, j->accrue_time, "N/A", w, r); break;
+	case JF_LAST_SCHED: add_time(sb, j->last_sched_eval, "N/A", w, r); break;
+	case JF_EXIT_CODE:
+		snprintf(buf, sizeof(buf), "%u:%u", (j->exit_code >> 8) & 0xff, j->exit_code & 0x7f);
+		fmt_add(sb, buf, w, r);
+		break;
+	case JF_BATCH_FLAG: fmt_add_u(sb, j->batch_flag, w, r); break;
+	case JF_REQUEUE: fmt_add_u(sb, j->requeue, w, r); break;
+	case JF_RESTARTS: fmt_add_u(sb, j->restarts, w, r); break;
+	case JF_CPUS_PER_TASK: fmt_add_u(sb, j->cpus_per_task ? j->cpus_per_task : 1, w, r); break;
+	case JF_NTASKS: fmt_add_u(sb, j->num_tasks, w, r); break;
+	case JF_MIN_TIME: fmt_add(sb, "0", w, r); break;
+	case JF_PENDING_TIME: {
+		long pend = 0;
+		if (j->eligible_time) {
+			int64_t until = (base == JOB_PENDING || !j->start_time) ? now : j->start_time;
+			pend = (long)(until - j->eligible_time);
+		}
+		fmt_add_u(sb, (uint64_t)(pend > 0 ? pend : 0), w, r);
+		break;
+	}
+	case JF_ALLOC_NODES: fmt_add(sb, nz(j->alloc_node, ""), w, r); break;
+	case JF_ALLOC_SID: fmt_add_u(sb, j->alloc_sid, w, r); break;
+	case JF_CLUSTER: fmt_add(sb, "", w, r); break;
+	default: break;   /* invalid field: only its "%x" suffix prints */
+	}
+}
+
+void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
+		   uint32_t array_task, time_t now)
+{
+	if (f->prefix)
+		strbuf_addstr(sb, f->prefix);
+	for (size_t i = 0; i < f->n; i++) {
+		job_field(sb, &f->f[i], j, array_task, now);
+		strbuf_addstr(sb, f->f[i].suffix ? f->f[i].suffix : "");
+	}
+	strbuf_addch(sb, '\n');
+}
+
+/* ---- scontrol show job ---- */
+
+static void iso_or(char *buf, size_t len, int64_t t, const char *none)
+{
+	if (!t)
+		snprintf(buf, len, "%s", none);
+	else
+		time_fmt_iso((time_t)t, buf, len);
+}
+
+/* Line breaks: "\n   " in the multi-line form, " " in the one-liner. */
+static void nl(strbuf_t *sb, int one_liner)
+{
+	strbuf_addstr(sb, one_liner ? " " : "\n   ");
+}
+
+void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
+			int one_liner, time_t now)
+{
+	char b1[64], b2[64], b3[64];
+	uint32_t base = j->state & JOB_STATE_BASE;
+	const char *user = j->user_name ? j->user_name : cmd_user_name(j->user_id);
+	const char *group = j->group_name ? j->group_name : cmd_group_name(j->group_id);
+
+	if (j->array_job_id) {
+		strbuf_addf(sb, "JobId=%u ArrayJobId=%u ", j->job_id, j->array_job_id);
+		if (j->array_task_str && *j->array_task_str)
+			strbuf_addf(sb, "ArrayTaskId=%s", j->array_task_str);
+		else
+			strbuf_addf(sb, "ArrayTaskId=%u", j->array_task_id);
+		strbuf_addf(sb, " JobName=%s", nz(j->name, ""));
+	} else {
+		strbuf_addf(sb, "JobId=%u JobName=%s", j->job_id, nz(j->name, ""));
+	}
+	nl(sb, one_liner);
+	strbuf_addf(sb, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A",
+		    user, j->user_id, group, j->group_id);
+	nl(sb, one_liner);
+	strbuf_addf(sb, "Priority=%u Nice=%d Account=%s QOS=%s", j->priority, j->nice,
+		    nz(j->account, "(null)"), nz(j->qos, "(null)"));
+	nl(sb, one_liner);
+	strbuf_addf(sb, "JobState=%s Reason=", job_state_string(j->state));
+	{
+		/* Slurm replaces blanks in the reason with '_' here. */
+		strbuf_t t = STRBUF_INIT;
+		reason_text(&t, j);
+		for (size_t i = 0; i < t.len; i++)
+			if (t.buf[i] == ' ')
+				t.buf[i] = '_';
+		strbuf_addstr(sb, t.buf);
+		strbuf_release(&t);
+	}
+	strbuf_addf(sb, " Dependency=%s", nz(j->dependency, "(null)"));
+	nl(sb, one_liner);
+	strbuf_addf(sb, "Requeue=%u Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%u:%u",
+		    j->requeue, j->restarts, j->batch_flag,
+		    (j->exit_code >> 8) & 0xff, j->exit_code & 0x7f);
+	if (detail)
+		strbuf_addf(sb, " DerivedExitCode=%u:%u", (j->derived_exit_code >> 8) & 0xff,
+			    j->derived_exit_code & 0x7f);
+	nl(sb, one_liner);
+	secs_fmt_hms(job_time_used(j, now), b1, sizeof(b1));
+	mins_fmt_limit(j->time_limit, b2, sizeof(b2));
+	strbuf_addf(sb, "RunTime=%s TimeLimit=%s TimeMin=N/A", b1, b2);
+	nl(sb, one_liner);
+	iso_or(b1, sizeof(b1), j->submit_time, "Unknown");
+	iso_or(b2, sizeof(b2), j->eligible_time, "Unknown");
+	strbuf_addf(sb, "SubmitTime=%s EligibleTime=%s", b1, b2);
+	nl(sb, one_liner);
+	iso_or(b1, sizeof(b1), j->accrue_time, "Unknown");
+	strbuf_addf(sb, "AccrueTime=%s", b1);
+	nl(sb, one_liner);
+	iso_or(b1, sizeof(b1), j->start_time, "Unknown");
+	iso_or(b2, sizeof(b2), j->end_time, "Unknown");
+	strbuf_addf(sb, "StartTime=%s EndTime=%s Deadline=N/A", b1, b2);
+	nl(sb, one_liner);
+	iso_or(b1, sizeof(b1), j->suspend_time, "None");
+	iso_or(b3, sizeof(b3), j->last_sched_eval, "Unknown");
+	strbuf_addf(sb, "SuspendTime=%s SecsPreSuspend=%" PRId64 " LastSchedEval=%s Scheduler=%s",
+		    b1, j->pre_sus_time, b3, nz(j->scheduler, "Main"));
+	nl(sb, one_liner);
+	strbuf_addf(sb, "Partition=%s AllocNode:Sid=%s:%u", nz(j->partition, "(null)"),
+		    nz(j->alloc_node, "(null)"), j->alloc_sid);
+	nl(sb, one_liner);
+	strbuf_addf(sb, "ReqNodeList=%s ExcNodeList=%s", nz(j->req_nodes, "(null)"),
+		    nz(j->exc_nodes, "(null)"));
+	nl(sb, one_liner);
+	strbuf_addf(sb, "NodeList=%s", nz(j->nodes, ""));
+	if (base == JOB_PENDING && j->sched_nodes && *j->sched_nodes)
+		strbuf_addf(sb, " SchedNodeList=%s", j->sched_nodes);
+	if (j->batch_host && *j->batch_host && base != JOB_PENDING) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "BatchHost=%s", j->batch_host);
+	}
+	nl(sb, one_liner);
+	if (base == JOB_PENDING && j->max_nodes)
+		strbuf_addf(sb, "NumNodes=%u-%u", j->num_nodes, j->max_nodes);
+	else
+		strbuf_addf(sb, "NumNodes=%u", j->num_nodes);
+	strbuf_addf(sb, " NumCPUs=%u NumTasks=%u CPUs/Task=%u ReqB:S:C:T=0:0:*:*",
+		    j->num_cpus, j->num_tasks, j->cpus_per_task ? j->cpus_per_task : 1);
+	nl(sb, one_liner);
+	const char *tres = (base == JOB_PENDING) ? j->tres_req : nz(j->tres_alloc, j->tres_req);
+	strbuf_addf(sb, "TRES=%s", nz(tres, "(null)"));
+	nl(sb, one_liner);
+	strbuf_addf(sb, "Socks/Node=* NtasksPerN:B:S:C=%u:0:*:* CoreSpec=*", j->ntasks_per_node);
+	if (detail && j->nodes && *j->nodes && base != JOB_PENDING) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "  Nodes=%s CPU_IDs=%s Mem=%" PRIu64, j->nodes,
+			    nz(j->cpu_ids, "0"),
+			    j->mem_per_node ? j->mem_per_node :
+			    j->mem_per_cpu * (j->num_nodes ? j->num_cpus / j->num_nodes : j->num_cpus));
+		if (j->gres_detail.n)
+			strbuf_addf(sb, " GRES=%s", j->gres_detail.v[0]);
+	}
+	nl(sb, one_liner);
+	mem_fmt_mb(j->mem_per_node ? j->mem_per_node : j->mem_per_cpu, b1, sizeof(b1));
+	strbuf_addf(sb, "MinCPUsNode=%u %s=%s MinTmpDiskNode=0",
+		    j->pn_min_cpus ? j->pn_min_cpus : 1,
+		    j->mem_per_node ? "MinMemoryNode" : "MinMemoryCPU", b1);
+	nl(sb, one_liner);
+	strbuf_addf(sb, "Features=%s DelayBoot=00:00:00", nz(j->features, "(null)"));
+	nl(sb, one_liner);
+	strbuf_addf(sb, "OverSubscribe=%s Contiguous=%u Licenses=(null) Network=(null)",
+		    (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK", j->contiguous);
+	nl(sb, one_liner);
+	strbuf_addf(sb, "Command=%s", nz(j->command, "(null)"));
+	nl(sb, one_liner);
+	strbuf_addf(sb, "WorkDir=%s", nz(j->work_dir, "(null)"));
+	if (j->comment && *j->comment) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "Comment=%s ", j->comment);
+	}
+	if (j->batch_flag) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "StdErr=%s", nz(j->std_err, "(null)"));
+		nl(sb, one_liner);
+		strbuf_addf(sb, "StdIn=%s", nz(j->std_in, "(null)"));
+		nl(sb, one_liner);
+		strbuf_addf(sb, "StdOut=%s", nz(j->std_out, "(null)"));
+	}
+	nl(sb, one_liner);
+	strbuf_addstr(sb, "Power=");
+	if (j->tres_per_job && *j->tres_per_job) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "TresPerJob=%s", j->tres_per_job);
+	}
+	if (j->tres_per_node && *j->tres_per_node) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "TresPerNode=%s", j->tres_per_node);
+	}
+	if (one_liner) {
+		strbuf_addch(sb, '\n');
+	} else {
+		/* Slurm ends each record with an indented empty line and a
+		 * blank separator line. */
+		strbuf_addstr(sb, "\n   \n\n");
+	}
+}

@@ -1,0 +1,731 @@
+/*
+ * print_node: sinfo's grouping of nodes into rows and its % fields, and
+ * `scontrol show node`, as Slurm 22.05 prints them.
+ *
+ * sinfo groups, per partition (in configuration order), the nodes that agree
+ * on every node field of the format (state, features, reason, ...); numeric
+ * resources (CPUs, memory, ...) split groups only with -e and otherwise print
+ * as "min+" ranges. Rows are then sorted by Slurm's default "#P,-t"
+ * (configuration order, then decreasing state value) or "N" with -N.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/print.h"
+#include "states.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+struct nfield {
+	int code;
+	const char *name;      /* -O name */
+	const char *header;
+	int part_field;        /* distinguishes partitions */
+	int node_field;        /* distinguishes nodes (always) */
+	int exact_field;       /* distinguishes nodes with -e only */
+};
+
+enum { NF_GRES_USED = 256, NF_CPUS_STATE, NF_NODE_AI };
+
+static const struct nfield nfields[] = {
+	{ 'a', "Available", "AVAIL", 1, 0, 0 },
+	{ 'A', "NodeAI", "NODES(A/I)", 0, 0, 0 },
+	{ 'b', "FeaturesAct", "ACTIVE_FEATURES", 0, 1, 0 },
+	{ 'B', "MaxCPUsPerNode", "MAX_CPUS_PER_NODE", 1, 0, 0 },
+	{ 'c', "CPUs", "CPUS", 0, 0, 1 },
+	{ 'C', "CPUsState", "CPUS(A/I/O/T)", 0, 0, 0 },
+	{ 'd', "Disk", "TMP_DISK", 0, 0, 1 },
+	{ 'D', "Nodes", "NODES", 0, 0, 0 },
+	{ 'e', "FreeMem", "FREE_MEM", 0, 0, 1 },
+	{ 'E', "Reason", "REASON", 0, 1, 0 },
+	{ 'f', "Features", "AVAIL_FEATURES", 0, 1, 0 },
+	{ 'F', "NodeAIOT", "NODES(A/I/O/T)", 0, 0, 0 },
+	{ 'g', "Groups", "GROUPS", 1, 0, 0 },
+	{ 'G', "Gres", "GRES", 0, 1, 0 },
+	{ 'h', "OverSubscribe", "OVERSUBSCRIBE", 1, 0, 0 },
+	{ 'H', "Timestamp", "TIMESTAMP", 0, 1, 0 },
+	{ 'I', "PriorityJobFactor", "PRIO_JOB_FACTOR", 1, 0, 0 },
+	{ 'l', "Time", "TIMELIMIT", 1, 0, 0 },
+	{ 'L', "DefaultTime", "DEFAULTTIME", 1, 0, 0 },
+	{ 'm', "Memory", "MEMORY", 0, 0, 1 },
+	{ 'M', "PreemptMode", "PREEMPT_MODE", 1, 0, 0 },
+	{ 'n', "NodeHost", "HOSTNAMES", 0, 1, 0 },
+	{ 'N', "NodeList", "NODELIST", 0, 0, 0 },
+	{ 'o', "NodeAddr", "NODE_ADDR", 0, 1, 0 },
+	{ 'O', "CPUsLoad", "CPU_LOAD", 0, 0, 1 },
+	{ 'p', "PriorityTier", "PRIO_TIER", 1, 0, 0 },
+	{ 'P', "Partition", "PARTITION", 1, 0, 0 },
+	{ 'r', "Root", "ROOT", 1, 0, 0 },
+	{ 'R', "PartitionName", "PARTITION", 1, 0, 0 },
+	{ 's', "Size", "JOB_SIZE", 1, 0, 0 },
+	{ 'S', "AllocNodes", "ALLOCNODES", 1, 0, 0 },
+	{ 't', "StateCompact", "STATE", 0, 1, 0 },
+	{ 'T', "StateLong", "STATE", 0, 1, 0 },
+	{ 'u', "User", "USER", 0, 1, 0 },
+	{ 'U', "UserLong", "USER", 0, 1, 0 },
+	{ 'v', "Version", "VERSION", 0, 1, 0 },
+	{ 'V', "Cluster", "CLUSTER", 0, 0, 0 },
+	{ 'w', "Weight", "WEIGHT", 0, 0, 1 },
+	{ 'X', "Sockets", "SOCKETS", 0, 0, 1 },
+	{ 'Y', "Cores", "CORES", 0, 0, 1 },
+	{ 'Z', "Threads", "THREADS", 0, 0, 1 },
+	{ 'z', "SocketCoreThread", "S:C:T", 0, 0, 1 },
+	{ NF_GRES_USED, "GresUsed", "GRES_USED", 0, 1, 0 },
+	{ 'T', "State", "STATE", 0, 1, 0 },
+};
+
+static const struct nfield *nfield_find(int code)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(nfields); i++)
+		if (nfields[i].code == code)
+			return &nfields[i];
+	return NULL;
+}
+
+int node_fmt_valid(int c)
+{
+	return c < 256 && nfield_find(c) != NULL;
+}
+
+int node_fmt_lookup(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(nfields); i++)
+		if (!strcasecmp(nfields[i].name, name))
+			return nfields[i].code;
+	return -1;
+}
+
+static const char *nz(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+static int strcmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Does node n belong in row r for the given format? */
+static int node_matches(const sinfo_row_t *r, const node_info_t *n, const fmt_t *f, int exact)
+{
+	const node_info_t *m = r->node;
+	char b1[64], b2[64];
+	if (!m)
+		return 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct nfield *nf = f->f[i].code >= 0 ? nfield_find(f->f[i].code) : NULL;
+		if (!nf || (!nf->node_field && !(nf->exact_field && exact)))
+			continue;
+		switch (nf->code) {
+		case 't':
+			if (strcmp(node_state_string_compact(m->state, b1, sizeof(b1)),
+				   node_state_string_compact(n->state, b2, sizeof(b2))))
+				return 0;
+			break;
+		case 'T':
+			if (strcmp(node_state_string(m->state, b1, sizeof(b1)),
+				   node_state_string(n->state, b2, sizeof(b2))))
+				return 0;
+			break;
+		case 'b': if (strcmp0(m->features_active, n->features_active)) return 0; break;
+		case 'f': if (strcmp0(m->features, n->features)) return 0; break;
+		case 'E': if (strcmp0(m->reason, n->reason)) return 0; break;
+		case 'G': if (strcmp0(m->gres, n->gres)) return 0; break;
+		case NF_GRES_USED: if (strcmp0(m->gres_used, n->gres_used)) return 0; break;
+		case 'H': if (m->reason_time != n->reason_time) return 0; break;
+		case 'u': case 'U': if (m->reason_uid != n->reason_uid) return 0; break;
+		case 'v': if (strcmp0(m->version, n->version)) return 0; break;
+		case 'n': case 'o': return 0;  /* per-host fields: one row each */
+		case 'c': if (m->cpus != n->cpus) return 0; break;
+		case 'd': if (m->tmp_disk != n->tmp_disk) return 0; break;
+		case 'e': if (m->free_mem != n->free_mem) return 0; break;
+		case 'm': if (m->real_memory != n->real_memory) return 0; break;
+		case 'O': if (m->cpu_load != n->cpu_load) return 0; break;
+		case 'w': if (m->weight != n->weight) return 0; break;
+		case 'X': case 'Y': case 'Z': case 'z':
+			if (m->sockets != n->sockets || m->cores != n->cores || m->threads != n->threads)
+				return 0;
+			break;
+		}
+	}
+	return 1;
+}
+
+static void row_add_node(sinfo_row_t *r, const node_info_t *n)
+{
+	uint32_t base = n->state & NODE_STATE_BASE;
+	if (!r->nnodes) {
+		r->node = n;
+		r->state = n->state;
+		r->cpus_min = r->cpus_max = n->cpus;
+		r->mem_min = r->mem_max = n->real_memory;
+		r->disk_min = r->disk_max = n->tmp_disk;
+		r->free_min = r->free_max = n->free_mem;
+		r->load_min = r->load_max = n->cpu_load;
+		r->weight_min = r->weight_max = n->weight;
+	}
+#define MINMAX(lo, hi, v) do { if ((v) < (lo)) (lo) = (v); if ((v) > (hi)) (hi) = (v); } while (0)
+	MINMAX(r->cpus_min, r->cpus_max, n->cpus);
+	MINMAX(r->mem_min, r->mem_max, n->real_memory);
+	MINMAX(r->disk_min, r->disk_max, n->tmp_disk);
+	MINMAX(r->free_min, r->free_max, n->free_mem);
+	MINMAX(r->load_min, r->load_max, n->cpu_load);
+	MINMAX(r->weight_min, r->weight_max, n->weight);
+#undef MINMAX
+	hostlist_push_host(r->nodes, n->name);
+	r->nnodes++;
+
+	int unavail = base == NODE_DOWN || (n->state & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL |
+							 NODE_FLAG_NO_RESPOND)) ||
+		      base == NODE_FUTURE || base == NODE_UNKNOWN || base == NODE_ERROR;
+	r->nodes_total++;
+	r->cpus_total += n->cpus;
+	if (unavail) {
+		r->nodes_other++;
+		r->cpus_other += n->cpus;
+	} else {
+		if (base == NODE_ALLOCATED || base == NODE_MIXED || n->cpus_alloc)
+			r->nodes_alloc++;
+		else
+			r->nodes_idle++;
+		r->cpus_alloc += n->cpus_alloc;
+		r->cpus_idle += n->cpus > n->cpus_alloc ? n->cpus - n->cpus_alloc : 0;
+	}
+}
+
+static int state_wanted(const node_info_t *n, const sinfo_opts_t *o)
+{
+	uint32_t base = n->state & NODE_STATE_BASE;
+	if (o->responding && (n->state & NODE_FLAG_NO_RESPOND))
+		return 0;
+	if (o->dead && !((n->state & NODE_FLAG_NO_RESPOND) || base == NODE_DOWN))
+		return 0;
+	if (o->list_reasons && !o->states) {
+		if (!(base == NODE_DOWN || (n->state & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL))))
+			return 0;
+	}
+	if (!o->states || !o->states->n)
+		return 1;
+	char lng[64], cmp[64];
+	node_state_string(n->state, lng, sizeof(lng));
+	node_state_string_compact(n->state, cmp, sizeof(cmp));
+	/* "down*" matches "down": the marker is not part of the state. */
+	for (char *p = lng; *p; p++) if (*p == '*') *p = '\0';
+	for (char *p = cmp; *p; p++) if (*p == '*') *p = '\0';
+	for (uint32_t i = 0; i < o->states->n; i++) {
+		const char *s = o->states->v[i];
+		if (!strcasecmp(s, "all"))
+			return 1;
+		if (!strcasecmp(s, lng) || !strcasecmp(s, cmp))
+			return 1;
+		if (!strcasecmp(s, "drain") && (n->state & NODE_FLAG_DRAIN))
+			return 1;
+		if ((!strcasecmp(s, "alloc") || !strcasecmp(s, "allocated")) && base == NODE_ALLOCATED)
+			return 1;
+		if ((!strcasecmp(s, "mix") || !strcasecmp(s, "mixed")) && base == NODE_MIXED)
+			return 1;
+		if (!strcasecmp(s, "idle") && base == NODE_IDLE)
+			return 1;
+		if (!strcasecmp(s, "down") && base == NODE_DOWN)
+			return 1;
+		if ((!strcasecmp(s, "no_respond") || !strcasecmp(s, "noresp")) &&
+		    (n->state & NODE_FLAG_NO_RESPOND))
+			return 1;
+	}
+	return 0;
+}
+
+struct rowv { sinfo_row_t *v; size_t n, alloc; };
+
+static sinfo_row_t *row_new(struct rowv *rv, const part_info_t *p)
+{
+	rv->v = xgrow(rv->v, sizeof(*rv->v), rv->n + 1, &rv->alloc);
+	sinfo_row_t *r = &rv->v[rv->n++];
+	memset(r, 0, sizeof(*r));
+	r->part = p;
+	r->nodes = hostlist_create_empty();
+	r->default_part = p && (p->flags & PART_F_DEFAULT);
+	return r;
+}
+
+static int fmt_has_part_field(const fmt_t *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		const struct nfield *nf = f->f[i].code >= 0 ? nfield_find(f->f[i].code) : NULL;
+		if (nf && nf->part_field)
+			return 1;
+	}
+	return 0;
+}
+
+/* Sort context: keys precomputed per row. */
+struct sort_ent { sinfo_row_t *r; size_t idx; long part_idx; };
+static const char *sort_spec;
+
+static int cmp_num(long long a, long long b) { return a < b ? -1 : a > b; }
+
+static int row_cmp(const void *va, const void *vb)
+{
+	const struct sort_ent *a = va, *b = vb;
+	const char *s = sort_spec;
+	size_t len = strlen(s);
+	for (size_t i = 0; i < len; i++) {
+		int rev = 0, hash = 0;
+		while (i < len && (s[i] == ',' || s[i] == '+' || s[i] == '-' || s[i] == '#')) {
+			if (s[i] == '-') rev = 1;
+			if (s[i] == '#') hash = 1;
+			i++;
+		}
+		if (i >= len)
+			break;
+		int d = 0;
+		switch (s[i]) {
+		case 'P': case 'R':
+			if (hash)
+				d = cmp_num(a->part_idx, b->part_idx);
+			else
+				d = strcmp0(a->r->part ? a->r->part->name : "", b->r->part ? b->r->part->name : "");
+			break;
+		case 't': case 'T':
+			d = cmp_num(a->r->state, b->r->state);
+			break;
+		case 'N': case 'n': {
+			const char *na = a->r->nnodes ? hostlist_nth(a->r->nodes, 0) : "";
+			const char *nb = b->r->nnodes ? hostlist_nth(b->r->nodes, 0) : "";
+			/* prefix, then numeric suffix, as hostlist order */
+			size_t pa = strcspn(na, "0123456789"), pb = strcspn(nb, "0123456789");
+			d = strncmp(na, nb, pa < pb ? pa : pb);
+			if (!d && pa != pb)
+				d = cmp_num((long long)pa, (long long)pb);
+			if (!d)
+				d = cmp_num(atoll(na + pa), atoll(nb + pb));
+			if (!d)
+				d = strcmp(na, nb);
+			break;
+		}
+		case 'c': d = cmp_num(a->r->cpus_min, b->r->cpus_min); break;
+		case 'm': d = cmp_num((long long)a->r->mem_min, (long long)b->r->mem_min); break;
+		case 'd': d = cmp_num((long long)a->r->disk_min, (long long)b->r->disk_min); break;
+		case 'w': d = cmp_num(a->r->weight_min, b->r->weight_min); break;
+		case 'D': d = cmp_num(a->r->nnodes, b->r->nnodes); break;
+		case 'E': d = strcmp0(a->r->node ? a->r->node->reason : "", b->r->node ? b->r->node->reason : ""); break;
+		case 'l':
+			d = cmp_num(a->r->part ? a->r->part->max_time : 0, b->r->part ? b->r->part->max_time : 0);
+			break;
+		default: break;
+		}
+		if (rev)
+			d = -d;
+		if (d)
+			return d;
+	}
+	return cmp_num((long long)a->idx, (long long)b->idx);   /* stable */
+}
+
+size_t sinfo_build(const msg_part_info_t *pi, const msg_node_info_t *ni,
+		   const fmt_t *f, const sinfo_opts_t *o,
+		   const strv_t *part_filter, hostlist_t *node_filter,
+		   sinfo_row_t **out)
+{
+	struct rowv rv = { 0 };
+	int by_part = fmt_has_part_field(f) || o->node_flag;
+	hostlist_t *seen_all = hostlist_create_empty();   /* dedupe when merging partitions */
+	char *seen = xcalloc(ni->nnodes ? ni->nnodes : 1, 1);
+
+	/* Map node names to indexes once: linear over a partition's hosts. */
+	for (uint32_t pidx = 0; pidx < pi->nparts; pidx++) {
+		const part_info_t *p = &pi->parts[pidx];
+		if (part_filter && part_filter->n && !cmd_strv_has(part_filter, p->name))
+			continue;
+		if (!part_filter && (p->flags & PART_F_HIDDEN))
+			continue;
+		hostlist_t *hl = hostlist_create(p->nodes ? p->nodes : "", NULL);
+		size_t first_row = rv.n;
+		size_t matched = 0;
+		for (uint32_t k = 0; k < ni->nnodes; k++) {
+			const node_info_t *n = &ni->nodes[k];
+			if (!hl || hostlist_find(hl, n->name) < 0)
+				continue;
+			if (node_filter && hostlist_find(node_filter, n->name) < 0)
+				continue;
+			matched++;
+			if (!state_wanted(n, o))
+				continue;
+			if (!by_part) {
+				if (seen[k])
+					continue;
+				seen[k] = 1;
+			}
+			sinfo_row_t *r = NULL;
+			size_t from = by_part ? first_row : 0;
+			if (!o->node_flag) {
+				for (size_t i = from; i < rv.n; i++)
+					if (node_matches(&rv.v[i], n, f, o->exact)) {
+						r = &rv.v[i];
+						break;
+					}
+			}
+			if (!r)
+				r = row_new(&rv, by_part ? p : NULL);
+			row_add_node(r, n);
+		}
+		/* sinfo -n NAME: a partition without that node shows "0 n/a". */
+		if (node_filter && !matched && by_part && !o->list_reasons)
+			row_new(&rv, p);
+		hostlist_destroy(hl);
+	}
+	free(seen);
+	hostlist_destroy(seen_all);
+
+	/* Sort. */
+	struct sort_ent *se = xcalloc(rv.n ? rv.n : 1, sizeof(*se));
+	for (size_t i = 0; i < rv.n; i++) {
+		se[i].r = &rv.v[i];
+		se[i].idx = i;
+		se[i].part_idx = -1;
+		for (uint32_t k = 0; rv.v[i].part && k < pi->nparts; k++)
+			if (&pi->parts[k] == rv.v[i].part)
+				se[i].part_idx = k;
+	}
+	sort_spec = o->sort ? o->sort : (o->node_flag ? "N" : "#P,-t");
+	qsort(se, rv.n, sizeof(*se), row_cmp);
+	sinfo_row_t *sorted = xcalloc(rv.n ? rv.n : 1, sizeof(*sorted));
+	for (size_t i = 0; i < rv.n; i++)
+		sorted[i] = *se[i].r;
+	free(se);
+	free(rv.v);
+	*out = sorted;
+	return rv.n;
+}
+
+void sinfo_rows_free(sinfo_row_t *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hostlist_destroy(rows[i].nodes);
+	free(rows);
+}
+
+static void part_name(char *buf, size_t len, const sinfo_row_t *r, int star)
+{
+	if (!r->part)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%s%s", r->part->name, star && r->default_part ? "*" : "");
+}
+
+void sinfo_fix_widths(fmt_t *f, const sinfo_row_t *rows, size_t n)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->f[i].width != -1)
+			continue;
+		size_t w = 9;
+		for (size_t k = 0; k < n; k++) {
+			size_t l = 0;
+			if (f->f[i].code == 'P') {
+				char b[256];
+				part_name(b, sizeof(b), &rows[k], 1);
+				l = strlen(b);
+			} else if (f->f[i].code == 'N') {
+				char *s = hostlist_ranged_string(rows[k].nodes);
+				l = strlen(s);
+				free(s);
+			}
+			if (l > w)
+				w = l;
+		}
+		f->f[i].width = (int)w;
+	}
+}
+
+void print_sinfo_header(strbuf_t *sb, const fmt_t *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		const fmt_field_t *ff = &f->f[i];
+		const struct nfield *nf = ff->code >= 0 ? nfield_find(ff->code) : NULL;
+		if (nf)
+			fmt_add(sb, nf->header, ff->width, ff->right);
+		strbuf_addstr(sb, ff->suffix ? ff->suffix : "");
+	}
+	strbuf_addch(sb, '\n');
+}
+
+static void add_range64(strbuf_t *sb, uint64_t lo, uint64_t hi, int w, int r)
+{
+	char buf[64];
+	if (lo == hi)
+		snprintf(buf, sizeof(buf), "%" PRIu64, lo);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64 "+", lo);
+	fmt_add(sb, buf, w, r);
+}
+
+static const char *part_state_str(uint32_t st)
+{
+	switch (st) {
+	case CONF_PART_UP: return "up";
+	case CONF_PART_DOWN: return "down";
+	case CONF_PART_DRAIN: return "drain";
+	case CONF_PART_INACTIVE: return "inact";
+	}
+	return "unknown";
+}
+
+static void node_field(strbuf_t *sb, const fmt_field_t *ff, const sinfo_row_t *r)
+{
+	char buf[512];
+	int w = ff->width, rj = ff->right;
+	const node_info_t *n = r->node;
+	const part_info_t *p = r->part;
+
+	switch (ff->code) {
+	case 'a': fmt_add(sb, p ? part_state_str(p->state) : "n/a", w, rj); break;
+	case 'A':
+		snprintf(buf, sizeof(buf), "%u/%u", r->nodes_alloc, r->nodes_idle);
+		fmt_add(sb, buf, w, rj);
+		break;
+	case 'b': fmt_add(sb, n ? nz(n->features_active, "(null)") : "(null)", w, rj); break;
+	case 'B':
+		if (!p || p->max_cpus_per_node == UINT32_MAX || !p->max_cpus_per_node)
+			fmt_add(sb, "UNLIMITED", w, rj);
+		else
+			fmt_add_u(sb, p->max_cpus_per_node, w, rj);
+		break;
+	case 'c': add_range64(sb, r->cpus_min, r->cpus_max, w, rj); break;
+	case 'C':
+		snprintf(buf, sizeof(buf), "%u/%u/%u/%u", r->cpus_alloc, r->cpus_idle,
+			 r->cpus_other, r->cpus_total);
+		fmt_add(sb, buf, w, rj);
+		break;
+	case 'd': add_range64(sb, r->disk_min, r->disk_max, w, rj); break;
+	case 'D': fmt_add_u(sb, r->nnodes, w, rj); break;
+	case 'e':
+		if (!n)
+			fmt_add(sb, "N/A", w, rj);
+		else
+			add_range64(sb, r->free_min, r->free_max, w, rj);
+		break;
+	case 'E': fmt_add(sb, n ? nz(n->reason, "none") : "none", w, rj); break;
+	case 'f': fmt_add(sb, n ? nz(n->features, "(null)") : "(null)", w, rj); break;
+	case 'F':
+		snprintf(buf, sizeof(buf), "%u/%u/%u/%u", r->nodes_alloc, r->nodes_idle,
+			 r->nodes_other, r->nodes_total);
+		fmt_add(sb, buf, w, rj);
+		break;
+	case 'g': fmt_add(sb, p ? (p->allow_groups && strcasecmp(p->allow_groups, "ALL") ? p->allow_groups : "all") : "all", w, rj); break;
+	case 'G': fmt_add(sb, n ? nz(n->gres, "(null)") : "(null)", w, rj); break;
+	case NF_GRES_USED: fmt_add(sb, n ? nz(n->gres_used, "(null)") : "(null)", w, rj); break;
+	case 'h': fmt_add(sb, p ? nz(p->oversubscribe, "NO") : "NO", w, rj); break;
+	case 'H':
+		if (n && n->reason_time)
+			time_fmt_iso((time_t)n->reason_time, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "Unknown");
+		fmt_add(sb, buf, w, rj);
+		break;
+	case 'I': fmt_add_u(sb, p ? p->priority_job_factor : 0, w, rj); break;
+	case 'l':
+		if (!p)
+			fmt_add(sb, "n/a", w, rj);
+		else {
+			mins_fmt_sinfo(p->max_time, buf, sizeof(buf));
+			fmt_add(sb, buf, w, rj);
+		}
+		break;
+	case 'L':
+		if (!p || p->default_time == TIME_NO_VAL || !p->default_time)
+			fmt_add(sb, "n/a", w, rj);
+		else {
+			mins_fmt_sinfo(p->default_time, buf, sizeof(buf));
+			fmt_add(sb, buf, w, rj);
+		}
+		break;
+	case 'm': add_range64(sb, r->mem_min, r->mem_max, w, rj); break;
+	case 'M': fmt_add(sb, "OFF", w, rj); break;
+	case 'n': fmt_add(sb, n ? nz(n->hostname, n->name) : "", w, rj); break;
+	case 'N': {
+		char *s = hostlist_ranged_string(r->nodes);
+		fmt_add(sb, s, w, rj);
+		free(s);
+		break;
+	}
+	case 'o': fmt_add(sb, n ? nz(n->addr, n->name) : "", w, rj); break;
+	case 'O':
+		if (!n)
+			fmt_add(sb, "N/A", w, rj);
+		else {
+			if (r->load_min == r->load_max)
+				snprintf(buf, sizeof(buf), "%.2f", r->load_min / 100.0);
+			else
+				snprintf(buf, sizeof(buf), "%.2f-%.2f", r->load_min / 100.0, r->load_max / 100.0);
+			fmt_add(sb, buf, w, rj);
+		}
+		break;
+	case 'p': fmt_add_u(sb, p ? p->priority_tier : 0, w, rj); break;
+	case 'P': part_name(buf, sizeof(buf), r, 1); fmt_add(sb, buf, w, rj); break;
+	case 'R': part_name(buf, sizeof(buf), r, 0); fmt_add(sb, buf, w, rj); break;
+	case 'r': fmt_add(sb, p && (p->flags & PART_F_ROOT_ONLY) ? "yes" : "no", w, rj); break;
+	case 's':
+		if (!p)
+			snprintf(buf, sizeof(buf), "n/a");
+		else {
+			char mx[32];
+			if (p->max_nodes == UINT32_MAX)
+				snprintf(mx, sizeof(mx), "infinite");
+			else
+				snprintf(mx, sizeof(mx), "%u", p->max_nodes);
+			uint32_t mn = p->min_nodes ? p->min_nodes : 1;
+			if (p->max_nodes != UINT32_MAX && p->max_nodes == mn)
+				snprintf(buf, sizeof(buf), "%u", mn);
+			else
+				snprintf(buf, sizeof(buf), "%u-%s", mn, mx);
+		}
+		fmt_add(sb, buf, w, rj);
+		break;
+	case 'S': fmt_add(sb, "all", w, rj); break;
+	case 't':
+		if (!n)
+			fmt_add(sb, "n/a", w, rj);
+		else
+			fmt_add(sb, node_state_string_compact(r->state, buf, sizeof(buf)), w, rj);
+		break;
+	case 'T':
+		if (!n)
+			fmt_add(sb, "n/a", w, rj);
+		else
+			fmt_add(sb, node_state_string(r->state, buf, sizeof(buf)), w, rj);
+		break;
+	case 'u':
+		if (n && n->reason && *n->reason)
+			fmt_add(sb, n->reason_user ? n->reason_user : cmd_user_name(n->reason_uid), w, rj);
+		else
+			fmt_add(sb, "Unknown", w, rj);
+		break;
+	case 'U':
+		if (n && n->reason && *n->reason) {
+			snprintf(buf, sizeof(buf), "%s(%u)",
+				 n->reason_user ? n->reason_user : cmd_user_name(n->reason_uid),
+				 n->reason_uid);
+			fmt_add(sb, buf, w, rj);
+		} else {
+			fmt_add(sb, "Unknown", w, rj);
+		}
+		break;
+	case 'v': fmt_add(sb, n ? nz(n->version, "N/A") : "N/A", w, rj); break;
+	case 'V': fmt_add(sb, "N/A", w, rj); break;
+	case 'w': add_range64(sb, r->weight_min, r->weight_max, w, rj); break;
+	case 'X': fmt_add_u(sb, n ? n->sockets : 0, w, rj); break;
+	case 'Y': fmt_add_u(sb, n ? n->cores : 0, w, rj); break;
+	case 'Z': fmt_add_u(sb, n ? n->threads : 0, w, rj); break;
+	case 'z':
+		if (n)
+			snprintf(buf, sizeof(buf), "%u:%u:%u", n->sockets, n->cores, n->threads);
+		else
+			snprintf(buf, sizeof(buf), "0:0:0");
+		fmt_add(sb, buf, w, rj);
+		break;
+	default: break;
+	}
+}
+
+void print_sinfo_row(strbuf_t *sb, const fmt_t *f, const sinfo_row_t *r)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		node_field(sb, &f->f[i], r);
+		strbuf_addstr(sb, f->f[i].suffix ? f->f[i].suffix : "");
+	}
+	strbuf_addch(sb, '\n');
+}
+
+void print_date_line(strbuf_t *sb, time_t now)
+{
+	char buf[64];
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
+	strbuf_addstr(sb, buf);
+	strbuf_addch(sb, '\n');
+}
+
+/* ---- scontrol show node ---- */
+
+static void sep(strbuf_t *sb, int one_liner)
+{
+	strbuf_addstr(sb, one_liner ? " " : "\n   ");
+}
+
+void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner)
+{
+	char b1[64], b2[64];
+	strbuf_addf(sb, "NodeName=%s Arch=%s CoresPerSocket=%u ", n->name,
+		    nz(n->arch, "(null)"), n->cores);
+	sep(sb, one_liner);
+	strbuf_addf(sb, "CPUAlloc=%u CPUEfctv=%u CPUTot=%u CPULoad=%.2f", n->cpus_alloc,
+		    n->cpus_efctv ? n->cpus_efctv : n->cpus, n->cpus, n->cpu_load / 100.0);
+	sep(sb, one_liner);
+	strbuf_addf(sb, "AvailableFeatures=%s", nz(n->features, "(null)"));
+	sep(sb, one_liner);
+	strbuf_addf(sb, "ActiveFeatures=%s", nz(n->features_active, nz(n->features, "(null)")));
+	sep(sb, one_liner);
+	strbuf_addf(sb, "Gres=%s", nz(n->gres, "(null)"));
+	sep(sb, one_liner);
+	strbuf_addf(sb, "NodeAddr=%s NodeHostName=%s Port=%u Version=%s",
+		    nz(n->addr, n->name), nz(n->hostname, n->name), n->port, nz(n->version, "(null)"));
+	sep(sb, one_liner);
+	strbuf_addf(sb, "OS=%s ", nz(n->os, "(null)"));
+	sep(sb, one_liner);
+	strbuf_addf(sb, "RealMemory=%" PRIu64 " AllocMem=%" PRIu64 " FreeMem=", n->real_memory,
+		    n->alloc_mem);
+	if (n->free_mem)
+		strbuf_addf(sb, "%" PRIu64, n->free_mem);
+	else
+		strbuf_addstr(sb, "N/A");
+	strbuf_addf(sb, " Sockets=%u Boards=%u", n->sockets, n->boards ? n->boards : 1);
+	sep(sb, one_liner);
+	strbuf_addf(sb, "State=%s ThreadsPerCore=%u TmpDisk=%" PRIu64 " Weight=%u Owner=N/A MCS_label=N/A",
+		    node_state_string_scontrol(n->state, b1, sizeof(b1)), n->threads,
+		    n->tmp_disk, n->weight);
+	if (n->partitions && *n->partitions) {
+		sep(sb, one_liner);
+		strbuf_addf(sb, "Partitions=%s ", n->partitions);
+	}
+	sep(sb, one_liner);
+	if (n->boot_time)
+		time_fmt_iso((time_t)n->boot_time, b1, sizeof(b1));
+	else
+		snprintf(b1, sizeof(b1), "None");
+	if (n->slurmd_start_time)
+		time_fmt_iso((time_t)n->slurmd_start_time, b2, sizeof(b2));
+	else
+		snprintf(b2, sizeof(b2), "None");
+	strbuf_addf(sb, "BootTime=%s SlurmdStartTime=%s", b1, b2);
+	sep(sb, one_liner);
+	if (n->last_busy)
+		time_fmt_iso((time_t)n->last_busy, b1, sizeof(b1));
+	else
+		snprintf(b1, sizeof(b1), "Unknown");
+	strbuf_addf(sb, "LastBusyTime=%s", b1);
+	sep(sb, one_liner);
+	strbuf_addf(sb, "CfgTRES=%s", nz(n->cfg_tres, ""));
+	sep(sb, one_liner);
+	strbuf_addf(sb, "AllocTRES=%s", nz(n->alloc_tres, ""));
+	sep(sb, one_liner);
+	strbuf_addstr(sb, "CapWatts=n/a");
+	sep(sb, one_liner);
+	strbuf_addstr(sb, "CurrentWatts=0 AveWatts=0");
+	sep(sb, one_liner);
+	strbuf_addstr(sb, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+	if (n->reason && *n->reason) {
+		sep(sb, one_liner);
+		if (n->reason_time)
+			time_fmt_iso((time_t)n->reason_time, b1, sizeof(b1));
+		else
+			snprintf(b1, sizeof(b1), "Unknown");
+		strbuf_addf(sb, "Reason=%s [%s@%s]", n->reason,
+			    n->reason_user ? n->reason_user : cmd_user_name(n->reason_uid), b1);
+	}
+	strbuf_addstr(sb, one_liner ? "\n" : "\n\n");
+}

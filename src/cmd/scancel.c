@@ -1,0 +1,371 @@
+/*
+ * scancel: cancel or signal jobs.
+ *
+ * Job ids go to the controller as they are. Filters (-u -p -n -t -w -A
+ * -q --me) are resolved here: one MSG_JOB_INFO fetch, the matching jobs
+ * that have not finished (restricted to the given ids, if any), then one
+ * MSG_CANCEL with all of them. The controller answers one rc per id.
+ *
+ * Reporting follows Slurm 22.05: an unknown or finished job is silent
+ * (shown only with -v) and does not change the exit status; other errors
+ * print "Kill job error on job id N: <text>" and the exit status is the
+ * error number & 0xff (Access/permission denied -> 210).
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
+#include "cmd/jobopts.h"
+#include "errors.h"
+#include "hostlist.h"
+#include "log.h"
+#include "net.h"
+#include "states.h"
+#include "xalloc.h"
+
+struct scancel_opts {
+	int verbose, quiet, batch, full, interactive, signal;  /* signal 0 = cancel */
+	char *user, *partition, *name, *account, *qos, *nodes, *reservation;
+	int state;              /* -1 = any */
+	int me;
+	uint32_t *ids;
+	size_t nids;
+};
+
+static void scancel_usage(FILE *fp)
+{
+	fprintf(fp,
+"Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+"               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
+"               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
+"               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
+"               [job_id[_array_id][.step_id]]\n");
+}
+
+static void scancel_help(void)
+{
+	scancel_usage(stdout);
+	printf(
+"\nCancel (or signal, with -s) jobs given by id or selected by filters.\n"
+"\n"
+"  -A, --account=name     jobs of this account\n"
+"  -b, --batch            signal only the batch shell\n"
+"  -f, --full             signal the batch shell and all steps\n"
+"  -i, --interactive      ask before each job\n"
+"      --me               my jobs\n"
+"  -n, --name=name        jobs with this name\n"
+"  -p, --partition=name   jobs in this partition\n"
+"  -q, --qos=name         jobs with this QOS\n"
+"  -Q, --quiet            no error messages\n"
+"  -s, --signal=name|num  send this signal instead of cancelling\n"
+"  -t, --state=state      PENDING, RUNNING or SUSPENDED jobs\n"
+"  -u, --user=name        jobs of this user\n"
+"  -v, --verbose          say what is done\n"
+"  -w, --nodelist=hosts   jobs running on these nodes\n"
+"  -h, --help, --usage, -V, --version\n");
+}
+
+/* A job id as typed: "N" works; "N_M" (array task) and "N.S" (step) are
+ * not supported yet. Returns 0, -1 (invalid), -2 (unsupported form). */
+static int parse_job_id(const char *s, uint32_t *id)
+{
+	char *end;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	unsigned long v = strtoul(s, &end, 10);
+	if (v == 0 || v > 0xfffffff0ul)
+		return -1;
+	if (*end == '_' || *end == '.') {
+		const char *q = end + 1;
+		if (!*q)
+			return -1;
+		for (; *q; q++)
+			if (!isdigit((unsigned char)*q) && *q != '.' && *q != '_' &&
+			    strcmp(q, "batch") && strcmp(q, "extern"))
+				return -1;
+		return -2;
+	}
+	if (*end)
+		return -1;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+static int job_on_nodes(const job_info_t *j, hostlist_t *want)
+{
+	if (!j->nodes || !*j->nodes)
+		return 0;
+	hostlist_t *hl = hostlist_create(j->nodes, NULL);
+	int hit = 0;
+	for (size_t i = 0; hl && i < hostlist_count(hl) && !hit; i++)
+		if (hostlist_find(want, hostlist_nth(hl, i)) >= 0)
+			hit = 1;
+	hostlist_destroy(hl);
+	return hit;
+}
+
+static int in_ids(const struct scancel_opts *o, uint32_t id)
+{
+	for (size_t i = 0; i < o->nids; i++)
+		if (o->ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* Resolve filters to ids. Returns 0 or an exit status. */
+static int select_jobs(struct scancel_opts *o, uint32_t **out, size_t *nout)
+{
+	uint32_t uid_filter = 0;
+	int have_uid = 0;
+	hostlist_t *nodes = NULL;
+
+	if (o->me) {
+		uid_filter = (uint32_t)getuid();
+		have_uid = 1;
+	}
+	if (o->user) {
+		if (cmd_user_id(o->user, &uid_filter) < 0) {
+			error("Invalid user name: %s", o->user);
+			return 1;
+		}
+		have_uid = 1;
+	}
+	if (o->nodes) {
+		char *err = NULL;
+		nodes = hostlist_create(o->nodes, &err);
+		if (!nodes) {
+			error("Invalid node list: %s", err ? err : o->nodes);
+			free(err);
+			return 1;
+		}
+	}
+	msg_info_req_t req = { 0 };
+	void *reply = NULL;
+	int rc = cmd_call(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO, &reply, NULL);
+	if (rc) {
+		error("slurm_load_jobs error: %s", slurm_strerror(rc));
+		hostlist_destroy(nodes);
+		return 1;
+	}
+	msg_job_info_t *ji = reply;
+	uint32_t *ids = xcalloc(ji->njobs + 1, sizeof(*ids));
+	size_t n = 0;
+	for (uint32_t i = 0; i < ji->njobs; i++) {
+		const job_info_t *j = &ji->jobs[i];
+		uint32_t base = j->state & JOB_STATE_BASE;
+		if (JOB_IS_FINISHED(j->state))
+			continue;
+		if (o->nids && !in_ids(o, j->job_id))
+			continue;
+		if (have_uid && j->user_id != uid_filter)
+			continue;
+		if (o->partition && (!j->partition || strcmp(o->partition, j->partition)))
+			continue;
+		if (o->name && (!j->name || strcmp(o->name, j->name)))
+			continue;
+		if (o->account && (!j->account || strcmp(o->account, j->account)))
+			continue;
+		if (o->qos && (!j->qos || strcmp(o->qos, j->qos)))
+			continue;
+		if (o->state >= 0 && (int)base != o->state)
+			continue;
+		if (nodes && !job_on_nodes(j, nodes))
+			continue;
+		ids[n++] = j->job_id;
+	}
+	proto_msg_destroy(MSG_JOB_INFO, reply);
+	hostlist_destroy(nodes);
+	*out = ids;
+	*nout = n;
+	return 0;
+}
+
+enum { ID_ME = 256, ID_USAGE, ID_HURRY, ID_WCKEY, ID_SIBLING, ID_CTLD };
+
+int cmd_scancel(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "account", required_argument, NULL, 'A' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "ctld", no_argument, NULL, ID_CTLD },
+		{ "full", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "hurry", no_argument, NULL, 'H' },
+		{ "interactive", no_argument, NULL, 'i' },
+		{ "cluster", required_argument, NULL, 'M' },
+		{ "clusters", required_argument, NULL, 'M' },
+		{ "me", no_argument, NULL, ID_ME },
+		{ "name", required_argument, NULL, 'n' },
+		{ "jobname", required_argument, NULL, 'n' },
+		{ "nodelist", required_argument, NULL, 'w' },
+		{ "partition", required_argument, NULL, 'p' },
+		{ "qos", required_argument, NULL, 'q' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "reservation", required_argument, NULL, 'R' },
+		{ "signal", required_argument, NULL, 's' },
+		{ "state", required_argument, NULL, 't' },
+		{ "usage", no_argument, NULL, ID_USAGE },
+		{ "user", required_argument, NULL, 'u' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "wckey", required_argument, NULL, ID_WCKEY },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scancel_opts o = { .state = -1 };
+	int c, rc = 0;
+
+	log_init("scancel", 0, LOG_LVL_INFO, NULL);
+	argv[0] = (char *)"scancel";
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "A:bfhHiM:n:p:q:QR:s:t:u:vVw:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'A': o.account = optarg; break;
+		case 'b': o.batch = 1; break;
+		case 'f': o.full = 1; break;
+		case 'h': scancel_help(); return 0;
+		case 'H': case 'M': case ID_WCKEY: case ID_SIBLING: case ID_CTLD: break;
+		case 'i': o.interactive = 1; break;
+		case ID_ME: o.me = 1; break;
+		case 'n': o.name = optarg; break;
+		case 'p': o.partition = optarg; break;
+		case 'q': o.qos = optarg; break;
+		case 'Q': o.quiet = 1; break;
+		case 'R': o.reservation = optarg; break;
+		case 's':
+			o.signal = jobopts_signal_parse(optarg);
+			if (o.signal < 0) {
+				fprintf(stderr, "Unknown job signal: %s\n", optarg);
+				return 1;
+			}
+			break;
+		case 't': {
+			int st = job_state_parse(optarg);
+			if (st != JOB_PENDING && st != JOB_RUNNING && st != JOB_SUSPENDED) {
+				fprintf(stderr, "Invalid job state specified: %s\n", optarg);
+				fprintf(stderr, "Valid job states are PENDING, RUNNING, and SUSPENDED\n");
+				return 1;
+			}
+			o.state = st;
+			break;
+		}
+		case 'u': o.user = optarg; break;
+		case 'v': o.verbose++; break;
+		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
+		case 'w': o.nodes = optarg; break;
+		case ID_USAGE: scancel_usage(stdout); return 0;
+		default:
+			cmd_bad_option("scancel");
+			return 1;
+		}
+	}
+	if (o.quiet)
+		log_set_level(LOG_LVL_QUIET);
+	else if (o.verbose)
+		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
+
+	o.ids = xcalloc((size_t)(argc - optind) + 1, sizeof(*o.ids));
+	for (int i = optind; i < argc; i++) {
+		uint32_t id;
+		int r = parse_job_id(argv[i], &id);
+		if (r == -1) {
+			error("Invalid job id %s", argv[i]);
+			free(o.ids);
+			return 1;
+		}
+		if (r == -2) {
+			error("Job array tasks and job steps are not supported yet: %s", argv[i]);
+			free(o.ids);
+			return 1;
+		}
+		o.ids[o.nids++] = id;
+	}
+	int filters = o.user || o.partition || o.name || o.account || o.qos ||
+		o.nodes || o.state >= 0 || o.me || o.reservation;
+	if (!o.nids && !filters) {
+		error("No job identification provided");
+		free(o.ids);
+		return 1;
+	}
+
+	uint32_t *ids = o.ids;
+	size_t nids = o.nids;
+	if (filters) {
+		if ((rc = select_jobs(&o, &ids, &nids))) {
+			free(o.ids);
+			return rc;
+		}
+	}
+	if (o.interactive) {
+		/* Ask per job; keep only the confirmed ones. */
+		size_t k = 0;
+		for (size_t i = 0; i < nids; i++) {
+			char line[64];
+			fprintf(stderr, "Cancel job_id=%u [y/n]? ", ids[i]);
+			fflush(stderr);
+			if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y'))
+				ids[k++] = ids[i];
+		}
+		nids = k;
+	}
+	if (nids == 0) {
+		if (ids != o.ids)
+			free(ids);
+		free(o.ids);
+		return 0;
+	}
+
+	for (size_t i = 0; i < nids; i++) {
+		if (o.signal)
+			verbose("Signal %d to job %u", o.signal, ids[i]);
+		else
+			verbose("Terminating job %u", ids[i]);
+	}
+	msg_cancel_t req = {
+		.njob_ids = (uint32_t)nids, .job_ids = ids,
+		.signal = (uint32_t)o.signal,
+		.flags = (o.batch ? CANCEL_F_BATCH_ONLY : 0) | (o.full ? CANCEL_F_FULL : 0),
+	};
+	void *reply = NULL;
+	int err = cmd_call(MSG_CANCEL, &req, MSG_CANCEL_REPLY, &reply, NULL);
+	if (err) {
+		/* The whole request failed: every id gets the error. */
+		for (size_t i = 0; i < nids; i++) {
+			if (err == ESLURM_INVALID_JOB_ID || err == ESLURM_ALREADY_DONE) {
+				if (o.verbose)
+					error("Kill job error on job id %u: %s", ids[i], slurm_strerror(err));
+				continue;
+			}
+			error("Kill job error on job id %u: %s", ids[i], slurm_strerror(err));
+			rc = err & 0xff;
+			if (rc == 0)
+				rc = 1;
+		}
+	} else {
+		msg_cancel_reply_t *cr = reply;
+		for (size_t i = 0; i < nids && i < cr->nrcs; i++) {
+			int e = cr->rcs[i];
+			if (!e)
+				continue;
+			if (e == ESLURM_INVALID_JOB_ID || e == ESLURM_ALREADY_DONE) {
+				if (o.verbose)
+					error("Kill job error on job id %u: %s", ids[i], slurm_strerror(e));
+				continue;
+			}
+			error("Kill job error on job id %u: %s", ids[i], slurm_strerror(e));
+			rc = e & 0xff;
+			if (rc == 0)
+				rc = 1;
+		}
+		proto_msg_destroy(MSG_CANCEL_REPLY, reply);
+	}
+	if (ids != o.ids)
+		free(ids);
+	free(o.ids);
+	return rc;
+}

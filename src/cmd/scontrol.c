@@ -1,0 +1,709 @@
+/*
+ * scontrol: view and modify controller state, as Slurm 22.05's scontrol
+ * (the non-interactive form: `scontrol [options] command [args]`).
+ *
+ * Commands and entity names may be abbreviated as Slurm allows (a prefix
+ * at least as long as Slurm's minimum). Client-side checks (node states,
+ * missing reasons) print Slurm's texts before anything is sent.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
+#include "cmd/print.h"
+#include "conf.h"
+#include "errors.h"
+#include "hostlist.h"
+#include "log.h"
+#include "net.h"
+#include "states.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+static int detail, one_liner, quiet;
+
+enum { OPT_HELP = 0x100, OPT_USAGE, OPT_JSON, OPT_YAML, OPT_LOCAL, OPT_SIBLING,
+       OPT_FEDERATION, OPT_HIDE };
+
+static const struct option long_opts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "cluster", required_argument, NULL, 'M' },
+	{ "clusters", required_argument, NULL, 'M' },
+	{ "details", no_argument, NULL, 'd' },
+	{ "future", no_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "hide", no_argument, NULL, OPT_HIDE },
+	{ "oneliner", no_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'Q' },
+	{ "usage", no_argument, NULL, OPT_USAGE },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "yaml", no_argument, NULL, OPT_YAML },
+	{ "local", no_argument, NULL, OPT_LOCAL },
+	{ "sibling", no_argument, NULL, OPT_SIBLING },
+	{ "federation", no_argument, NULL, OPT_FEDERATION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *fp)
+{
+	fputs("Usage: scontrol [<OPTION>] [<COMMAND>]\n"
+	      "    Valid <OPTION> values are:\n"
+	      "     -a or --all: equivalent to \"all\" command\n"
+	      "     -d or --details: equivalent to \"details\" command\n"
+	      "     -h or --help: equivalent to \"help\" command\n"
+	      "     -o or --oneliner: equivalent to \"oneliner\" command\n"
+	      "     -Q or --quiet: equivalent to \"quiet\" command\n"
+	      "     -V or --version: equivalent to \"version\" command\n"
+	      "\n"
+	      "  <keyword> may be omitted from the execute line and scontrol will execute\n"
+	      "  in interactive mode. Sluice's scontrol runs one command per invocation.\n"
+	      "\n"
+	      "    Valid <COMMAND> values are:\n"
+	      "     hold <job_list>          prevent specified job from starting.\n"
+	      "     ping                     print status of slurmctld daemons.\n"
+	      "     reconfigure              re-read configuration files.\n"
+	      "     release <job_list>       permit specified job to start.\n"
+	      "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
+	      "                              is all records. <ENTITY> may be config, hostlist,\n"
+	      "                              hostlistsorted, hostnames, job, node,\n"
+	      "                              partition or topology.\n"
+	      "     shutdown                 shutdown slurm daemons.\n"
+	      "     uhold <job_list>         place user hold on specified job.\n"
+	      "     update <SPECIFICATIONS>  update job, node or partition configuration.\n"
+	      "     version                  display tool version number.\n", fp);
+}
+
+/* Slurm's abbreviation rule: tag matches name if it is a prefix of it at
+ * least min characters long (or the whole name). */
+static int kw(const char *tag, const char *name, size_t min)
+{
+	size_t n = strlen(tag);
+	if (n < min && n < strlen(name))
+		return 0;
+	return n <= strlen(name) && !strncasecmp(tag, name, n);
+}
+
+static const char *ctld_host_name(const conf_t *conf, size_t i)
+{
+	static char host[256];
+	const char *h = conf->nctld_hosts > i ? conf->ctld_hosts[i] : "localhost";
+	/* Slurm shows the real host name for "localhost". */
+	if (!strcasecmp(h, "localhost") && !gethostname(host, sizeof(host))) {
+		host[sizeof(host) - 1] = '\0';
+		char *dot = strchr(host, '.');
+		if (dot)
+			*dot = '\0';
+		return host;
+	}
+	return h;
+}
+
+static int do_ping(void)
+{
+	const conf_t *conf = cmd_conf();
+	int rc = rpc_call_ctld_rc(conf, MSG_PING, &(msg_empty_t){ 0 }, NULL);
+	size_t n = conf->nctld_hosts ? conf->nctld_hosts : 1;
+	for (size_t i = 0; i < n; i++) {
+		/* Only the primary is contacted; backups are reported DOWN. */
+		int up = i == 0 && rc == 0;
+		printf("Slurmctld(%s) at %s is %s\n", i == 0 ? "primary" : "backup",
+		       ctld_host_name(conf, i), up ? "UP" : "DOWN");
+	}
+	return rc ? 1 : 0;
+}
+
+static int show_jobs(const char *id)
+{
+	msg_info_req_t req = { 0 };
+	msg_job_info_t *ji = NULL;
+	if (id) {
+		char *end;
+		unsigned long v = strtoul(id, &end, 10);
+		if (end == id || (*end && *end != '_')) {
+			fprintf(stderr, "Invalid job id specified\n");
+			return 1;
+		}
+		req.job_id = (uint32_t)v;
+	}
+	if (detail)
+		req.flags |= INFO_F_DETAIL;
+	if (cmd_call(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO, (void **)&ji, "slurm_load_jobs"))
+		return 1;
+	if (!ji->njobs) {
+		if (id)
+			fprintf(stderr, "slurm_load_jobs error: Invalid job id specified\n");
+		else
+			printf("No jobs in the system\n");
+		proto_msg_destroy(MSG_JOB_INFO, ji);
+		return id ? 1 : 0;
+	}
+	time_t now = time(NULL);
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < ji->njobs; i++)
+		print_job_scontrol(&sb, &ji->jobs[i], detail, one_liner, now);
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	proto_msg_destroy(MSG_JOB_INFO, ji);
+	return 0;
+}
+
+static int show_nodes(const char *name)
+{
+	msg_info_req_t req = { 0 };
+	msg_node_info_t *ni = NULL;
+	hostlist_t *want = NULL;
+	/* A single name is asked for directly; a range is filtered here. */
+	if (name && !strpbrk(name, "[,")) {
+		req.name = (char *)name;
+	} else if (name) {
+		want = hostlist_create(name, NULL);
+		if (!want) {
+			printf("Node %s not found\n", name);
+			return 1;
+		}
+	}
+	int err = cmd_call(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO, (void **)&ni, NULL);
+	if (err == ESLURM_INVALID_NODE_NAME) {
+		printf("Node %s not found\n", name ? name : "");
+		hostlist_destroy(want);
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "slurm_load_node error: %s\n", slurm_strerror(err));
+		hostlist_destroy(want);
+		return 1;
+	}
+	strbuf_t sb = STRBUF_INIT;
+	size_t shown = 0;
+	for (uint32_t i = 0; i < ni->nnodes; i++) {
+		const node_info_t *n = &ni->nodes[i];
+		if (want && hostlist_find(want, n->name) < 0)
+			continue;
+		if (req.name && strcmp(n->name, req.name))
+			continue;
+		print_node_scontrol(&sb, n, one_liner);
+		shown++;
+	}
+	int rc = 0;
+	if (!shown) {
+		if (name) {
+			printf("Node %s not found\n", name);
+			rc = 1;
+		} else {
+			printf("No nodes in the system\n");
+		}
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	hostlist_destroy(want);
+	proto_msg_destroy(MSG_NODE_INFO, ni);
+	return rc;
+}
+
+static int show_parts(const char *name)
+{
+	msg_info_req_t req = { 0 };
+	msg_part_info_t *pi = NULL;
+	int err = cmd_call(MSG_PART_INFO_REQ, &req, MSG_PART_INFO, (void **)&pi, NULL);
+	if (err) {
+		fprintf(stderr, "slurm_load_partitions error: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	strbuf_t sb = STRBUF_INIT;
+	size_t shown = 0;
+	for (uint32_t i = 0; i < pi->nparts; i++) {
+		if (name && strcmp(pi->parts[i].name, name))
+			continue;
+		print_part_scontrol(&sb, &pi->parts[i], one_liner);
+		shown++;
+	}
+	int rc = 0;
+	if (!shown) {
+		if (name) {
+			printf("Partition %s not found\n", name);
+			rc = 1;
+		} else {
+			printf("No partitions in the system\n");
+		}
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	proto_msg_destroy(MSG_PART_INFO, pi);
+	return rc;
+}
+
+static int show_config(void)
+{
+	msg_config_t *mc = NULL;
+	int err = cmd_call(MSG_CONFIG_REQ, &(msg_empty_t){ 0 }, MSG_CONFIG, (void **)&mc, NULL);
+	if (err) {
+		fprintf(stderr, "slurm_load_ctl_conf error: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	char buf[64];
+	time_fmt_iso(time(NULL), buf, sizeof(buf));
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_addf(&sb, "Configuration data as of %s\n", buf);
+	for (uint32_t i = 0; i < mc->keys.n && i < mc->values.n; i++)
+		strbuf_addf(&sb, "%-23s = %s\n", mc->keys.v[i], mc->values.v[i]);
+	strbuf_addch(&sb, '\n');
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	proto_msg_destroy(MSG_CONFIG, mc);
+	do_ping();
+	return 0;
+}
+
+static int show_topology(const char *name)
+{
+	conf_t *conf = conf_load(NULL, CONF_FULL);
+	int rc = 0;
+	if (!conf->nswitches) {
+		printf("No topology information available\n");
+		conf_destroy(conf);
+		return 0;
+	}
+	strbuf_t sb = STRBUF_INIT;
+	size_t shown = 0;
+	for (size_t i = 0; i < conf->nswitches; i++) {
+		const conf_switch_t *s = &conf->switches[i];
+		if (name) {
+			/* A node name shows the switches above it; a switch name
+			 * shows that switch. */
+			int hit = !strcmp(s->name, name);
+			for (size_t k = 0; !hit && k < s->nnodes; k++)
+				hit = !strcmp(conf->nodes[s->node_idx[k]].name, name);
+			if (!hit)
+				continue;
+		}
+		const char **names = xmalloc((s->nnodes ? s->nnodes : 1) * sizeof(*names));
+		for (size_t k = 0; k < s->nnodes; k++)
+			names[k] = conf->nodes[s->node_idx[k]].name;
+		char *nodes = hostlist_compress(names, s->nnodes);
+		free(names);
+		strbuf_addf(&sb, "SwitchName=%s Level=%d LinkSpeed=%u Nodes=%s", s->name, s->level,
+			    s->link_speed, nodes);
+		free(nodes);
+		if (s->nchildren) {
+			strbuf_addstr(&sb, " Switches=");
+			for (size_t k = 0; k < s->nchildren; k++) {
+				if (k)
+					strbuf_addch(&sb, ',');
+				strbuf_addstr(&sb, conf->switches[s->child_idx[k]].name);
+			}
+		}
+		strbuf_addch(&sb, '\n');
+		shown++;
+	}
+	if (!shown && name) {
+		printf("No topology information available\n");
+		rc = 0;
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	conf_destroy(conf);
+	return rc;
+}
+
+static int show_hosts(const char *expr, int mode)
+{
+	if (!expr)
+		expr = getenv("SLURM_JOB_NODELIST");
+	if (!expr) {
+		fprintf(stderr, "Usage: scontrol show hostnames <hostlist>\n");
+		return 1;
+	}
+	char *err = NULL;
+	hostlist_t *hl = hostlist_create(expr, &err);
+	if (!hl) {
+		fprintf(stderr, "Invalid hostlist: %s\n", expr);
+		free(err);
+		return 1;
+	}
+	if (mode == 0) {
+		strbuf_t sb = STRBUF_INIT;
+		for (size_t i = 0; i < hostlist_count(hl); i++) {
+			strbuf_addstr(&sb, hostlist_nth(hl, i));
+			strbuf_addch(&sb, '\n');
+		}
+		fwrite(sb.buf, 1, sb.len, stdout);
+		strbuf_release(&sb);
+	} else {
+		if (mode == 2)
+			hostlist_uniq(hl);
+		char *s = hostlist_ranged_string(hl);
+		printf("%s\n", s);
+		free(s);
+	}
+	hostlist_destroy(hl);
+	return 0;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:show\n");
+		return 1;
+	}
+	const char *what = argv[0];
+	const char *id = argc > 1 ? argv[1] : NULL;
+	if (argc > 2) {
+		fprintf(stderr, "too many arguments for keyword:show\n");
+		return 1;
+	}
+	if (kw(what, "jobs", 1) || kw(what, "jobid", 4))
+		return show_jobs(id);
+	if (kw(what, "nodes", 1))
+		return show_nodes(id);
+	if (kw(what, "partitions", 2))
+		return show_parts(id);
+	if (kw(what, "config", 1))
+		return show_config();
+	if (kw(what, "topology", 1))
+		return show_topology(id);
+	if (!strcasecmp(what, "hostnames"))
+		return show_hosts(id, 0);
+	if (!strcasecmp(what, "hostlist"))
+		return show_hosts(id, 1);
+	if (!strcasecmp(what, "hostlistsorted"))
+		return show_hosts(id, 2);
+	fprintf(stderr, "invalid entity:%s for keyword:show \n", what);
+	return 1;
+}
+
+/* Split "Key=Value" (value may be empty); returns 0 or -1. */
+static int split_kv(const char *arg, char **key, const char **val)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq)
+		return -1;
+	*key = xstrndup(arg, (size_t)(eq - arg));
+	*val = eq + 1;
+	return 0;
+}
+
+static int report_update(int rc)
+{
+	if (!rc)
+		return 0;
+	fprintf(stderr, "slurm_update error: %s\n", slurm_strerror(rc));
+	return 1;
+}
+
+static int node_state_ok(const char *s)
+{
+	static const char *ok[] = {
+		"noresp", "drain", "fail", "future", "resume", "power_down",
+		"power_down_asap", "power_down_force", "power_up", "undrain",
+		"cancel_reboot", "down", "idle", "unknown",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (!strcasecmp(s, ok[i]))
+			return 1;
+	return 0;
+}
+
+static int update_node(int argc, char **argv)
+{
+	msg_update_node_t m = { 0 };
+	int changes = 0, rc = 0;
+	for (int i = 0; i < argc; i++) {
+		char *key;
+		const char *val;
+		if (split_kv(argv[i], &key, &val)) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", argv[i]);
+			rc = 1;
+			goto out;
+		}
+		if (!strcasecmp(key, "NodeName") || !strcasecmp(key, "Node")) {
+			m.names = (char *)val;
+		} else if (!strcasecmp(key, "State")) {
+			if (!node_state_ok(val)) {
+				fprintf(stderr, "Invalid input: %s\nRequest aborted\n"
+					"Valid states are: NoResp DRAIN FAIL FUTURE RESUME POWER_DOWN POWER_UP UNDRAIN\n"
+					"Not all states are valid given a node's prior state\n", argv[i]);
+				free(key);
+				rc = 1;
+				goto out;
+			}
+			m.state = (char *)val;
+			changes++;
+		} else if (!strcasecmp(key, "Reason")) {
+			m.reason = (char *)val;
+			changes++;
+		} else if (!strcasecmp(key, "Features") || !strcasecmp(key, "AvailableFeatures")) {
+			m.features = (char *)val;
+			changes++;
+		} else if (!strcasecmp(key, "Gres")) {
+			m.gres = (char *)val;
+			changes++;
+		} else if (!strcasecmp(key, "Weight")) {
+			m.weight = (uint32_t)strtoul(val, NULL, 10);
+			changes++;
+		} else {
+			fprintf(stderr, "Update of this parameter is not supported: %s\nRequest aborted\n",
+				argv[i]);
+			free(key);
+			rc = 1;
+			goto out;
+		}
+		free(key);
+	}
+	if (m.state && (!strcasecmp(m.state, "down") || !strcasecmp(m.state, "drain") ||
+			!strcasecmp(m.state, "fail")) && (!m.reason || !*m.reason)) {
+		fprintf(stderr, "You must specify a reason when DOWNING or DRAINING a node. Request denied\n");
+		rc = 1;
+		goto out;
+	}
+	if (!changes) {
+		fprintf(stderr, "No changes specified\n");
+		rc = 1;
+		goto out;
+	}
+	rc = report_update(cmd_call_rc(MSG_UPDATE_NODE, &m));
+out:
+	return rc;
+}
+
+static int update_part(int argc, char **argv)
+{
+	msg_update_part_t m = { 0 };
+	int rc;
+	for (int i = 0; i < argc; i++) {
+		char *key;
+		const char *val;
+		if (split_kv(argv[i], &key, &val)) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", argv[i]);
+			strv_free(&m.keys);
+			strv_free(&m.values);
+			return 1;
+		}
+		if (!strcasecmp(key, "PartitionName")) {
+			m.name = (char *)val;
+		} else if (!strcasecmp(key, "State")) {
+			if (strcasecmp(val, "up") && strcasecmp(val, "down") &&
+			    strcasecmp(val, "drain") && strcasecmp(val, "inactive")) {
+				fprintf(stderr, "Invalid input: %s\nRequest aborted\n"
+					"Acceptable State values are UP, DOWN, DRAIN and INACTIVE\n", argv[i]);
+				free(key);
+				strv_free(&m.keys);
+				strv_free(&m.values);
+				return 1;
+			}
+			m.state = (char *)val;
+		} else {
+			strv_push(&m.keys, key);
+			strv_push(&m.values, val);
+		}
+		free(key);
+	}
+	rc = report_update(cmd_call_rc(MSG_UPDATE_PART, &m));
+	strv_free(&m.keys);
+	strv_free(&m.values);
+	return rc;
+}
+
+static int update_job(int argc, char **argv)
+{
+	msg_update_job_t m = { 0 };
+	int rc = 0;
+	for (int i = 0; i < argc; i++) {
+		char *key;
+		const char *val;
+		if (split_kv(argv[i], &key, &val)) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", argv[i]);
+			rc = 1;
+			goto out;
+		}
+		if (!strcasecmp(key, "JobId") || !strcasecmp(key, "Job")) {
+			char *end;
+			m.job_id = (uint32_t)strtoul(val, &end, 10);
+			if (end == val || *end) {
+				fprintf(stderr, "Invalid JobId value: %s\n", val);
+				free(key);
+				rc = 1;
+				goto out;
+			}
+		} else if (!strcasecmp(key, "TimeLimit")) {
+			uint32_t mins;
+			if (time_limit_parse(val, &mins)) {
+				fprintf(stderr, "Invalid TimeLimit value\n");
+				free(key);
+				rc = 1;
+				goto out;
+			}
+			strv_push(&m.keys, "TimeLimit");
+			strv_push(&m.values, val);
+		} else {
+			strv_push(&m.keys, key);
+			strv_push(&m.values, val);
+		}
+		free(key);
+	}
+	if (!m.job_id) {
+		fprintf(stderr, "No job id specified\n");
+		rc = 1;
+		goto out;
+	}
+	rc = report_update(cmd_call_rc(MSG_UPDATE_JOB, &m));
+out:
+	strv_free(&m.keys);
+	strv_free(&m.values);
+	return rc;
+}
+
+static int cmd_update(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:update\n");
+		return 1;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t n = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		if ((n == 8 && !strncasecmp(argv[i], "NodeName", 8)) ||
+		    (n == 4 && !strncasecmp(argv[i], "Node", 4)))
+			return update_node(argc, argv);
+		if (n == 13 && !strncasecmp(argv[i], "PartitionName", 13))
+			return update_part(argc, argv);
+		if ((n == 5 && !strncasecmp(argv[i], "JobId", 5)) ||
+		    (n == 3 && !strncasecmp(argv[i], "Job", 3)))
+			return update_job(argc, argv);
+	}
+	fprintf(stderr, "No valid entity in update command\n"
+		"Input line must include \"NodeName\", \"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"\n");
+	return 1;
+}
+
+static int cmd_hold(const char *action, int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:%s\n", action);
+		return 1;
+	}
+	int rc = 0;
+	for (int i = 0; i < argc; i++) {
+		strv_t ids = { 0 };
+		cmd_split(&ids, argv[i]);
+		for (uint32_t k = 0; k < ids.n; k++) {
+			char *end;
+			msg_update_job_t m = { 0 };
+			m.job_id = (uint32_t)strtoul(ids.v[k], &end, 10);
+			if (end == ids.v[k] || (*end && *end != '_')) {
+				fprintf(stderr, "Invalid job id specified\n");
+				rc = 1;
+				continue;
+			}
+			m.action = (char *)action;
+			int err = cmd_call_rc(MSG_UPDATE_JOB, &m);
+			if (err) {
+				fprintf(stderr, "%s for job %s\n", slurm_strerror(err), ids.v[k]);
+				rc = 1;
+			}
+		}
+		strv_free(&ids);
+	}
+	return rc;
+}
+
+static int simple_rpc(enum msg_type type, const char *what)
+{
+	int err = cmd_call_rc(type, &(msg_empty_t){ 0 });
+	if (err) {
+		fprintf(stderr, "%s error: %s\n", what, slurm_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_scontrol(int argc, char **argv)
+{
+	int c;
+	log_init("scontrol", 0, LOG_LVL_INFO, NULL);
+	/* getopt names the program from argv[0]: print "scontrol:" as Slurm does
+	 * when run from PATH, whatever path we were started by. */
+	argv[0] = (char *)"scontrol";
+	detail = one_liner = quiet = 0;
+	optind = 0;
+	opterr = 1;
+	/* '+': stop at the first command word, as Slurm's scontrol does. */
+	while ((c = getopt_long(argc, argv, "+adhM:oQu:vVF", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': case 'M': case 'u': case 'v': case 'F': break;
+		case 'd': detail++; break;
+		case 'h': case OPT_HELP: usage(stdout); return 0;
+		case OPT_USAGE: usage(stdout); return 0;
+		case 'o': one_liner = 1; break;
+		case 'Q': quiet = 1; break;
+		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
+		case OPT_JSON: case OPT_YAML: case OPT_LOCAL: case OPT_SIBLING:
+		case OPT_FEDERATION: case OPT_HIDE:
+			break;
+		default:
+			cmd_bad_option("scontrol");
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	const char *cmd = argv[optind];
+	int nargs = argc - optind - 1;
+	char **args = argv + optind + 1;
+	/* Options may also follow the command (scontrol show job -d 5). */
+	int w = 0;
+	for (int i = 0; i < nargs; i++) {
+		if (!strcmp(args[i], "-d") || !strcmp(args[i], "--details") || !strcmp(args[i], "-dd"))
+			detail++;
+		else if (!strcmp(args[i], "-o") || !strcmp(args[i], "--oneliner"))
+			one_liner = 1;
+		else
+			args[w++] = args[i];
+	}
+	nargs = w;
+
+	if (kw(cmd, "show", 3))
+		return cmd_show(nargs, args);
+	if (kw(cmd, "ping", 2))
+		return do_ping();
+	if (kw(cmd, "update", 1))
+		return cmd_update(nargs, args);
+	if (kw(cmd, "hold", 2))
+		return cmd_hold("hold", nargs, args);
+	if (kw(cmd, "uhold", 2))
+		return cmd_hold("uhold", nargs, args);
+	if (kw(cmd, "release", 3))
+		return cmd_hold("release", nargs, args);
+	if (kw(cmd, "requeue", 3))
+		return cmd_hold("requeue", nargs, args);
+	if (kw(cmd, "reconfigure", 3))
+		return simple_rpc(MSG_RECONFIGURE, "slurm_reconfigure");
+	if (kw(cmd, "shutdown", 8))
+		return simple_rpc(MSG_SHUTDOWN, "slurm_shutdown");
+	if (kw(cmd, "version", 4)) {
+		printf("slurm %s\n", SLURM_COMPAT_VERSION);
+		return 0;
+	}
+	if (kw(cmd, "help", 2)) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcasecmp(cmd, "details")) {
+		detail = 1;
+		return 0;
+	}
+	if (!strcasecmp(cmd, "oneliner") || !strcasecmp(cmd, "quiet") || !strcasecmp(cmd, "all"))
+		return 0;
+	fprintf(stderr, "invalid keyword: %s\n", cmd);
+	return 1;
+}

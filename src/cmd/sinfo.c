@@ -1,0 +1,336 @@
+/*
+ * sinfo: view nodes and partitions, as Slurm 22.05's sinfo.
+ *
+ * Fetches the partition list (for its order) and the node list, groups the
+ * nodes into rows (print_node.c) and prints them with the chosen format.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
+#include "cmd/print.h"
+#include "errors.h"
+#include "hostlist.h"
+#include "log.h"
+#include "net.h"
+#include "states.h"
+#include "xalloc.h"
+
+enum { OPT_HELP = 0x100, OPT_USAGE, OPT_JSON, OPT_YAML, OPT_HIDE, OPT_LOCAL,
+       OPT_NOCONVERT, OPT_FEDERATION };
+
+static const struct option long_opts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "bg", no_argument, NULL, 'b' },
+	{ "dead", no_argument, NULL, 'd' },
+	{ "exact", no_argument, NULL, 'e' },
+	{ "noheader", no_argument, NULL, 'h' },
+	{ "iterate", required_argument, NULL, 'i' },
+	{ "long", no_argument, NULL, 'l' },
+	{ "cluster", required_argument, NULL, 'M' },
+	{ "clusters", required_argument, NULL, 'M' },
+	{ "nodes", required_argument, NULL, 'n' },
+	{ "Node", no_argument, NULL, 'N' },
+	{ "format", required_argument, NULL, 'o' },
+	{ "Format", required_argument, NULL, 'O' },
+	{ "partition", required_argument, NULL, 'p' },
+	{ "responding", no_argument, NULL, 'r' },
+	{ "list-reasons", no_argument, NULL, 'R' },
+	{ "summarize", no_argument, NULL, 's' },
+	{ "sort", required_argument, NULL, 'S' },
+	{ "states", required_argument, NULL, 't' },
+	{ "reservation", no_argument, NULL, 'T' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "usage", no_argument, NULL, OPT_USAGE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "yaml", no_argument, NULL, OPT_YAML },
+	{ "hide", no_argument, NULL, OPT_HIDE },
+	{ "local", no_argument, NULL, OPT_LOCAL },
+	{ "noconvert", no_argument, NULL, OPT_NOCONVERT },
+	{ "federation", no_argument, NULL, OPT_FEDERATION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *fp)
+{
+	fputs("Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+	      "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n"
+	      "             [--json] [--yaml]\n", fp);
+}
+
+static void help(void)
+{
+	usage(stdout);
+	fputs("\nOptions:\n"
+	      "  -a, --all                  show all partitions (including hidden ones)\n"
+	      "  -d, --dead                 show only non-responding nodes\n"
+	      "  -e, --exact                group nodes only on exact match of configuration\n"
+	      "  -h, --noheader             no headers on output\n"
+	      "  -i, --iterate=seconds      specify an iteration period\n"
+	      "      --json                 produce JSON output\n"
+	      "  -l, --long                 long output - displays more information\n"
+	      "  -n, --nodes=NODES          report on specific node(s)\n"
+	      "  -N, --Node                 Node-centric format\n"
+	      "  -o, --format=format        format specification\n"
+	      "  -O, --Format=format        long format specification\n"
+	      "  -p, --partition=PARTITION  report on specific partition\n"
+	      "  -r, --responding           report only responding nodes\n"
+	      "  -R, --list-reasons         list reason nodes are down or drained\n"
+	      "  -s, --summarize            report state summary only\n"
+	      "  -S, --sort=fields          comma separated list of fields to sort on\n"
+	      "  -t, --states=node_state    specify what states of nodes to view\n"
+	      "  -v, --verbose              verbosity level\n"
+	      "  -V, --version              output version information and exit\n"
+	      "\nHelp options:\n"
+	      "  --help                     show this help message\n"
+	      "  --usage                    display brief usage message\n", stdout);
+}
+
+static void bad_letter(int c, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "Invalid node format specification: %c\n", c);
+}
+
+static void bad_name(const char *name, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "Invalid node format specification: %s\n", name);
+}
+
+static void print_json(const msg_node_info_t *ni)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "meta",
+			    json_pack("{s:{s:s,s:s},s:{s:{s:i,s:i,s:i},s:s}}",
+				      "plugin", "type", "openapi/v0.0.38", "name", "Slurm OpenAPI v0.0.38",
+				      "Slurm", "version", "major", 22, "micro", 8, "minor", 5,
+				      "release", SLURM_COMPAT_VERSION));
+	json_object_set_new(root, "errors", json_array());
+	json_t *nodes = json_array();
+	for (uint32_t i = 0; i < ni->nnodes; i++) {
+		const node_info_t *n = &ni->nodes[i];
+		char st[64];
+		json_t *o = json_object();
+		json_object_set_new(o, "architecture", json_string(n->arch ? n->arch : ""));
+		json_object_set_new(o, "boards", json_integer(n->boards));
+		json_object_set_new(o, "boot_time", json_integer(n->boot_time));
+		json_object_set_new(o, "cores", json_integer(n->cores));
+		json_object_set_new(o, "cpu_load", json_integer(n->cpu_load));
+		json_object_set_new(o, "free_memory", json_integer((json_int_t)n->free_mem));
+		json_object_set_new(o, "cpus", json_integer(n->cpus));
+		json_object_set_new(o, "last_busy", json_integer(n->last_busy));
+		json_object_set_new(o, "features", json_string(n->features ? n->features : ""));
+		json_object_set_new(o, "active_features",
+				    json_string(n->features_active ? n->features_active : ""));
+		json_object_set_new(o, "gres", json_string(n->gres ? n->gres : ""));
+		json_object_set_new(o, "gres_used", json_string(n->gres_used ? n->gres_used : ""));
+		json_object_set_new(o, "name", json_string(n->name));
+		json_object_set_new(o, "address", json_string(n->addr ? n->addr : ""));
+		json_object_set_new(o, "hostname", json_string(n->hostname ? n->hostname : ""));
+		node_state_string(n->state & NODE_STATE_BASE, st, sizeof(st));
+		json_object_set_new(o, "state", json_string(st));
+		json_t *parts = json_array();
+		strv_t pv = { 0 };
+		cmd_split(&pv, n->partitions);
+		for (uint32_t k = 0; k < pv.n; k++)
+			json_array_append_new(parts, json_string(pv.v[k]));
+		strv_free(&pv);
+		json_object_set_new(o, "partitions", parts);
+		json_object_set_new(o, "port", json_integer(n->port));
+		json_object_set_new(o, "real_memory", json_integer((json_int_t)n->real_memory));
+		json_object_set_new(o, "reason", json_string(n->reason ? n->reason : ""));
+		json_object_set_new(o, "reason_changed_at", json_integer(n->reason_time));
+		json_object_set_new(o, "sockets", json_integer(n->sockets));
+		json_object_set_new(o, "threads", json_integer(n->threads));
+		json_object_set_new(o, "temporary_disk", json_integer((json_int_t)n->tmp_disk));
+		json_object_set_new(o, "weight", json_integer(n->weight));
+		json_object_set_new(o, "tres", json_string(n->cfg_tres ? n->cfg_tres : ""));
+		json_object_set_new(o, "slurmd_version", json_string(n->version ? n->version : ""));
+		json_object_set_new(o, "alloc_memory", json_integer((json_int_t)n->alloc_mem));
+		json_object_set_new(o, "alloc_cpus", json_integer(n->cpus_alloc));
+		json_object_set_new(o, "idle_cpus", json_integer(n->cpus - n->cpus_alloc));
+		json_array_append_new(nodes, o);
+	}
+	json_object_set_new(root, "nodes", nodes);
+	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ESCAPE_SLASH);
+	fputs(s, stdout);
+	free(s);
+	json_decref(root);
+}
+
+int cmd_sinfo(int argc, char **argv)
+{
+	int c, no_header = 0, long_fmt = 0, iterate = 0, json = 0;
+	const char *format = NULL, *format_long = NULL, *sort = NULL;
+	strv_t parts = { 0 }, states = { 0 };
+	hostlist_t *node_filter = NULL;
+	sinfo_opts_t so = { 0 };
+	int rc = 0;
+	const char *env;
+
+	log_init("sinfo", 0, LOG_LVL_INFO, NULL);
+	/* getopt names the program from argv[0]: print "sinfo:" as Slurm does
+	 * when run from PATH, whatever path we were started by. */
+	argv[0] = (char *)"sinfo";
+	optind = 0;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "abdehi:lM:n:No:O:p:rRsS:t:TvV",
+				long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': case 'b': case 'M': case 'T': case 'v': break;
+		case 'd': so.dead = 1; break;
+		case 'e': so.exact = 1; break;
+		case 'h': no_header = 1; break;
+		case 'i': iterate = atoi(optarg); break;
+		case 'l': long_fmt = 1; break;
+		case 'n': {
+			char *err = NULL;
+			hostlist_destroy(node_filter);
+			node_filter = hostlist_create(optarg, &err);
+			if (!node_filter) {
+				fprintf(stderr, "sinfo: error: Invalid node name %s\n", optarg);
+				free(err);
+				return 1;
+			}
+			break;
+		}
+		case 'N': so.node_flag = 1; break;
+		case 'o': format = optarg; format_long = NULL; break;
+		case 'O': format_long = optarg; format = NULL; break;
+		case 'p': strv_free(&parts); cmd_split(&parts, optarg); break;
+		case 'r': so.responding = 1; break;
+		case 'R': so.list_reasons = 1; break;
+		case 's': so.summarize = 1; break;
+		case 'S': sort = optarg; break;
+		case 't': cmd_split(&states, optarg); break;
+		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
+		case OPT_HELP: help(); return 0;
+		case OPT_USAGE: usage(stdout); return 0;
+		case OPT_JSON: case OPT_YAML: json = 1; break;
+		case OPT_HIDE: case OPT_LOCAL: case OPT_NOCONVERT: case OPT_FEDERATION: break;
+		default:
+			cmd_bad_option("sinfo");
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sinfo: error: Unrecognized option: %s\n", argv[optind]);
+		usage(stderr);
+		return 1;
+	}
+	for (uint32_t i = 0; i < states.n; i++) {
+		static const char *known[] = {
+			"all", "alloc", "allocated", "cloud", "comp", "completing", "down",
+			"drain", "drained", "draining", "fail", "failing", "future", "idle",
+			"maint", "mix", "mixed", "no_respond", "npc", "perfctrs", "planned",
+			"power_down", "powering_down", "powered_down", "powering_up", "reboot",
+			"reboot_issued", "reboot_requested", "resv", "reserved", "unk", "unknown",
+			"drng", "plnd", "inval", "invalid", "dyn", "dynamic_future", "dynamic_norm",
+		};
+		int ok = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(known) && !ok; k++)
+			ok = !strcasecmp(states.v[i], known[k]);
+		if (!ok) {
+			fprintf(stderr, "sinfo: error: Invalid node state specified: %s\n", states.v[i]);
+			return 1;
+		}
+	}
+	so.states = states.n ? &states : NULL;
+	so.sort = sort;
+
+	fmt_t fmt;
+	int hash_n = 0, hash_p = 0;
+	if (!format && !format_long && (env = getenv("SINFO_FORMAT")) && *env)
+		format = env;
+	if (format_long) {
+		fmt_parse_long(&fmt, format_long, node_fmt_lookup, bad_name, NULL);
+	} else {
+		const char *spec = format;
+		if (!spec) {
+			if (so.summarize)
+				spec = "%9P %.5a %.10l %.16F  %N";
+			else if (so.node_flag && long_fmt) {
+				spec = "%9N %.6D %.9P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E";
+				hash_n = 1;
+			} else if (so.node_flag) {
+				spec = "%9N %.6D %9P %6t";
+				hash_n = hash_p = 1;
+			} else if (so.list_reasons)
+				spec = long_fmt ? "%20E %12U %19H %6t %N" : "%20E %9u %19H %N";
+			else if (long_fmt)
+				spec = "%9P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N";
+			else
+				spec = "%9P %.5a %.10l %.6D %.6t %N";
+		}
+		fmt_parse(&fmt, spec, 0, node_fmt_valid, bad_letter, NULL);
+		/* "#": width computed from the data (Slurm's %#N / %#P). */
+		for (size_t i = 0; i < fmt.n; i++)
+			if ((hash_n && fmt.f[i].code == 'N') || (hash_p && fmt.f[i].code == 'P'))
+				fmt.f[i].width = -1;
+	}
+
+	for (;;) {
+		msg_info_req_t req = { 0 };
+		msg_part_info_t *pi = NULL;
+		msg_node_info_t *ni = NULL;
+		int err = cmd_call(MSG_PART_INFO_REQ, &req, MSG_PART_INFO, (void **)&pi, NULL);
+		if (err) {
+			fprintf(stderr, "slurm_load_partitions: %s\n", slurm_strerror(err));
+			rc = 1;
+			break;
+		}
+		err = cmd_call(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO, (void **)&ni, NULL);
+		if (err) {
+			fprintf(stderr, "slurm_load_node: %s\n", slurm_strerror(err));
+			proto_msg_destroy(MSG_PART_INFO, pi);
+			rc = 1;
+			break;
+		}
+		time_t now = time(NULL);
+		if (json) {
+			print_json(ni);
+		} else {
+			sinfo_row_t *rows = NULL;
+			size_t n = sinfo_build(pi, ni, &fmt, &so, parts.n ? &parts : NULL,
+					       node_filter, &rows);
+			fmt_t f2 = fmt;    /* widths resolved per iteration */
+			fmt_field_t *fcopy = xmalloc((fmt.n ? fmt.n : 1) * sizeof(*fcopy));
+			memcpy(fcopy, fmt.f, fmt.n * sizeof(*fcopy));
+			f2.f = fcopy;
+			sinfo_fix_widths(&f2, rows, n);
+			strbuf_t sb = STRBUF_INIT;
+			if (long_fmt)
+				print_date_line(&sb, now);
+			if (!no_header)
+				print_sinfo_header(&sb, &f2);
+			for (size_t i = 0; i < n; i++)
+				print_sinfo_row(&sb, &f2, &rows[i]);
+			fwrite(sb.buf, 1, sb.len, stdout);
+			strbuf_release(&sb);
+			free(fcopy);
+			sinfo_rows_free(rows, n);
+		}
+		proto_msg_destroy(MSG_PART_INFO, pi);
+		proto_msg_destroy(MSG_NODE_INFO, ni);
+		fflush(stdout);
+		if (iterate <= 0)
+			break;
+		printf("\n");
+		sleep((unsigned)iterate);
+	}
+	fmt_release(&fmt);
+	strv_free(&parts);
+	strv_free(&states);
+	hostlist_destroy(node_filter);
+	return rc;
+}

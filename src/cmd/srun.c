@@ -1,0 +1,661 @@
+/*
+ * srun: run a parallel command, as a job step.
+ *
+ * Inside an allocation (SLURM_JOB_ID set, or --jobid) srun only creates a
+ * step. Standalone it first asks for an allocation (MSG_SUBMIT with
+ * JOB_F_INTERACTIVE), waits for it to start (printing Slurm's "queued and
+ * waiting" / "has been allocated" lines), runs one step, and reports the
+ * allocation's end itself (MSG_JOB_COMPLETE). The step: MSG_STEP_CREATE
+ * gives the nodes and a launch credential; srun sends MSG_LAUNCH_STEP to
+ * each node daemon and relays the MSG_STEP_IO frames that come back on
+ * those connections as they arrive (-l prefixes each line with the rank).
+ *
+ * Exit status (man srun): the largest task exit code, or 128+signal for
+ * a task killed by a signal. SIGINT/SIGTERM cancel a standalone job; a
+ * second one exits at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
+#include "cmd/jobopts.h"
+#include "errors.h"
+#include "log.h"
+#include "net.h"
+#include "states.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+static int sig_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t sig_count;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+	sig_count++;
+	if (write(sig_pipe[1], &b, 1) < 0) {
+		/* pipe full: the loop is already awake */
+	}
+	errno = saved;
+}
+
+static void setup_signals(void)
+{
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return;
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void drain_sig_pipe(void)
+{
+	unsigned char buf[16];
+	while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+static void srun_usage(FILE *fp)
+{
+	fprintf(fp,
+"Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [-t time]\n"
+"            [-J jobname] [-A account] [--mem=MB] [--gres=list] [--gpus=n]\n"
+"            [--ntasks-per-node=n] [-w hosts] [-x hosts] [--exclusive]\n"
+"            [-D path] [--export=...] [-l] [-o file] [-u] [-v] [-Q]\n"
+"            [--jobid=id] executable [args...]\n");
+}
+
+static void srun_help(void)
+{
+	srun_usage(stdout);
+	printf(
+"\nRun a command as a job step: inside an allocation (SLURM_JOB_ID set or\n"
+"--jobid) on its nodes, else in a new allocation made for it.\n"
+"\n"
+"  -l, --label               prefix each output line with the task rank\n"
+"  -o, --output=file         write stdout to file\n"
+"  -u, --unbuffered          accepted (output is always relayed at once)\n"
+"      --jobid=id            run inside this existing allocation\n"
+"  (other options as sbatch: see sbatch --help)\n");
+}
+
+static char *short_hostname(void)
+{
+	struct utsname u;
+	if (uname(&u) < 0)
+		return xstrdup("localhost");
+	char *dot = strchr(u.nodename, '.');
+	if (dot)
+		*dot = '\0';
+	return xstrdup(u.nodename);
+}
+
+static void env_set(strv_t *env, const char *key, const char *val)
+{
+	size_t kl = strlen(key);
+	char *kv = xasprintf("%s=%s", key, val);
+	for (uint32_t i = 0; i < env->n; i++) {
+		if (!strncmp(env->v[i], key, kl) && env->v[i][kl] == '=') {
+			free(env->v[i]);
+			env->v[i] = kv;
+			return;
+		}
+	}
+	strv_push(env, kv);
+	free(kv);
+}
+
+static void env_setu(strv_t *env, const char *key, unsigned v)
+{
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%u", v);
+	env_set(env, key, buf);
+}
+
+/* Wait on fd or a signal. 1 readable, 0 signal, -1 error. */
+static int wait_readable(int fd)
+{
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sig_pipe[0], .events = POLLIN } };
+	for (;;) {
+		int n = poll(p, sig_pipe[0] >= 0 ? 2 : 1, -1);
+		if (n < 0 && errno == EINTR) {
+			if (sig_count)
+				return 0;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		if (p[1].revents)
+			return 0;
+		return 1;
+	}
+}
+
+static void cancel_job(uint32_t job_id)
+{
+	msg_cancel_t req = { .njob_ids = 1, .job_ids = &job_id };
+	void *reply = NULL;
+	if (!cmd_call(MSG_CANCEL, &req, MSG_CANCEL_REPLY, &reply, NULL))
+		proto_msg_destroy(MSG_CANCEL_REPLY, reply);
+}
+
+/* Standalone: get an allocation. Returns 0, or an exit status. */
+static int allocate(jobopts_t *o, uint32_t *job_id_out)
+{
+	void *reply = NULL;
+	enum msg_type rtype = MSG_NONE;
+	int err = rpc_call_ctld(cmd_conf(), MSG_SUBMIT, &o->desc, &rtype, &reply);
+	uint32_t job_id = 0;
+	if (!err && rtype == MSG_SUBMIT_REPLY) {
+		msg_submit_reply_t *sr = reply;
+		if (sr->rc && sr->msg && *sr->msg)
+			error("%s", sr->msg);
+		err = sr->rc;
+		job_id = sr->job_id;
+	} else if (!err && rtype == MSG_RC) {
+		err = ((msg_rc_t *)reply)->rc ? ((msg_rc_t *)reply)->rc : SLUICE_E_PROTOCOL;
+	} else if (!err) {
+		err = SLUICE_E_PROTOCOL;
+	}
+	if (reply)
+		proto_msg_destroy(rtype, reply);
+	if (err) {
+		error("Unable to allocate resources: %s", slurm_strerror(err));
+		return 1;
+	}
+	*job_id_out = job_id;
+
+	msg_info_req_t ir = { .job_id = job_id };
+	err = cmd_call(MSG_JOB_INFO_REQ, &ir, MSG_JOB_INFO, &reply, NULL);
+	if (err) {
+		error("Unable to allocate resources: %s", slurm_strerror(err));
+		return 1;
+	}
+	msg_job_info_t *ji = reply;
+	uint32_t state = ji->njobs ? ji->jobs[0].state : JOB_PENDING;
+	proto_msg_destroy(MSG_JOB_INFO, reply);
+	if ((state & JOB_STATE_BASE) == JOB_RUNNING)
+		return 0;
+	if (JOB_IS_FINISHED(state)) {
+		error("Unable to allocate resources: Job allocation %u has been revoked", job_id);
+		return 1;
+	}
+
+	info("job %u queued and waiting for resources", job_id);
+	int cerr = 0;
+	rpc_t *r = rpc_connect_ctld(cmd_conf(), &cerr);
+	msg_job_wait_t wr = { .job_id = job_id, .until = WAIT_UNTIL_STARTED };
+	if (!r || (cerr = rpc_send(r, MSG_JOB_WAIT, &wr))) {
+		rpc_close(r);
+		error("Unable to allocate resources: %s", slurm_strerror(cerr));
+		cancel_job(job_id);
+		return 1;
+	}
+	int w = wait_readable(rpc_fd(r));
+	if (w <= 0) {
+		rpc_close(r);
+		cancel_job(job_id);
+		info("Job allocation %u has been revoked.", job_id);
+		return 1;
+	}
+	void *msg = NULL;
+	enum msg_type t = MSG_NONE;
+	err = rpc_recv(r, &t, &msg, -1);
+	rpc_close(r);
+	if (err) {
+		error("Unable to allocate resources: %s", slurm_strerror(err));
+		cancel_job(job_id);
+		return 1;
+	}
+	if (t == MSG_RC) {
+		int rc = ((msg_rc_t *)msg)->rc;
+		proto_msg_destroy(t, msg);
+		error("Job allocation %u has been revoked: %s", job_id,
+		      slurm_strerror(rc ? rc : ESLURM_ALREADY_DONE));
+		return 1;
+	}
+	proto_msg_destroy(t, msg);
+	info("job %u has been allocated resources", job_id);
+	return 0;
+}
+
+struct node_conn {
+	rpc_t *r;
+	char *name;
+	uint32_t first, ntasks;
+	strbuf_t partial[3];       /* unfinished line per stream (for -l) */
+	uint32_t partial_task[3];
+};
+
+struct step_state {
+	uint32_t total_tasks;
+	uint32_t *status;          /* raw wait status per task */
+	uint8_t *exited;
+	int label, width;
+	int out_fd;                /* -o file or 1 */
+};
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void relay_io(struct step_state *st, const msg_step_io_t *io)
+{
+	int fd = io->stream == STEP_IO_STDERR ? 2 : st->out_fd;
+	if (!st->label) {
+		write_all(fd, io->data, io->len);
+		return;
+	}
+	/* Label each line; a line split across frames keeps one label. */
+	strbuf_t sb = STRBUF_INIT;
+	static int at_line_start[3] = { 1, 1, 1 };
+	int s = io->stream == STEP_IO_STDERR ? 2 : 1;
+	for (uint32_t i = 0; i < io->len; i++) {
+		if (at_line_start[s]) {
+			strbuf_addf(&sb, "%*u: ", st->width, io->task);
+			at_line_start[s] = 0;
+		}
+		strbuf_addch(&sb, (char)io->data[i]);
+		if (io->data[i] == '\n')
+			at_line_start[s] = 1;
+	}
+	write_all(fd, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+static int digits(uint32_t n)
+{
+	int w = 1;
+	if (n)
+		n--;
+	while (n /= 10)
+		w++;
+	return w;
+}
+
+/* Run one step. Returns the exit status for srun. */
+static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
+		    int standalone, uint32_t *worst_status)
+{
+	const conf_t *conf = cmd_conf();
+	msg_step_create_t sc = {
+		.job_id = job_id,
+		.ntasks = o->desc.ntasks,
+		.min_nodes = o->desc.min_nodes,
+		.name = o->desc.name,
+	};
+	void *reply = NULL;
+	int err = cmd_call(MSG_STEP_CREATE, &sc, MSG_STEP_CREATE_REPLY, &reply, NULL);
+	msg_step_create_reply_t *sr = reply;
+	if (!err && sr->rc)
+		err = sr->rc;
+	if (err) {
+		error("Unable to create step for job %u: %s", job_id, slurm_strerror(err));
+		if (reply)
+			proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
+		*worst_status = 1 << 8;
+		return 1;
+	}
+
+	uint32_t nnodes = sr->node_names.n;
+	uint32_t total = 0;
+	for (uint32_t i = 0; i < nnodes && i < sr->ntasks_per_node_n; i++)
+		total += sr->ntasks_per_node[i];
+
+	char cwd[PATH_MAX];
+	const char *dir = o->desc.work_dir;
+	if (!dir)
+		dir = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
+
+	/* The environment every task starts from. */
+	jobopts_build_env(o, environ);
+	strv_t *env = &o->desc.env;
+	env_setu(env, "SLURM_JOB_ID", job_id);
+	env_setu(env, "SLURM_JOBID", job_id);
+	env_setu(env, "SLURM_STEP_ID", sr->step_id);
+	env_setu(env, "SLURM_STEPID", sr->step_id);
+	env_setu(env, "SLURM_NTASKS", total);
+	env_setu(env, "SLURM_NPROCS", total);
+	env_setu(env, "SLURM_STEP_NUM_TASKS", total);
+	env_setu(env, "SLURM_STEP_NUM_NODES", nnodes);
+	if (sr->nodes)
+		env_set(env, "SLURM_STEP_NODELIST", sr->nodes);
+	if (standalone) {
+		env_setu(env, "SLURM_NNODES", nnodes);
+		env_setu(env, "SLURM_JOB_NUM_NODES", nnodes);
+		if (sr->nodes) {
+			env_set(env, "SLURM_NODELIST", sr->nodes);
+			env_set(env, "SLURM_JOB_NODELIST", sr->nodes);
+		}
+		if (o->desc.name)
+			env_set(env, "SLURM_JOB_NAME", o->desc.name);
+		env_set(env, "SLURM_SUBMIT_DIR", dir);
+		if (o->desc.alloc_node)
+			env_set(env, "SLURM_SUBMIT_HOST", o->desc.alloc_node);
+		if (conf->cluster_name)
+			env_set(env, "SLURM_CLUSTER_NAME", conf->cluster_name);
+	}
+
+	struct step_state st = { .total_tasks = total, .label = o->label,
+				 .width = digits(total), .out_fd = 1 };
+	st.status = xcalloc(total + 1, sizeof(*st.status));
+	st.exited = xcalloc(total + 1, 1);
+	if (o->desc.std_out) {
+		int fd = open(o->desc.std_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			error("Could not open stdout file %s: %s", o->desc.std_out, strerror(errno));
+		else
+			st.out_fd = fd;
+	}
+
+	struct node_conn *nc = xcalloc(nnodes + 1, sizeof(*nc));
+	uint32_t first = 0;
+	int live = 0;
+	for (uint32_t i = 0; i < nnodes; i++) {
+		nc[i].name = sr->node_names.v[i];
+		nc[i].first = first;
+		nc[i].ntasks = i < sr->ntasks_per_node_n ? sr->ntasks_per_node[i] : 0;
+		first += nc[i].ntasks;
+		const char *addr = i < sr->node_addrs.n ? sr->node_addrs.v[i] : nc[i].name;
+		uint16_t port = (uint16_t)(i < sr->nports ? sr->ports[i] : conf->slurmd_port);
+		msg_launch_step_t ls = {
+			.job_id = job_id, .step_id = sr->step_id,
+			.user_id = (uint32_t)getuid(), .group_id = (uint32_t)getgid(),
+			.cred = sr->cred, .env = *env, .cwd = (char *)dir,
+			.ntasks = nc[i].ntasks, .first_task = nc[i].first,
+			.total_tasks = total, .node_id = i, .nnodes = nnodes,
+			.flags = o->unbuffered ? 1u : 0u,
+		};
+		for (int k = 0; k < ncmd; k++)
+			strv_push(&ls.argv, cmd[k]);
+		int cerr = 0;
+		rpc_t *r = rpc_connect_addr(conf, addr, port, &cerr);
+		if (r && !(cerr = rpc_send(r, MSG_LAUNCH_STEP, &ls))) {
+			enum msg_type t = MSG_NONE;
+			void *m = NULL;
+			int timeout = (int)(conf->message_timeout ? conf->message_timeout : 10) * 1000;
+			cerr = rpc_recv(r, &t, &m, timeout);
+			if (!cerr && t == MSG_RC && ((msg_rc_t *)m)->rc) {
+				msg_rc_t *rm = m;
+				error("Task launch for StepId=%u.%u failed on node %s: %s", job_id,
+				      sr->step_id, nc[i].name,
+				      rm->msg && *rm->msg ? rm->msg : slurm_strerror(rm->rc));
+				cerr = rm->rc;
+			} else if (!cerr && t != MSG_RC) {
+				cerr = SLUICE_E_PROTOCOL;
+			}
+			if (m)
+				proto_msg_destroy(t, m);
+		} else {
+			error("Task launch for StepId=%u.%u failed on node %s: %s", job_id,
+			      sr->step_id, nc[i].name, slurm_strerror(cerr));
+			cerr = cerr ? cerr : SLUICE_E_CONNECT;
+		}
+		strv_free(&ls.argv);
+		if (cerr) {
+			rpc_close(r);
+			for (uint32_t k = 0; k < nc[i].ntasks; k++) {
+				st.status[nc[i].first + k] = 1 << 8;
+				st.exited[nc[i].first + k] = 1;
+			}
+			continue;
+		}
+		nc[i].r = r;
+		live++;
+	}
+
+	/* Relay output until every connection is closed. */
+	struct pollfd *pf = xcalloc(nnodes + 2, sizeof(*pf));
+	int interrupted = 0;
+	while (live > 0) {
+		nfds_t n = 0;
+		uint32_t *map = xcalloc(nnodes + 1, sizeof(*map));
+		for (uint32_t i = 0; i < nnodes; i++) {
+			if (!nc[i].r)
+				continue;
+			pf[n].fd = rpc_fd(nc[i].r);
+			pf[n].events = POLLIN;
+			pf[n].revents = 0;
+			map[n++] = i;
+		}
+		pf[n].fd = sig_pipe[0];
+		pf[n].events = POLLIN;
+		pf[n].revents = 0;
+		int pr = poll(pf, n + 1, -1);
+		if (pr < 0 && errno != EINTR) {
+			free(map);
+			break;
+		}
+		if (pr > 0 && pf[n].revents) {
+			drain_sig_pipe();
+			interrupted++;
+			if (interrupted == 1 && standalone) {
+				error("Job step aborted");
+				cancel_job(job_id);
+			} else {
+				free(map);
+				break;
+			}
+		}
+		for (nfds_t k = 0; pr > 0 && k < n; k++) {
+			if (!pf[k].revents)
+				continue;
+			struct node_conn *c = &nc[map[k]];
+			enum msg_type t = MSG_NONE;
+			void *m = NULL;
+			int e = rpc_recv(c->r, &t, &m, 30000);
+			if (e) {
+				rpc_close(c->r);
+				c->r = NULL;
+				live--;
+				continue;
+			}
+			if (t == MSG_STEP_IO) {
+				relay_io(&st, m);
+			} else if (t == MSG_STEP_TASK_EXIT) {
+				msg_step_task_exit_t *te = m;
+				if (te->task < total) {
+					st.status[te->task] = te->status;
+					st.exited[te->task] = 1;
+				}
+			}
+			proto_msg_destroy(t, m);
+		}
+		free(map);
+	}
+	for (uint32_t i = 0; i < nnodes; i++)
+		rpc_close(nc[i].r);
+	free(pf);
+
+	/* Report failed tasks per node as Slurm does, and compute the exit. */
+	int rc = 0;
+	uint32_t worst = 0;
+	for (uint32_t i = 0; i < nnodes; i++) {
+		for (uint32_t k = 0; k < nc[i].ntasks; k++) {
+			uint32_t t = nc[i].first + k;
+			uint32_t s = st.exited[t] ? st.status[t] : (9u);  /* lost: as killed */
+			int ec;
+			if (WIFSIGNALED(s)) {
+				ec = 128 + WTERMSIG(s);
+				if (!interrupted)
+					error("%s: task %u: %s", nc[i].name, t, strsignal(WTERMSIG(s)));
+			} else {
+				ec = WEXITSTATUS(s);
+				if (ec)
+					error("%s: task %u: Exited with exit code %d", nc[i].name, t, ec);
+			}
+			if (ec > rc) {
+				rc = ec;
+				worst = s;
+			}
+		}
+	}
+	if (st.out_fd != 1)
+		close(st.out_fd);
+	free(st.status);
+	free(st.exited);
+	free(nc);
+	proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
+	*worst_status = worst;
+	return rc;
+}
+
+int cmd_srun(int argc, char **argv)
+{
+	jobopts_t o;
+	int rc;
+
+	log_init("srun", 0, LOG_LVL_INFO, NULL);
+	jobopts_init(&o, JOBOPTS_SRUN);
+	jobopts_t cli;
+	jobopts_init(&cli, JOBOPTS_SRUN);
+	if ((rc = jobopts_parse_argv(&cli, argc, argv, 0))) {
+		jobopts_release(&cli);
+		jobopts_release(&o);
+		return rc;
+	}
+	if (cli.help || cli.usage || cli.version) {
+		if (cli.help)
+			srun_help();
+		else if (cli.usage)
+			srun_usage(stdout);
+		else
+			printf("slurm %s\n", SLURM_COMPAT_VERSION);
+		jobopts_release(&cli);
+		jobopts_release(&o);
+		return 0;
+	}
+	int cli_counts = cli.cli_ntasks || cli.cli_nodes;
+	jobopts_release(&cli);
+
+	/* Environment (SLURM_NTASKS, ...) first, then the command line. The
+	 * job's own counts only apply when the user gave none. */
+	if ((rc = jobopts_parse_env(&o, environ))) {
+		jobopts_release(&o);
+		return rc;
+	}
+	if (cli_counts) {
+		o.desc.ntasks = 0;
+		o.desc.min_nodes = o.desc.max_nodes = 0;
+		o.ntasks_set = o.nodes_set = 0;
+	}
+	if ((rc = jobopts_parse_argv(&o, argc, argv, 0))) {
+		jobopts_release(&o);
+		return rc;
+	}
+	if (o.quiet)
+		log_set_level(LOG_LVL_ERROR);
+	else if (o.verbose)
+		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
+	if (o.pty) {
+		error("--pty is not supported yet");
+		jobopts_release(&o);
+		return 1;
+	}
+	if (o.argi >= argc) {
+		fprintf(stderr, "srun: fatal: No command given to execute.\n");
+		jobopts_release(&o);
+		return 1;
+	}
+	char **cmd = argv + o.argi;
+	int ncmd = argc - o.argi;
+
+	/* Tasks: one per node when only -N is given (Slurm's default). */
+	job_desc_t *d = &o.desc;
+	if (!d->ntasks && d->min_nodes && d->ntasks_per_node)
+		d->ntasks = d->min_nodes * d->ntasks_per_node;
+	else if (!d->ntasks && d->min_nodes)
+		d->ntasks = d->min_nodes;
+
+	const char *jid = o.jobid ? o.jobid : getenv("SLURM_JOB_ID");
+	if (!jid)
+		jid = getenv("SLURM_JOBID");
+	uint32_t job_id = 0;
+	int standalone = 1;
+	if (jid && *jid) {
+		char *end;
+		unsigned long v = strtoul(jid, &end, 10);
+		if (*end || !v) {
+			error("Invalid job id %s", jid);
+			jobopts_release(&o);
+			return 1;
+		}
+		job_id = (uint32_t)v;
+		standalone = 0;
+	}
+
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/");
+	if (d->work_dir && d->work_dir[0] != '/') {
+		char *w = xasprintf("%s/%s", cwd, d->work_dir);
+		free(d->work_dir);
+		d->work_dir = w;
+	} else if (!d->work_dir) {
+		d->work_dir = xstrdup(cwd);
+	}
+	if (!d->name) {
+		const char *b = strrchr(cmd[0], '/');
+		d->name = xstrdup(b ? b + 1 : cmd[0]);
+	}
+	d->alloc_node = short_hostname();
+	d->alloc_sid = (uint32_t)getsid(0);
+
+	setup_signals();
+	if (standalone) {
+		d->flags |= JOB_F_INTERACTIVE;
+		if (!d->ntasks)
+			d->ntasks = 1;
+		for (int k = 0; k < ncmd; k++)
+			strv_push(&d->argv, cmd[k]);
+		jobopts_build_env(&o, environ);
+		if ((rc = allocate(&o, &job_id))) {
+			jobopts_release(&o);
+			return rc;
+		}
+	}
+
+	uint32_t worst = 0;
+	rc = run_step(&o, job_id, cmd, ncmd, standalone, &worst);
+
+	if (standalone) {
+		msg_job_complete_t jc = {
+			.job_id = job_id, .step_id = NO_VAL32, .launch_seq = 0,
+			.exit_status = worst,
+			.end_state = rc ? JOB_FAILED : JOB_COMPLETE,
+		};
+		int e = rpc_call_ctld_rc(cmd_conf(), MSG_JOB_COMPLETE, &jc, NULL);
+		if (e && e != ESLURM_ALREADY_DONE && e != ESLURM_INVALID_JOB_ID)
+			verbose("could not report the end of job %u: %s", job_id, slurm_strerror(e));
+	}
+	jobopts_release(&o);
+	return rc;
+}

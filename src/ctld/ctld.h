@@ -1,0 +1,215 @@
+/*
+ * ctld.h: the controller's state and the functions its modules share.
+ *
+ * One ctld_t owns everything: config, event loop, the SQLite state DB, the
+ * node/partition/job records and the sched_t mirror the scheduler core
+ * works on. Modules: state_db.c (durability), jobs.c (job records and
+ * transitions), nodes.c (nodes and partitions), sched_glue.c (scheduling
+ * passes and launches), rpc.c (message dispatch), ctld_main.c (startup and
+ * the loop hooks).
+ *
+ * Durability rule: every change marks its record dirty (job_dirty,
+ * node_dirty, part_dirty); the loop's before_sleep hook writes the dirty
+ * records in one transaction, commits, and only then flushes replies.
+ */
+#ifndef SLUICE_CTLD_H
+#define SLUICE_CTLD_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "auth.h"
+#include "conf.h"
+#include "loop.h"
+#include "net.h"
+#include "proto.h"
+#include "sched/sched.h"
+
+enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK };
+typedef struct dep {
+	uint32_t type;
+	uint32_t job_id;
+} dep_t;
+
+typedef struct job {
+	uint32_t job_id;
+	uint32_t state;           /* job_state_base | flags */
+	uint32_t reason;          /* enum job_reason */
+	char *reason_detail;      /* "UnavailableNodes:comp032" or NULL */
+	uint32_t user_id, group_id;
+	char *group_name;
+	uint32_t priority;
+	uint32_t part;            /* index into ctld_t.parts */
+	uint32_t launch_seq;
+	uint32_t exit_code;       /* raw wait status */
+	uint32_t time_limit;      /* minutes */
+	uint32_t hold;            /* 0, WAIT_HELD_USER or WAIT_HELD (admin) */
+	int64_t submit_time, eligible_time, start_time, end_time, last_eval;
+	int64_t kill_time;        /* last kill sent for an overdue job */
+	uint32_t next_step;
+	uint8_t alloc_held;       /* alloc still committed to the scheduler */
+	uint8_t dirty;
+	uint8_t dep_state;        /* 0 met/none, 1 waiting, 2 never */
+	uint32_t ndeps;
+	dep_t *deps;
+	job_desc_t *desc;         /* as submitted, minus script and env (in the DB) */
+	uint32_t *req_idx, nreq, *exc_idx, nexc;   /* -w / -x as node indexes */
+	uint32_t gpus_per_node, gpus_per_job;
+	char gpu_type[32];
+	sched_alloc_t alloc;
+	char *nodes;              /* allocated nodes, ranged */
+	char *tres;               /* cached TRES string (req or alloc) */
+	struct job *hnext;        /* hash chain */
+} job_t;
+
+typedef struct node {
+	uint32_t idx;
+	const conf_node_t *cf;
+	uint32_t base;            /* NODE_UNKNOWN/DOWN/FUTURE, or NODE_IDLE = up */
+	uint32_t flags;           /* NODE_FLAG_DRAIN/FAIL/NO_RESPOND */
+	char *reason;
+	uint32_t reason_uid;
+	int64_t reason_time;
+	conn_t *conn;             /* the noded's registered connection */
+	int64_t last_heard;
+	char *arch, *os, *version;
+	int64_t boot_time, start_time, last_busy;
+	uint32_t cpu_load, port;
+	uint64_t free_mem;
+	char *partitions;         /* "defq,short" */
+	char *cfg_tres;
+	char *topo_addr;          /* SLURM_TOPOLOGY_ADDR */
+	uint8_t dirty;
+} node_t;
+
+typedef struct part {
+	const conf_part_t *cf;
+	uint32_t state;           /* CONF_PART_* */
+	uint32_t max_time, default_time, max_nodes, min_nodes;
+	uint32_t priority_job_factor, priority_tier;
+	uint32_t total_cpus;
+	char *tres;
+	uint8_t dirty;
+} part_t;
+
+typedef struct waiter {
+	conn_t *c;
+	uint32_t job_id, until;
+} waiter_t;
+
+typedef struct ctld {
+	conf_t *conf;
+	const char *conf_path;
+	loop_t *loop;
+	auth_t *auth;
+	uint32_t slurm_uid;
+	int64_t boot_time;
+
+	/* state DB */
+	sqlite3 *db;
+	sqlite3_stmt *st_begin, *st_commit, *st_job_ins, *st_job_upd, *st_job_del,
+		*st_job_desc, *st_node_save, *st_part_save, *st_meta_set;
+	int in_txn;
+
+	node_t *nodes;
+	uint32_t nnodes;
+	part_t *parts;
+	uint32_t nparts;
+	sched_t sched;
+
+	/* jobs: hash by id + array in id order */
+	job_t **htab;
+	uint32_t hsize, hcount;
+	job_t **jobs;
+	size_t njobs, ajobs;
+	uint32_t next_job_id;
+	int meta_dirty;
+
+	job_t **dirty_jobs;
+	size_t ndirty_jobs, adirty_jobs;
+	uint32_t *dead_jobs;     /* ids to delete from the DB */
+	size_t ndead_jobs, adead_jobs;
+
+	waiter_t *waiters;
+	size_t nwaiters, awaiters;
+
+	int sched_needed;
+	uint64_t last_sched_ms, sched_timer;
+	int64_t last_job_update, last_node_update, last_part_update;
+	int shutdown;
+
+	/* priority/multifactor weights (0 with priority/basic) */
+	int multifactor;
+	uint32_t w_age, w_part, w_size, max_age_s;
+	uint32_t max_pjf, total_cpus;
+} ctld_t;
+
+/* ---- state_db.c ---- */
+int db_open(ctld_t *cd, const char *path, char **err);
+void db_close(ctld_t *cd);
+void db_begin(ctld_t *cd);           /* lazily opens the turn's transaction */
+int db_commit(ctld_t *cd);           /* writes dirty records, commits */
+void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
+int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
+int db_load(ctld_t *cd);             /* recovery at start */
+
+/* ---- jobs.c ---- */
+job_t *job_find(ctld_t *cd, uint32_t id);
+void job_dirty(ctld_t *cd, job_t *j);
+int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
+	       uint32_t *job_id, char **msg);
+void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji);
+void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now);
+void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now);
+void job_release(ctld_t *cd, job_t *j);
+void job_requeue(ctld_t *cd, job_t *j);
+int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
+int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
+int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
+void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);
+void job_add_recovered(ctld_t *cd, job_t *j);
+void job_free(job_t *j);
+void job_set_tres(ctld_t *cd, job_t *j);
+void job_resolve_deps(ctld_t *cd, job_t *j);
+uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now);
+void jobs_periodic(ctld_t *cd, int64_t now);
+void jobs_wake_waiters(ctld_t *cd, job_t *j);
+int job_parse_deps(ctld_t *cd, const char *s, dep_t **deps, uint32_t *n);
+char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n);
+int is_admin(const ctld_t *cd, uint32_t uid);
+void ctld_sched_request(ctld_t *cd);
+
+/* ---- nodes.c ---- */
+int nodes_init(ctld_t *cd);
+uint32_t node_state(const ctld_t *cd, const node_t *n);
+void node_dirty(ctld_t *cd, node_t *n);
+void part_dirty(ctld_t *cd, part_t *p);
+int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat);
+void node_conn_closed(ctld_t *cd, conn_t *c);
+int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg);
+int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg);
+void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni);
+void part_fill_info(ctld_t *cd, part_t *p, part_info_t *pi);
+void nodes_periodic(ctld_t *cd, int64_t now);
+void node_sync_sched(ctld_t *cd, node_t *n);
+long part_find(const ctld_t *cd, const char *name);
+void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now);
+
+/* ---- sched_glue.c ---- */
+void sched_glue_build(ctld_t *cd);
+void sched_glue_free(ctld_t *cd);
+void ctld_schedule(ctld_t *cd);
+int job_launch(ctld_t *cd, job_t *j);
+int job_sched_validate(ctld_t *cd, const job_t *j);
+
+/* ---- rpc.c ---- */
+void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t gid, void *arg);
+void rpc_on_close(conn_t *c, void *arg);
+
+/* ---- helpers ---- */
+int64_t ctld_now(void);
+char *alloc_nodes_string(ctld_t *cd, const sched_alloc_t *a);
+char *tres_string(uint64_t cpus, uint64_t mem, uint32_t nodes, int billing,
+		  uint64_t gpus, const char *gtype, uint64_t gtype_count);
+
+#endif

@@ -1,0 +1,452 @@
+/*
+ * state_db.c: the controller's durable state in SQLite (WAL mode).
+ *
+ * Schema (StateSaveLocation/sluice.db):
+ *   meta(key TEXT PRIMARY KEY, value INTEGER)       -- next_job_id
+ *   jobs(job_id INTEGER PRIMARY KEY, state, reason, reason_detail, user_id,
+ *        group_id, partition, priority, hold, time_limit, submit_time,
+ *        eligible_time, start_time, end_time, exit_code, launch_seq,
+ *        next_step, alloc_held, nodes, alloc, descr BLOB)
+ *        -- descr: proto_encode(MSG_SUBMIT) of the job_desc_t as submitted
+ *        -- (script and env included: they are not kept in memory);
+ *        -- alloc: "X|" if exclusive, then "node:cpus:mem:gpumask:tasks,..."
+ *   nodes(name TEXT PRIMARY KEY, base, flags, reason, reason_uid, reason_time)
+ *   parts(name TEXT PRIMARY KEY, state, max_time, default_time, max_nodes,
+ *        min_nodes)
+ *
+ * All writes of one loop turn go into one transaction, opened lazily by
+ * the first write and committed by db_commit() from the loop's
+ * before_sleep hook before any reply is flushed. synchronous=NORMAL in WAL
+ * mode survives a crash of the process; SLUICE_SYNC=full makes every
+ * commit survive a power cut too. Statements are prepared once and reset.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld/ctld.h"
+
+#include "hostlist.h"
+#include "log.h"
+#include "states.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+static const char *schema =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER);"
+	"CREATE TABLE IF NOT EXISTS jobs(job_id INTEGER PRIMARY KEY, state INTEGER,"
+	" reason INTEGER, reason_detail TEXT, user_id INTEGER, group_id INTEGER,"
+	" partition TEXT, priority INTEGER, hold INTEGER, time_limit INTEGER,"
+	" submit_time INTEGER, eligible_time INTEGER, start_time INTEGER,"
+	" end_time INTEGER, exit_code INTEGER, launch_seq INTEGER, next_step INTEGER,"
+	" alloc_held INTEGER, nodes TEXT, alloc TEXT, descr BLOB);"
+	"CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, base INTEGER,"
+	" flags INTEGER, reason TEXT, reason_uid INTEGER, reason_time INTEGER);"
+	"CREATE TABLE IF NOT EXISTS parts(name TEXT PRIMARY KEY, state INTEGER,"
+	" max_time INTEGER, default_time INTEGER, max_nodes INTEGER, min_nodes INTEGER);";
+
+#define JOB_COLS "state=?2, reason=?3, reason_detail=?4, user_id=?5, group_id=?6," \
+	" partition=?7, priority=?8, hold=?9, time_limit=?10, submit_time=?11," \
+	" eligible_time=?12, start_time=?13, end_time=?14, exit_code=?15," \
+	" launch_seq=?16, next_step=?17, alloc_held=?18, nodes=?19, alloc=?20"
+
+static sqlite3_stmt *prep(ctld_t *cd, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v3(cd->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
+		fatal("state db: cannot prepare '%s': %s", sql, sqlite3_errmsg(cd->db));
+	return st;
+}
+
+/* Run a statement that returns no rows; log (never die) on failure. */
+static int step_done(ctld_t *cd, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		error("state db: %s: %s", what, sqlite3_errmsg(cd->db));
+		return -1;
+	}
+	return 0;
+}
+
+int db_open(ctld_t *cd, const char *path, char **err)
+{
+	if (sqlite3_open_v2(path, &cd->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		*err = xasprintf("cannot open state db '%s': %s", path,
+				 cd->db ? sqlite3_errmsg(cd->db) : "out of memory");
+		return -1;
+	}
+	sqlite3_busy_timeout(cd->db, 5000);
+	const char *sync = getenv("SLUICE_SYNC");
+	char *sql = xasprintf("PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; %s",
+			      sync && !strcasecmp(sync, "full") ? "FULL" : "NORMAL", schema);
+	char *e = NULL;
+	if (sqlite3_exec(cd->db, sql, NULL, NULL, &e) != SQLITE_OK) {
+		*err = xasprintf("state db '%s': %s", path, e ? e : "error");
+		sqlite3_free(e);
+		free(sql);
+		return -1;
+	}
+	free(sql);
+	cd->st_begin = prep(cd, "BEGIN");
+	cd->st_commit = prep(cd, "COMMIT");
+	cd->st_job_ins = prep(cd, "INSERT OR REPLACE INTO jobs(job_id, state, reason, reason_detail,"
+			      " user_id, group_id, partition, priority, hold, time_limit, submit_time,"
+			      " eligible_time, start_time, end_time, exit_code, launch_seq, next_step,"
+			      " alloc_held, nodes, alloc, descr) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
+			      "?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21)");
+	cd->st_job_upd = prep(cd, "UPDATE jobs SET " JOB_COLS " WHERE job_id=?1");
+	cd->st_job_del = prep(cd, "DELETE FROM jobs WHERE job_id=?1");
+	cd->st_job_desc = prep(cd, "SELECT descr FROM jobs WHERE job_id=?1");
+	cd->st_node_save = prep(cd, "INSERT OR REPLACE INTO nodes(name, base, flags, reason,"
+				" reason_uid, reason_time) VALUES(?1,?2,?3,?4,?5,?6)");
+	cd->st_part_save = prep(cd, "INSERT OR REPLACE INTO parts(name, state, max_time,"
+				" default_time, max_nodes, min_nodes) VALUES(?1,?2,?3,?4,?5,?6)");
+	cd->st_meta_set = prep(cd, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)");
+	return 0;
+}
+
+void db_close(ctld_t *cd)
+{
+	if (!cd->db)
+		return;
+	sqlite3_stmt *all[] = { cd->st_begin, cd->st_commit, cd->st_job_ins, cd->st_job_upd,
+				cd->st_job_del, cd->st_job_desc, cd->st_node_save,
+				cd->st_part_save, cd->st_meta_set };
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		sqlite3_finalize(all[i]);
+	sqlite3_close(cd->db);
+	cd->db = NULL;
+}
+
+void db_begin(ctld_t *cd)
+{
+	if (cd->in_txn)
+		return;
+	if (step_done(cd, cd->st_begin, "begin") == 0)
+		cd->in_txn = 1;
+}
+
+static char *alloc_encode(ctld_t *cd, const sched_alloc_t *a)
+{
+	if (!a->nnodes)
+		return NULL;
+	strbuf_t sb = STRBUF_INIT;
+	if (a->exclusive)
+		strbuf_addstr(&sb, "X|");
+	for (uint32_t i = 0; i < a->nnodes; i++)
+		strbuf_addf(&sb, "%s%s:%u:%" PRIu64 ":%" PRIu64 ":%u", i ? "," : "",
+			    cd->nodes[a->nodes[i]].cf->name, a->cpus[i], a->mem[i],
+			    a->gpus[i], a->tasks[i]);
+	return strbuf_detach(&sb);
+}
+
+/* Parse alloc_encode()'s text; -1 if a node is no longer configured. */
+static int alloc_decode(ctld_t *cd, const char *s, sched_alloc_t *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (!s || !*s)
+		return 0;
+	if (!strncmp(s, "X|", 2)) {
+		a->exclusive = 1;
+		s += 2;
+	}
+	uint32_t n = 1;
+	for (const char *p = s; *p; p++)
+		n += *p == ',';
+	a->nodes = xcalloc(n, sizeof(uint32_t));
+	a->cpus = xcalloc(n, sizeof(uint32_t));
+	a->mem = xcalloc(n, sizeof(uint64_t));
+	a->gpus = xcalloc(n, sizeof(uint64_t));
+	a->tasks = xcalloc(n, sizeof(uint32_t));
+	char *dup = xstrdup(s), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char name[256];
+		uint32_t cpus = 0, tasks = 0;
+		uint64_t mem = 0, gpus = 0;
+		if (sscanf(tok, "%255[^:]:%u:%" SCNu64 ":%" SCNu64 ":%u", name, &cpus, &mem, &gpus, &tasks) != 5) {
+			rc = -1;
+			continue;
+		}
+		long idx = conf_node_find(cd->conf, name);
+		if (idx < 0) {
+			rc = -1;
+			continue;
+		}
+		a->nodes[a->nnodes] = (uint32_t)idx;
+		a->cpus[a->nnodes] = cpus;
+		a->mem[a->nnodes] = mem;
+		a->gpus[a->nnodes] = gpus;
+		a->tasks[a->nnodes] = tasks;
+		a->nnodes++;
+	}
+	free(dup);
+	return rc;
+}
+
+static void bind_job(ctld_t *cd, sqlite3_stmt *st, const job_t *j, char **alloc_txt)
+{
+	sqlite3_bind_int64(st, 1, j->job_id);
+	sqlite3_bind_int64(st, 2, j->state);
+	sqlite3_bind_int64(st, 3, j->reason);
+	sqlite3_bind_text(st, 4, j->reason_detail, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, j->user_id);
+	sqlite3_bind_int64(st, 6, j->group_id);
+	sqlite3_bind_text(st, 7, cd->parts[j->part].cf->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, j->priority);
+	sqlite3_bind_int64(st, 9, j->hold);
+	sqlite3_bind_int64(st, 10, j->time_limit);
+	sqlite3_bind_int64(st, 11, j->submit_time);
+	sqlite3_bind_int64(st, 12, j->eligible_time);
+	sqlite3_bind_int64(st, 13, j->start_time);
+	sqlite3_bind_int64(st, 14, j->end_time);
+	sqlite3_bind_int64(st, 15, j->exit_code);
+	sqlite3_bind_int64(st, 16, j->launch_seq);
+	sqlite3_bind_int64(st, 17, j->next_step);
+	sqlite3_bind_int64(st, 18, j->alloc_held);
+	sqlite3_bind_text(st, 19, j->nodes, -1, SQLITE_STATIC);
+	*alloc_txt = alloc_encode(cd, &j->alloc);
+	sqlite3_bind_text(st, 20, *alloc_txt, -1, SQLITE_STATIC);
+}
+
+void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
+{
+	db_begin(cd);
+	strbuf_t sb = STRBUF_INIT;
+	proto_encode(MSG_SUBMIT, full, &sb);
+	char *a = NULL;
+	bind_job(cd, cd->st_job_ins, j, &a);
+	sqlite3_bind_blob(cd->st_job_ins, 21, sb.buf, (int)sb.len, SQLITE_STATIC);
+	step_done(cd, cd->st_job_ins, "insert job");
+	free(a);
+	strbuf_release(&sb);
+}
+
+int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
+{
+	sqlite3_stmt *st = cd->st_job_desc;
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const void *b = sqlite3_column_blob(st, 0);
+		int n = sqlite3_column_bytes(st, 0);
+		char *err = NULL;
+		if (proto_decode(MSG_SUBMIT, out, b ? b : "", (size_t)n, &err) == 0)
+			rc = 0;
+		else
+			error("state db: job %u: bad stored description: %s", job_id, err ? err : "?");
+		free(err);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+int db_commit(ctld_t *cd)
+{
+	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn) {
+		int any = 0;
+		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
+			any = cd->nodes[i].dirty;
+		for (uint32_t i = 0; i < cd->nparts && !any; i++)
+			any = cd->parts[i].dirty;
+		if (!any)
+			return 0;
+	}
+	db_begin(cd);
+	for (size_t i = 0; i < cd->ndirty_jobs; i++) {
+		job_t *j = cd->dirty_jobs[i];
+		char *a = NULL;
+		bind_job(cd, cd->st_job_upd, j, &a);
+		step_done(cd, cd->st_job_upd, "update job");
+		free(a);
+		j->dirty = 0;
+	}
+	cd->ndirty_jobs = 0;
+	for (size_t i = 0; i < cd->ndead_jobs; i++) {
+		sqlite3_bind_int64(cd->st_job_del, 1, cd->dead_jobs[i]);
+		step_done(cd, cd->st_job_del, "delete job");
+	}
+	cd->ndead_jobs = 0;
+	for (uint32_t i = 0; i < cd->nnodes; i++) {
+		node_t *n = &cd->nodes[i];
+		if (!n->dirty)
+			continue;
+		sqlite3_stmt *st = cd->st_node_save;
+		sqlite3_bind_text(st, 1, n->cf->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, n->base);
+		sqlite3_bind_int64(st, 3, n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL));
+		sqlite3_bind_text(st, 4, n->reason, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, n->reason_uid);
+		sqlite3_bind_int64(st, 6, n->reason_time);
+		step_done(cd, st, "save node");
+		n->dirty = 0;
+	}
+	for (uint32_t i = 0; i < cd->nparts; i++) {
+		part_t *p = &cd->parts[i];
+		if (!p->dirty)
+			continue;
+		sqlite3_stmt *st = cd->st_part_save;
+		sqlite3_bind_text(st, 1, p->cf->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, p->state);
+		sqlite3_bind_int64(st, 3, p->max_time);
+		sqlite3_bind_int64(st, 4, p->default_time);
+		sqlite3_bind_int64(st, 5, p->max_nodes);
+		sqlite3_bind_int64(st, 6, p->min_nodes);
+		step_done(cd, st, "save partition");
+		p->dirty = 0;
+	}
+	if (cd->meta_dirty) {
+		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
+		step_done(cd, cd->st_meta_set, "save next job id");
+		cd->meta_dirty = 0;
+	}
+	int rc = step_done(cd, cd->st_commit, "commit");
+	cd->in_txn = 0;
+	return rc;
+}
+
+/* ---- recovery ---- */
+
+static void load_meta(ctld_t *cd)
+{
+	sqlite3_stmt *st = prep(cd, "SELECT value FROM meta WHERE key='next_job_id'");
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		uint32_t v = (uint32_t)sqlite3_column_int64(st, 0);
+		if (v > cd->next_job_id)
+			cd->next_job_id = v;
+	}
+	sqlite3_finalize(st);
+}
+
+static void load_nodes(ctld_t *cd)
+{
+	sqlite3_stmt *st = prep(cd, "SELECT name, base, flags, reason, reason_uid, reason_time FROM nodes");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long idx = conf_node_find(cd->conf, (const char *)sqlite3_column_text(st, 0));
+		if (idx < 0)
+			continue;
+		node_t *n = &cd->nodes[idx];
+		uint32_t base = (uint32_t)sqlite3_column_int64(st, 1);
+		/* DOWN (and FUTURE) survive a restart; up nodes re-register. */
+		if (base == NODE_DOWN || base == NODE_FUTURE)
+			n->base = base;
+		n->flags |= (uint32_t)sqlite3_column_int64(st, 2) & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL);
+		free(n->reason);
+		n->reason = xstrdup((const char *)sqlite3_column_text(st, 3));
+		n->reason_uid = (uint32_t)sqlite3_column_int64(st, 4);
+		n->reason_time = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+}
+
+static void load_parts(ctld_t *cd)
+{
+	sqlite3_stmt *st = prep(cd, "SELECT name, state, max_time, default_time, max_nodes, min_nodes FROM parts");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long idx = part_find(cd, (const char *)sqlite3_column_text(st, 0));
+		if (idx < 0)
+			continue;
+		part_t *p = &cd->parts[idx];
+		p->state = (uint32_t)sqlite3_column_int64(st, 1);
+		p->max_time = (uint32_t)sqlite3_column_int64(st, 2);
+		p->default_time = (uint32_t)sqlite3_column_int64(st, 3);
+		p->max_nodes = (uint32_t)sqlite3_column_int64(st, 4);
+		p->min_nodes = (uint32_t)sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+}
+
+static void load_jobs(ctld_t *cd)
+{
+	sqlite3_stmt *st = prep(cd, "SELECT job_id, state, reason, reason_detail, user_id, group_id,"
+				" partition, priority, hold, time_limit, submit_time, eligible_time,"
+				" start_time, end_time, exit_code, launch_seq, next_step, alloc_held,"
+				" nodes, alloc, descr FROM jobs ORDER BY job_id");
+	size_t n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		job_t *j = xcalloc(1, sizeof(*j));
+		j->job_id = (uint32_t)sqlite3_column_int64(st, 0);
+		j->state = (uint32_t)sqlite3_column_int64(st, 1);
+		j->reason = (uint32_t)sqlite3_column_int64(st, 2);
+		j->reason_detail = xstrdup((const char *)sqlite3_column_text(st, 3));
+		j->user_id = (uint32_t)sqlite3_column_int64(st, 4);
+		j->group_id = (uint32_t)sqlite3_column_int64(st, 5);
+		const char *pname = (const char *)sqlite3_column_text(st, 6);
+		long pi = pname ? part_find(cd, pname) : -1;
+		j->priority = (uint32_t)sqlite3_column_int64(st, 7);
+		j->hold = (uint32_t)sqlite3_column_int64(st, 8);
+		j->time_limit = (uint32_t)sqlite3_column_int64(st, 9);
+		j->submit_time = sqlite3_column_int64(st, 10);
+		j->eligible_time = sqlite3_column_int64(st, 11);
+		j->start_time = sqlite3_column_int64(st, 12);
+		j->end_time = sqlite3_column_int64(st, 13);
+		j->exit_code = (uint32_t)sqlite3_column_int64(st, 14);
+		j->launch_seq = (uint32_t)sqlite3_column_int64(st, 15);
+		j->next_step = (uint32_t)sqlite3_column_int64(st, 16);
+		j->alloc_held = (uint8_t)sqlite3_column_int64(st, 17);
+		j->nodes = xstrdup((const char *)sqlite3_column_text(st, 18));
+		int alloc_bad = alloc_decode(cd, (const char *)sqlite3_column_text(st, 19), &j->alloc);
+		j->desc = xcalloc(1, sizeof(*j->desc));
+		const void *b = sqlite3_column_blob(st, 20);
+		char *err = NULL;
+		if (proto_decode(MSG_SUBMIT, j->desc, b ? b : "", (size_t)sqlite3_column_bytes(st, 20), &err)) {
+			error("recovery: job %u: bad stored description (%s); dropped", j->job_id,
+			      err ? err : "?");
+			free(err);
+			cd->dead_jobs = xgrow(cd->dead_jobs, sizeof(uint32_t), cd->ndead_jobs + 1, &cd->adead_jobs);
+			cd->dead_jobs[cd->ndead_jobs++] = j->job_id;
+			free(j->desc);
+			j->desc = NULL;
+			job_free(j);
+			continue;
+		}
+		/* Script and environment stay in the DB. */
+		xfree(j->desc->script);
+		strv_free(&j->desc->env);
+		if (pi < 0) {
+			error("recovery: job %u: partition '%s' no longer exists", j->job_id,
+			      pname ? pname : "");
+			pi = 0;
+			if (!JOB_IS_FINISHED(j->state)) {
+				j->state = JOB_FAILED;
+				j->reason = WAIT_PART_CONFIG;
+				j->alloc_held = 0;
+				if (!j->end_time)
+					j->end_time = ctld_now();
+				job_dirty(cd, j);
+			}
+		}
+		j->part = (uint32_t)pi;
+		if (alloc_bad && j->alloc_held) {
+			error("recovery: job %u: allocated node no longer configured", j->job_id);
+			if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
+				j->state = JOB_NODE_FAIL;
+				j->reason = FAIL_DOWN_NODE;
+				j->end_time = ctld_now();
+			}
+			j->alloc_held = 0;
+			job_dirty(cd, j);
+		}
+		job_add_recovered(cd, j);
+		if (j->job_id >= cd->next_job_id)
+			cd->next_job_id = j->job_id + 1;
+		n++;
+	}
+	sqlite3_finalize(st);
+	info("recovered %zu jobs, next job id %u", n, cd->next_job_id);
+}
+
+int db_load(ctld_t *cd)
+{
+	load_meta(cd);
+	load_nodes(cd);
+	load_parts(cd);
+	load_jobs(cd);
+	return 0;
+}

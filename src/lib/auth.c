@@ -1,0 +1,410 @@
+/*
+ * auth: credentials for frames and launch credentials (see auth.h).
+ *
+ * auth/slurm (shared key): the credential is 65 bytes,
+ *   u8 version (1) | u32 uid | u32 gid | i64 timestamp | 16-byte nonce | mac
+ * all big-endian, with mac = HMAC-SHA256(key, everything before it ||
+ * SHA-256(payload)). Any key holder may vouch for any uid (key holders are
+ * root, SlurmUser and the daemons), as with Slurm's auth/slurm. The nonce
+ * makes two credentials for the same payload in the same second differ;
+ * replays within AUTH_TTL are not tracked.
+ *
+ * auth/munge: the MUNGE credential's payload is SHA-256(payload); munged
+ * supplies uid/gid, TTL and replay detection.
+ *
+ * Key file: 64 hex digits (what auth_keygen writes); a file that is not
+ * hex is used as raw key bytes (as a key made by other tools would be).
+ */
+#include "auth.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <munge.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HMAC_CRED_VERSION 1
+#define HMAC_CRED_LEN (1 + 4 + 4 + 8 + 16 + 32)
+#define KEY_MAX 4096
+#define KEY_MIN 16
+
+struct auth {
+	enum auth_kind kind;
+	int can_sign;
+	uint8_t *key;
+	size_t keylen;
+	munge_ctx_t ctx;
+};
+
+static char *info_get(const char *info, const char *name)
+{
+	if (!info)
+		return NULL;
+	size_t nl = strlen(name);
+	const char *p = info;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len > nl && !strncmp(p, name, nl) && p[nl] == '=')
+			return xstrndup(p + nl + 1, len - nl - 1);
+		p += len + (end ? 1 : 0);
+	}
+	return NULL;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* 0 ok; 1 cannot read (permission); -1 error (*err). */
+static int key_load(auth_t *a, const char *path, char **err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EACCES || errno == EPERM)
+			return 1;
+		*err = xasprintf("unable to read key '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	uint8_t *buf = xmalloc(KEY_MAX + 1);
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, KEY_MAX + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*err = xasprintf("unable to read key '%s': %s", path, strerror(errno));
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		if (n == 0 || (len += (size_t)n) > KEY_MAX)
+			break;
+	}
+	close(fd);
+	if (len > KEY_MAX) {
+		*err = xasprintf("key '%s' is larger than %d bytes", path, KEY_MAX);
+		free(buf);
+		return -1;
+	}
+	/* hex text (trailing whitespace allowed)? */
+	size_t t = len;
+	while (t && (buf[t - 1] == '\n' || buf[t - 1] == '\r' || buf[t - 1] == ' ' || buf[t - 1] == '\t'))
+		t--;
+	int hex = t >= 2 * KEY_MIN && t % 2 == 0;
+	for (size_t i = 0; hex && i < t; i++)
+		if (hexval(buf[i]) < 0)
+			hex = 0;
+	if (hex) {
+		for (size_t i = 0; i < t / 2; i++)
+			buf[i] = (uint8_t)(hexval(buf[2 * i]) << 4 | hexval(buf[2 * i + 1]));
+		len = t / 2;
+	}
+	if (len < KEY_MIN) {
+		*err = xasprintf("key '%s' is too short (%zu bytes, need %d)", path, len, KEY_MIN);
+		OPENSSL_cleanse(buf, KEY_MAX + 1);
+		free(buf);
+		return -1;
+	}
+	a->key = buf;
+	a->keylen = len;
+	return 0;
+}
+
+auth_t *auth_create(const conf_t *conf, char **err)
+{
+	const char *type = conf && conf->auth_type ? conf->auth_type : "auth/munge";
+	const char *ainfo = conf ? conf->auth_info : NULL;
+	char *e = NULL;
+	auth_t *a = xcalloc(1, sizeof(*a));
+
+	if (!strcmp(type, "auth/slurm")) {
+		a->kind = AUTH_HMAC;
+		char *path = info_get(ainfo, "key");
+		if (!path)
+			path = xasprintf("%s/slurm.key", conf && conf->dir ? conf->dir : ".");
+		int r = key_load(a, path, &e);
+		free(path);
+		if (r < 0)
+			goto fail;
+		a->can_sign = r == 0;
+		return a;
+	}
+	if (!strcmp(type, "auth/munge")) {
+		a->kind = AUTH_MUNGE;
+		a->ctx = munge_ctx_create();
+		if (!a->ctx) {
+			e = xstrdup("unable to create a MUNGE context");
+			goto fail;
+		}
+		char *sock = info_get(ainfo, "socket");
+		if (sock && munge_ctx_set(a->ctx, MUNGE_OPT_SOCKET, sock) != EMUNGE_SUCCESS) {
+			e = xasprintf("unable to set MUNGE socket '%s': %s", sock,
+				      munge_ctx_strerror(a->ctx));
+			free(sock);
+			goto fail;
+		}
+		free(sock);
+		char *path = NULL;
+		struct stat st;
+		if (munge_ctx_get(a->ctx, MUNGE_OPT_SOCKET, &path) == EMUNGE_SUCCESS && path
+		    && stat(path, &st) < 0) {
+			e = xasprintf("munged socket '%s' not found (is munged running?)", path);
+			goto fail;
+		}
+		a->can_sign = 1;
+		return a;
+	}
+	e = xasprintf("unsupported AuthType '%s' (use auth/munge or auth/slurm)", type);
+fail:
+	if (err)
+		*err = e;
+	else
+		free(e);
+	auth_destroy(a);
+	return NULL;
+}
+
+void auth_destroy(auth_t *a)
+{
+	if (!a)
+		return;
+	if (a->key) {
+		OPENSSL_cleanse(a->key, a->keylen);
+		free(a->key);
+	}
+	if (a->ctx)
+		munge_ctx_destroy(a->ctx);
+	free(a);
+}
+
+int auth_can_sign(const auth_t *a)
+{
+	return a && a->can_sign;
+}
+
+enum auth_kind auth_kind(const auth_t *a)
+{
+	return a ? a->kind : AUTH_NONE;
+}
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* mac over hdr (33 bytes) || digest */
+static void hmac_mac(const auth_t *a, const uint8_t *hdr, const uint8_t *digest, uint8_t *mac)
+{
+	uint8_t msg[33 + 32];
+	unsigned int ml = 32;
+	memcpy(msg, hdr, 33);
+	memcpy(msg + 33, digest, 32);
+	HMAC(EVP_sha256(), a->key, (int)a->keylen, msg, sizeof(msg), mac, &ml);
+}
+
+int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err)
+{
+	uint8_t digest[32];
+	if (!a || !a->can_sign) {
+		if (err)
+			*err = xstrdup("this process cannot sign credentials (no key)");
+		return -1;
+	}
+	SHA256(payload, len, digest);
+	if (a->kind == AUTH_HMAC) {
+		uint8_t c[HMAC_CRED_LEN];
+		c[0] = HMAC_CRED_VERSION;
+		put_be(c + 1, geteuid(), 4);
+		put_be(c + 5, getegid(), 4);
+		put_be(c + 9, (uint64_t)(int64_t)time(NULL), 8);
+		if (RAND_bytes(c + 17, 16) != 1) {
+			if (err)
+				*err = xstrdup("unable to get random bytes");
+			return -1;
+		}
+		hmac_mac(a, c, digest, c + 33);
+		strbuf_add(cred, c, sizeof(c));
+		return 0;
+	}
+	char *mc = NULL;
+	munge_err_t me = munge_encode(&mc, a->ctx, digest, sizeof(digest));
+	if (me != EMUNGE_SUCCESS) {
+		if (err)
+			*err = xasprintf("munge_encode: %s", munge_strerror(me));
+		free(mc);
+		return -1;
+	}
+	strbuf_addstr(cred, mc);
+	free(mc);
+	return 0;
+}
+
+static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payload,
+		  size_t len, uint32_t *uid, uint32_t *gid, char **err, int reusable)
+{
+	uint8_t digest[32];
+	char *e = NULL;
+
+	if (!a) {
+		e = xstrdup("no authentication configured");
+		goto fail;
+	}
+	SHA256(payload, len, digest);
+	if (a->kind == AUTH_HMAC) {
+		const uint8_t *c = cred;
+		uint8_t mac[32];
+		if (!a->key) {
+			e = xstrdup("no key to verify the credential");
+			goto fail;
+		}
+		if (cred_len != HMAC_CRED_LEN || c[0] != HMAC_CRED_VERSION) {
+			e = xstrdup("malformed credential");
+			goto fail;
+		}
+		hmac_mac(a, c, digest, mac);
+		if (CRYPTO_memcmp(mac, c + 33, 32) != 0) {
+			e = xstrdup("bad signature");
+			goto fail;
+		}
+		int64_t ts = (int64_t)get_be(c + 9, 8);
+		int64_t now = (int64_t)time(NULL);
+		if (ts < now - AUTH_TTL) {
+			e = xstrdup("credential expired");
+			goto fail;
+		}
+		if (ts > now + AUTH_TTL) {
+			e = xstrdup("credential from the future (clock skew?)");
+			goto fail;
+		}
+		*uid = (uint32_t)get_be(c + 1, 4);
+		*gid = (uint32_t)get_be(c + 5, 4);
+		return 0;
+	}
+	if (a->kind != AUTH_MUNGE || !a->ctx) {
+		e = xstrdup("unsupported credential kind");
+		goto fail;
+	}
+	char *s = xstrndup(cred, cred_len);
+	void *pl = NULL;
+	int plen = 0;
+	uid_t u;
+	gid_t g;
+	munge_err_t me = munge_decode(s, a->ctx, &pl, &plen, &u, &g);
+	free(s);
+	if (me == EMUNGE_CRED_REPLAYED && reusable)
+		me = EMUNGE_SUCCESS;
+	if (me != EMUNGE_SUCCESS) {
+		e = me == EMUNGE_CRED_EXPIRED ? xstrdup("credential expired")
+			: xasprintf("%s", munge_strerror(me));
+		free(pl);
+		goto fail;
+	}
+	int match = pl && plen == 32 && CRYPTO_memcmp(pl, digest, 32) == 0;
+	free(pl);
+	if (!match) {
+		e = xstrdup("bad signature");
+		goto fail;
+	}
+	*uid = (uint32_t)u;
+	*gid = (uint32_t)g;
+	return 0;
+fail:
+	if (err)
+		*err = e;
+	else
+		free(e);
+	return -1;
+}
+
+int auth_verify(auth_t *a, const void *cred, size_t cred_len,
+		const void *payload, size_t len, uint32_t *uid, uint32_t *gid, char **err)
+{
+	return verify(a, cred, cred_len, payload, len, uid, gid, err, 0);
+}
+
+int auth_verify_reusable(auth_t *a, const void *cred, size_t cred_len,
+			 const void *payload, size_t len, uint32_t *uid, uint32_t *gid,
+			 char **err)
+{
+	return verify(a, cred, cred_len, payload, len, uid, gid, err, 1);
+}
+
+int auth_keygen(const char *path, char **err)
+{
+	uint8_t key[32];
+	char hex[65 + 1];
+	if (RAND_bytes(key, sizeof(key)) != 1) {
+		if (err)
+			*err = xstrdup("unable to get random bytes");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(key); i++)
+		snprintf(hex + 2 * i, 3, "%02x", key[i]);
+	hex[64] = '\n';
+	hex[65] = '\0';
+	OPENSSL_cleanse(key, sizeof(key));
+
+	char *tmp = xasprintf("%s.new", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int ok = fd >= 0 && fchmod(fd, 0600) == 0;
+	size_t off = 0;
+	while (ok && off < 65) {
+		ssize_t n = write(fd, hex + off, 65 - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ok = 0;
+		else
+			off += (size_t)n;
+	}
+	if (ok && fsync(fd) < 0)
+		ok = 0;
+	int e = errno;
+	if (fd >= 0 && close(fd) < 0 && ok) {
+		ok = 0;
+		e = errno;
+	}
+	if (ok && rename(tmp, path) < 0) {
+		ok = 0;
+		e = errno;
+	}
+	OPENSSL_cleanse(hex, sizeof(hex));
+	if (!ok) {
+		if (fd >= 0)
+			unlink(tmp);
+		if (err)
+			*err = xasprintf("unable to write key '%s': %s", path, strerror(e));
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,194 @@
+/*
+ * cred: launch credentials for job steps (format in cred.h).
+ *
+ * The signature is an auth_sign credential over the payload text, hex
+ * encoded so the whole credential is one printable string that travels in
+ * proto string fields. Verification accepts a MUNGE credential that was
+ * already decoded on this host (every node of a step checks the same one;
+ * virtual nodes share a munged), and is also bounded by AUTH_TTL from the
+ * moment of signing, whatever "expires" says.
+ */
+#include "cred.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CRED_MAGIC "sluice-cred 1 "
+
+static int bad_word(const char *s)
+{
+	for (; s && *s; s++)
+		if (isspace((unsigned char)*s))
+			return 1;
+	return 0;
+}
+
+char *cred_create(auth_t *a, const cred_t *c, char **err)
+{
+	if (bad_word(c->user) || bad_word(c->nodes)) {
+		if (err)
+			*err = xstrdup("credential user or node list contains white space");
+		return NULL;
+	}
+	strbuf_t sb = STRBUF_INIT, sig = STRBUF_INIT;
+	strbuf_addf(&sb, CRED_MAGIC "job=%" PRIu32 " step=%" PRIu32 " uid=%" PRIu32
+		    " gid=%" PRIu32 " user=%s nodes=%s expires=%" PRId64,
+		    c->job_id, c->step_id, c->uid, c->gid, c->user ? c->user : "",
+		    c->nodes ? c->nodes : "", c->expires);
+	size_t plen = sb.len;
+	if (auth_sign(a, sb.buf, plen, &sig, err) < 0) {
+		strbuf_release(&sb);
+		strbuf_release(&sig);
+		return NULL;
+	}
+	strbuf_addch(&sb, '\n');
+	strbuf_grow(&sb, sig.len * 2);
+	for (size_t i = 0; i < sig.len; i++)
+		strbuf_addf(&sb, "%02x", (unsigned char)sig.buf[i]);
+	strbuf_release(&sig);
+	return strbuf_detach(&sb);
+}
+
+static int hexv(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parse "key=<unsigned>" at *p (then a space or the end). */
+static int take_num(const char **p, const char *key, uint64_t max, uint64_t *out)
+{
+	size_t kl = strlen(key);
+	if (strncmp(*p, key, kl) || (*p)[kl] != '=')
+		return -1;
+	const char *s = *p + kl + 1;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || v > max || (*end != ' ' && *end != '\0'))
+		return -1;
+	*out = v;
+	*p = *end ? end + 1 : end;
+	return 0;
+}
+
+static int take_word(const char **p, const char *key, char **out)
+{
+	size_t kl = strlen(key);
+	if (strncmp(*p, key, kl) || (*p)[kl] != '=')
+		return -1;
+	const char *s = *p + kl + 1;
+	const char *end = strchr(s, ' ');
+	if (!end)
+		return -1;   /* expires always follows */
+	*out = xstrndup(s, (size_t)(end - s));
+	*p = end + 1;
+	return 0;
+}
+
+static int parse_payload(const char *p, cred_t *c)
+{
+	uint64_t v;
+	memset(c, 0, sizeof(*c));
+	if (strncmp(p, CRED_MAGIC, strlen(CRED_MAGIC)))
+		return -1;
+	p += strlen(CRED_MAGIC);
+	if (take_num(&p, "job", UINT32_MAX, &v)) return -1;
+	c->job_id = (uint32_t)v;
+	if (take_num(&p, "step", UINT32_MAX, &v)) return -1;
+	c->step_id = (uint32_t)v;
+	if (take_num(&p, "uid", UINT32_MAX, &v)) return -1;
+	c->uid = (uint32_t)v;
+	if (take_num(&p, "gid", UINT32_MAX, &v)) return -1;
+	c->gid = (uint32_t)v;
+	if (take_word(&p, "user", &c->user) || take_word(&p, "nodes", &c->nodes)
+	    || take_num(&p, "expires", INT64_MAX, &v) || *p) {
+		cred_release(c);
+		return -1;
+	}
+	c->expires = (int64_t)v;
+	return 0;
+}
+
+int cred_verify(auth_t *a, const char *s, uint32_t signer_ok_uid, time_t now,
+		cred_t *out, char **err)
+{
+	const char *why = NULL;
+	uint8_t *sig = NULL;
+	char *payload = NULL;
+	cred_t c;
+
+	memset(out, 0, sizeof(*out));
+	const char *nl = s ? strchr(s, '\n') : NULL;
+	if (!nl) {
+		why = "malformed credential";
+		goto fail;
+	}
+	size_t hl = strlen(nl + 1);
+	if (hl == 0 || hl % 2) {
+		why = "malformed credential signature";
+		goto fail;
+	}
+	sig = xmalloc(hl / 2);
+	for (size_t i = 0; i < hl / 2; i++) {
+		int h = hexv(nl[1 + 2 * i]), lo = hexv(nl[2 + 2 * i]);
+		if (h < 0 || lo < 0) {
+			why = "malformed credential signature";
+			goto fail;
+		}
+		sig[i] = (uint8_t)(h << 4 | lo);
+	}
+	payload = xstrndup(s, (size_t)(nl - s));
+	uint32_t uid, gid;
+	char *aerr = NULL;
+	if (auth_verify_reusable(a, sig, hl / 2, payload, strlen(payload), &uid, &gid, &aerr) < 0) {
+		if (err)
+			*err = xasprintf("invalid credential: %s", aerr ? aerr : "bad signature");
+		free(aerr);
+		free(sig);
+		free(payload);
+		return -1;
+	}
+	if (uid != 0 && uid != signer_ok_uid) {
+		why = "credential not signed by the controller";
+		goto fail;
+	}
+	if (parse_payload(payload, &c) < 0) {
+		why = "malformed credential";
+		goto fail;
+	}
+	if (c.expires < (int64_t)now) {
+		cred_release(&c);
+		why = "credential expired";
+		goto fail;
+	}
+	free(sig);
+	free(payload);
+	*out = c;
+	return 0;
+fail:
+	if (err)
+		*err = xstrdup(why);
+	free(sig);
+	free(payload);
+	return -1;
+}
+
+void cred_release(cred_t *c)
+{
+	if (!c)
+		return;
+	xfree(c->user);
+	xfree(c->nodes);
+}

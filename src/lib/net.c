@@ -1,0 +1,1174 @@
+/*
+ * net: frames on stream sockets (see net.h for the layout), the blocking
+ * client side (rpc_*) and the daemon side connection object (conn_*).
+ *
+ * Client: non-blocking fds driven by poll() with a deadline, so every call
+ * is bounded by MessageTimeout. Replies are not authenticated by the
+ * client: it chose the peer it connected to, and the expensive part of a
+ * big reply (squeue) should not be hashed twice.
+ *
+ * Daemon: each conn has an input buffer that assembles frames and an
+ * output buffer. Output is "held" until conn_flush_all() (the controller
+ * makes its state durable first), except on autoflush conns; out_limit
+ * marks how much of the output buffer may be written. A conn that dies or
+ * is closed is freed from a 0 ms timer, i.e. never inside one of its own
+ * callbacks, and its on_close runs exactly once, right before it is freed,
+ * whatever the reason (peer closed, I/O error, protocol error, conn_close).
+ *
+ * Signing: frames on TCP carry a credential when the process can sign
+ * (daemons always can); frames on Unix-socket conns carry none (the peer
+ * is identified by SO_PEERCRED and could not verify one anyway).
+ */
+#include "net.h"
+#include "errors.h"
+#include "log.h"
+#include "proto_schema.h"
+#include "xalloc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_CHUNK (64u << 10)
+#define READ_PER_EVENT (1u << 20)
+
+/* ---- frames ---- */
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int net_frame_parse(const void *buf, size_t len, frame_t *f, char **err)
+{
+	const uint8_t *p = buf;
+	if (err)
+		*err = NULL;
+	if (len < 4)
+		return 0;
+	uint32_t flen = get32(p);
+	if (flen > PROTO_MAX_FRAME) {
+		if (err)
+			*err = xasprintf("frame of %u bytes exceeds the limit of %u",
+					 flen, PROTO_MAX_FRAME);
+		return -1;
+	}
+	if (flen < FRAME_HDR - 4) {
+		if (err)
+			*err = xasprintf("frame of %u bytes is too short", flen);
+		return -1;
+	}
+	/* Check the fixed header as soon as it is there, so garbage is
+	 * refused before we wait for (and buffer) a bogus length. */
+	if (len >= 6 && get16(p + 4) != FRAME_MAGIC) {
+		if (err)
+			*err = xasprintf("bad frame magic 0x%04x", get16(p + 4));
+		return -1;
+	}
+	if (len >= 8 && get16(p + 6) != PROTO_VERSION) {
+		if (err)
+			*err = xasprintf("unsupported protocol version %u", get16(p + 6));
+		return -1;
+	}
+	if (len >= 10 && !proto_schema((enum msg_type)get16(p + 8))) {
+		if (err)
+			*err = xasprintf("unknown message type %u", get16(p + 8));
+		return -1;
+	}
+	if (len >= 12 && get16(p + 10) > AUTH_MUNGE) {
+		if (err)
+			*err = xasprintf("unknown auth kind %u", get16(p + 10));
+		return -1;
+	}
+	if (len >= FRAME_HDR && get32(p + 12) > flen - (FRAME_HDR - 4)) {
+		if (err)
+			*err = xasprintf("credential length %u exceeds the frame", get32(p + 12));
+		return -1;
+	}
+	if (len < (size_t)flen + 4)
+		return 0;
+	f->type = get16(p + 8);
+	f->auth = get16(p + 10);
+	f->cred_len = get32(p + 12);
+	f->cred = p + FRAME_HDR;
+	f->body = f->cred + f->cred_len;
+	f->body_len = (size_t)flen + 4 - FRAME_HDR - f->cred_len;
+	f->total = (size_t)flen + 4;
+	return 1;
+}
+
+/* The signed bytes: u16 type (big-endian) followed by the body. */
+static void signed_bytes(strbuf_t *sb, uint16_t type, const void *body, size_t len)
+{
+	uint8_t t[2];
+	put16(t, type);
+	strbuf_add(sb, t, 2);
+	if (len)
+		strbuf_add(sb, body, len);
+}
+
+/* Append a frame for msg to out. 0, or an errors.h number (*err says why). */
+static int frame_append(strbuf_t *out, auth_t *a, int sign, enum msg_type type,
+			const void *msg, char **err)
+{
+	strbuf_t pl = STRBUF_INIT, cred = STRBUF_INIT;
+	uint16_t kind = AUTH_NONE;
+	int rc = 0;
+
+	*err = NULL;
+	if (!proto_schema(type)) {
+		*err = xasprintf("cannot send unknown message type %d", (int)type);
+		return SLUICE_E_PROTOCOL;
+	}
+	signed_bytes(&pl, (uint16_t)type, NULL, 0);
+	proto_encode(type, msg, &pl);
+	if (sign && a && auth_can_sign(a)) {
+		char *aerr = NULL;
+		if (auth_sign(a, pl.buf, pl.len, &cred, &aerr) == 0) {
+			kind = (uint16_t)auth_kind(a);
+		} else {
+			*err = xasprintf("unable to sign %s: %s", proto_name(type),
+					 aerr ? aerr : "unknown error");
+			free(aerr);
+			rc = SLUICE_E_AUTH;
+			goto out;
+		}
+	}
+	size_t body_len = pl.len - 2;
+	size_t total = FRAME_HDR + cred.len + body_len;
+	if (total - 4 > PROTO_MAX_FRAME) {
+		*err = xasprintf("%s of %zu bytes exceeds the frame limit",
+				 proto_name(type), total);
+		rc = SLUICE_E_PROTOCOL;
+		goto out;
+	}
+	uint8_t h[FRAME_HDR];
+	put32(h, (uint32_t)(total - 4));
+	put16(h + 4, FRAME_MAGIC);
+	put16(h + 6, PROTO_VERSION);
+	put16(h + 8, (uint16_t)type);
+	put16(h + 10, kind);
+	put32(h + 12, (uint32_t)cred.len);
+	strbuf_grow(out, total);
+	strbuf_add(out, h, sizeof(h));
+	if (cred.len)
+		strbuf_add(out, cred.buf, cred.len);
+	if (body_len)
+		strbuf_add(out, pl.buf + 2, body_len);
+out:
+	strbuf_release(&pl);
+	strbuf_release(&cred);
+	return rc;
+}
+
+static void set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline (0 = none: -1, wait forever). */
+static int ms_left(uint64_t deadline)
+{
+	if (!deadline)
+		return -1;
+	uint64_t n = now_ms();
+	if (n >= deadline)
+		return 0;
+	return deadline - n > 0x7fffffff ? 0x7fffffff : (int)(deadline - n);
+}
+
+/* ---- client side ---- */
+
+struct rpc {
+	int fd;
+	int sign;                /* TCP with a usable key: sign frames */
+	int timeout_ms;          /* MessageTimeout, for sends */
+	auth_t *auth;            /* owned, may be NULL */
+	strbuf_t in;
+	size_t in_off;
+};
+
+static int conf_timeout_ms(const conf_t *conf)
+{
+	uint32_t s = conf && conf->message_timeout ? conf->message_timeout : 10;
+	return (int)(s > 86400 ? 86400000 : s * 1000);
+}
+
+static rpc_t *rpc_new(const conf_t *conf, int fd, auth_t *a, int sign)
+{
+	rpc_t *r = xcalloc(1, sizeof(*r));
+	r->fd = fd;
+	r->auth = a;
+	r->sign = sign && a && auth_can_sign(a);
+	r->timeout_ms = conf_timeout_ms(conf);
+	strbuf_init(&r->in);
+	set_nonblock(fd);
+	return r;
+}
+
+rpc_t *rpc_from_fd(const conf_t *conf, int fd)
+{
+	auth_t *a = NULL;
+	if (conf) {
+		char *err = NULL;
+		a = auth_create(conf, &err);
+		if (!a)
+			debug("auth: %s", err ? err : "unavailable");
+		free(err);
+	}
+	return rpc_new(conf, fd, a, 1);
+}
+
+void rpc_close(rpc_t *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	auth_destroy(r->auth);
+	strbuf_release(&r->in);
+	free(r);
+}
+
+int rpc_fd(const rpc_t *r)
+{
+	return r->fd;
+}
+
+/* Connect fd to sa with a timeout. 0 or -1 with errno. */
+static int connect_timeout(int fd, const struct sockaddr *sa, socklen_t salen, int timeout_ms)
+{
+	set_nonblock(fd);
+	if (connect(fd, sa, salen) == 0)
+		return 0;
+	if (errno != EINPROGRESS && errno != EAGAIN)
+		return -1;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int n;
+	do {
+		n = poll(&p, 1, timeout_ms);
+	} while (n < 0 && errno == EINTR);
+	if (n == 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (n < 0)
+		return -1;
+	int e = 0;
+	socklen_t el = sizeof(e);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+		return -1;
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* TCP connect to host:port trying every address. fd or -1 (errno). */
+static int tcp_connect(const char *host, uint16_t port, int timeout_ms)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	char ps[16];
+	snprintf(ps, sizeof(ps), "%u", port);
+	int gr = getaddrinfo(host, ps, &hints, &res);
+	if (gr) {
+		debug("unable to resolve '%s': %s", host, gai_strerror(gr));
+		errno = EHOSTUNREACH;
+		return -1;
+	}
+	int fd = -1, e = ECONNREFUSED;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			e = errno;
+			continue;
+		}
+		if (connect_timeout(fd, ai->ai_addr, ai->ai_addrlen, timeout_ms) == 0) {
+			int one = 1;
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			break;
+		}
+		e = errno;
+		debug("connect to %s:%u: %s", host, port, strerror(e));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		errno = e;
+	return fd;
+}
+
+static int unix_connect(const char *path, int timeout_ms)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect_timeout(fd, (struct sockaddr *)&sun, sizeof(sun), timeout_ms) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+rpc_t *rpc_connect_addr(const conf_t *conf, const char *host, uint16_t port, int *err)
+{
+	char *aerr = NULL;
+	auth_t *a = conf ? auth_create(conf, &aerr) : NULL;
+	if (conf && !a)
+		debug("auth: %s", aerr ? aerr : "unavailable");
+	free(aerr);
+	int fd = tcp_connect(host, port, conf_timeout_ms(conf));
+	if (fd < 0) {
+		auth_destroy(a);
+		if (err)
+			*err = errno == ETIMEDOUT ? SLUICE_E_TIMEOUT : SLUICE_E_CONNECT;
+		return NULL;
+	}
+	return rpc_new(conf, fd, a, 1);
+}
+
+rpc_t *rpc_connect_ctld(const conf_t *conf, int *err)
+{
+	char *aerr = NULL;
+	auth_t *a = auth_create(conf, &aerr);
+	int tmo = conf_timeout_ms(conf);
+	int fd = -1, e = ECONNREFUSED;
+
+	if (!a)
+		debug("auth: %s", aerr ? aerr : "unavailable");
+	free(aerr);
+	if (!conf) {
+		if (err)
+			*err = SLUICE_E_CONNECT;
+		auth_destroy(a);
+		return NULL;
+	}
+
+	const char *over = getenv("SLUICE_CTLD_ADDR");
+	if (over && *over) {
+		/* host:port, or [v6]:port */
+		char *h = xstrdup(over);
+		char *colon = strrchr(h, ':');
+		char *host = h;
+		long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+		if (colon)
+			*colon = '\0';
+		if (*host == '[' && host[strlen(host) - 1] == ']') {
+			host[strlen(host) - 1] = '\0';
+			host++;
+		}
+		if (port > 0 && port < 65536) {
+			fd = tcp_connect(host, (uint16_t)port, tmo);
+			e = errno;
+		} else {
+			debug("ignoring malformed SLUICE_CTLD_ADDR '%s'", over);
+		}
+		free(h);
+		if (fd >= 0)
+			return rpc_new(conf, fd, a, 1);
+		if (port > 0 && port < 65536)
+			goto fail;
+	}
+
+	if (a && auth_can_sign(a)) {
+		for (size_t i = 0; i < conf->nctld_hosts && fd < 0; i++) {
+			const char *h = conf->ctld_addrs && conf->ctld_addrs[i]
+				? conf->ctld_addrs[i] : conf->ctld_hosts[i];
+			if (!h)
+				continue;
+			fd = tcp_connect(h, conf->ctld_port ? conf->ctld_port : 6817, tmo);
+			e = errno;
+		}
+		if (fd >= 0)
+			return rpc_new(conf, fd, a, 1);
+		goto fail;
+	}
+
+	/* Cannot sign: the controller's local socket, identified by the
+	 * kernel's peer credentials. */
+	char *path = xasprintf("%s/sluice-ctld.sock", conf->state_save_location
+			       ? conf->state_save_location : "/var/spool/slurmctld");
+	fd = unix_connect(path, tmo);
+	e = errno;
+	if (fd < 0)
+		debug("connect to '%s': %s", path, strerror(e));
+	free(path);
+	if (fd >= 0)
+		return rpc_new(conf, fd, a, 0);
+fail:
+	auth_destroy(a);
+	if (err)
+		*err = e == ETIMEDOUT ? SLUICE_E_TIMEOUT : SLUICE_E_CONNECT;
+	return NULL;
+}
+
+int rpc_send(rpc_t *r, enum msg_type type, const void *msg)
+{
+	strbuf_t out = STRBUF_INIT;
+	char *err = NULL;
+	int rc = frame_append(&out, r->auth, r->sign, type, msg, &err);
+	if (rc) {
+		error("%s", err);
+		free(err);
+		strbuf_release(&out);
+		return rc;
+	}
+	uint64_t deadline = now_ms() + (uint64_t)r->timeout_ms;
+	size_t off = 0;
+	while (off < out.len) {
+		ssize_t n = send(r->fd, out.buf + off, out.len - off, MSG_NOSIGNAL);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd p = { .fd = r->fd, .events = POLLOUT };
+			int left = ms_left(deadline);
+			int pn = left ? poll(&p, 1, left) : 0;
+			if (pn == 0) {
+				rc = SLUICE_E_TIMEOUT;
+				break;
+			}
+			if (pn < 0 && errno != EINTR) {
+				rc = SLUICE_E_CONNECT;
+				break;
+			}
+			continue;
+		}
+		debug("send: %s", n < 0 ? strerror(errno) : "connection closed");
+		rc = SLUICE_E_CONNECT;
+		break;
+	}
+	strbuf_release(&out);
+	return rc;
+}
+
+int rpc_recv(rpc_t *r, enum msg_type *type, void **msg, int timeout_ms)
+{
+	uint64_t deadline = timeout_ms < 0 ? 0 : now_ms() + (uint64_t)timeout_ms + (timeout_ms == 0);
+	frame_t f;
+	char *err = NULL;
+
+	*msg = NULL;
+	for (;;) {
+		int pr = net_frame_parse(r->in.buf + r->in_off, r->in.len - r->in_off, &f, &err);
+		if (pr < 0) {
+			debug("bad frame from peer: %s", err);
+			free(err);
+			return SLUICE_E_PROTOCOL;
+		}
+		if (pr > 0)
+			break;
+		/* Compact, then make room: the whole frame once its length is
+		 * known (it was bounds-checked), else a chunk. */
+		if (r->in_off) {
+			size_t rest = r->in.len - r->in_off;
+			memmove(r->in.buf, r->in.buf + r->in_off, rest);
+			strbuf_setlen(&r->in, rest);
+			r->in_off = 0;
+		}
+		size_t want = READ_CHUNK;
+		if (r->in.len >= 4) {
+			size_t flen = (size_t)get32((const uint8_t *)r->in.buf) + 4;
+			if (flen > r->in.len)
+				want = flen - r->in.len;
+		}
+		strbuf_grow(&r->in, want);
+		ssize_t n = read(r->fd, r->in.buf + r->in.len, want);
+		if (n > 0) {
+			strbuf_setlen(&r->in, r->in.len + (size_t)n);
+			continue;
+		}
+		if (n == 0) {
+			debug("connection closed by peer");
+			return SLUICE_E_CONNECT;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			debug("read: %s", strerror(errno));
+			return SLUICE_E_CONNECT;
+		}
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+		int left = ms_left(deadline);
+		int pn = left ? poll(&p, 1, left) : 0;
+		if (pn == 0)
+			return SLUICE_E_TIMEOUT;
+		if (pn < 0 && errno != EINTR)
+			return SLUICE_E_CONNECT;
+	}
+	void *m = xcalloc(1, proto_size((enum msg_type)f.type));
+	if (proto_decode((enum msg_type)f.type, m, f.body, f.body_len, &err)) {
+		debug("%s", err ? err : "undecodable message");
+		free(err);
+		free(m);
+		r->in_off += f.total;
+		return SLUICE_E_PROTOCOL;
+	}
+	r->in_off += f.total;
+	if (r->in_off == r->in.len) {
+		strbuf_setlen(&r->in, 0);
+		r->in_off = 0;
+	}
+	*type = (enum msg_type)f.type;
+	*msg = m;
+	return 0;
+}
+
+void proto_msg_destroy(enum msg_type type, void *msg)
+{
+	if (!msg)
+		return;
+	proto_free(type, msg);
+	free(msg);
+}
+
+int rpc_call_ctld(const conf_t *conf, enum msg_type type, const void *req,
+		  enum msg_type *rtype, void **reply)
+{
+	int err = 0;
+	*reply = NULL;
+	rpc_t *r = rpc_connect_ctld(conf, &err);
+	if (!r)
+		return err ? err : SLUICE_E_CONNECT;
+	int rc = rpc_send(r, type, req);
+	if (!rc)
+		rc = rpc_recv(r, rtype, reply, conf_timeout_ms(conf));
+	rpc_close(r);
+	return rc;
+}
+
+int rpc_call_ctld_rc(const conf_t *conf, enum msg_type type, const void *req, char **msg)
+{
+	enum msg_type rt = MSG_NONE;
+	void *reply = NULL;
+	if (msg)
+		*msg = NULL;
+	int rc = rpc_call_ctld(conf, type, req, &rt, &reply);
+	if (rc)
+		return rc;
+	if (rt != MSG_RC) {
+		debug("expected MSG_RC, got %s", proto_name(rt));
+		proto_msg_destroy(rt, reply);
+		return SLUICE_E_PROTOCOL;
+	}
+	msg_rc_t *m = reply;
+	rc = m->rc;
+	if (msg) {
+		*msg = m->msg;
+		m->msg = NULL;
+	}
+	proto_msg_destroy(rt, reply);
+	return rc;
+}
+
+/* ---- daemon side ---- */
+
+struct conn {
+	loop_t *loop;
+	int fd;
+	auth_t *auth;
+	int peercred;
+	uint32_t puid, pgid;     /* SO_PEERCRED, when peercred */
+	conn_msg_f on_msg;
+	conn_close_f on_close;
+	void *arg;
+	void *data;
+	strbuf_t in;
+	size_t in_off;
+	strbuf_t out;
+	size_t out_off;          /* written so far */
+	size_t out_limit;        /* may be written up to here (flushed) */
+	uint32_t events;         /* what we watch in the loop */
+	unsigned autoflush : 1, closing : 1, dead : 1, reading : 1;
+	conn_t *dprev, *dnext;   /* held-output list */
+	int held;
+	char peer[64];
+};
+
+/* Conns with held output, all loops (daemons have one loop). */
+static conn_t *held_head;
+
+static void held_add(conn_t *c)
+{
+	if (c->held)
+		return;
+	c->held = 1;
+	c->dprev = NULL;
+	c->dnext = held_head;
+	if (held_head)
+		held_head->dprev = c;
+	held_head = c;
+}
+
+static void held_del(conn_t *c)
+{
+	if (!c->held)
+		return;
+	c->held = 0;
+	if (c->dprev)
+		c->dprev->dnext = c->dnext;
+	else
+		held_head = c->dnext;
+	if (c->dnext)
+		c->dnext->dprev = c->dprev;
+	c->dprev = c->dnext = NULL;
+}
+
+static void conn_reap(loop_t *l, void *arg)
+{
+	conn_t *c = arg;
+	held_del(c);
+	if (c->fd >= 0) {
+		loop_del_fd(l, c->fd);
+		close(c->fd);
+		c->fd = -1;
+	}
+	if (c->on_close)
+		c->on_close(c, c->arg);
+	strbuf_release(&c->in);
+	strbuf_release(&c->out);
+	free(c);
+}
+
+static void conn_kill(conn_t *c)
+{
+	if (c->dead)
+		return;
+	c->dead = 1;
+	c->closing = 1;
+	loop_del_fd(c->loop, c->fd);
+	loop_add_timer(c->loop, 0, conn_reap, c);
+}
+
+static void conn_watch(conn_t *c, uint32_t ev)
+{
+	if (c->dead || ev == c->events)
+		return;
+	if (loop_mod_fd(c->loop, c->fd, ev) < 0) {
+		conn_kill(c);
+		return;
+	}
+	c->events = ev;
+}
+
+/* Write what may be written; arrange LOOP_WRITE for the rest. */
+static void conn_write(conn_t *c)
+{
+	if (c->dead)
+		return;
+	while (c->out_off < c->out_limit) {
+		ssize_t n = send(c->fd, c->out.buf + c->out_off, c->out_limit - c->out_off,
+				 MSG_NOSIGNAL);
+		if (n > 0) {
+			c->out_off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		debug("%s: write: %s", c->peer, n < 0 ? strerror(errno) : "closed");
+		conn_kill(c);
+		return;
+	}
+	if (c->out_off == c->out.len) {
+		strbuf_setlen(&c->out, 0);
+		c->out_off = c->out_limit = 0;
+	} else if (c->out_off > (1u << 20) && c->out_off > c->out.len / 2) {
+		size_t rest = c->out.len - c->out_off;
+		memmove(c->out.buf, c->out.buf + c->out_off, rest);
+		strbuf_setlen(&c->out, rest);
+		c->out_limit -= c->out_off;
+		c->out_off = 0;
+	}
+	if (c->closing && c->out.len == 0) {
+		conn_kill(c);
+		return;
+	}
+	uint32_t ev = (c->reading ? LOOP_READ : 0) | (c->out_off < c->out_limit ? LOOP_WRITE : 0);
+	conn_watch(c, ev);
+}
+
+void conn_send(conn_t *c, enum msg_type type, const void *msg)
+{
+	if (!c || c->closing)
+		return;
+	char *err = NULL;
+	int rc = frame_append(&c->out, c->auth, !c->peercred, type, msg, &err);
+	if (rc) {
+		error("%s: %s", c->peer, err);
+		free(err);
+		/* Tell the peer instead of leaving it waiting (unsigned: signing
+		 * may be what failed). */
+		msg_rc_t m = { .rc = rc, .msg = (char *)"reply could not be sent" };
+		if (frame_append(&c->out, c->auth, 0, MSG_RC, &m, &err)) {
+			free(err);
+			return;
+		}
+	}
+	if (c->autoflush) {
+		c->out_limit = c->out.len;
+		conn_write(c);
+	} else {
+		held_add(c);
+	}
+}
+
+void conn_send_rc(conn_t *c, int rc, const char *msg)
+{
+	msg_rc_t m = { .rc = rc, .msg = (char *)msg };
+	conn_send(c, MSG_RC, &m);
+}
+
+void conn_set_autoflush(conn_t *c, int on)
+{
+	c->autoflush = !!on;
+	if (on && c->out_limit < c->out.len) {
+		held_del(c);
+		c->out_limit = c->out.len;
+		conn_write(c);
+	}
+}
+
+void conn_flush_all(loop_t *l)
+{
+	conn_t *next;
+	for (conn_t *c = held_head; c; c = next) {
+		next = c->dnext;
+		if (c->loop != l)
+			continue;
+		held_del(c);
+		c->out_limit = c->out.len;
+		conn_write(c);
+	}
+}
+
+void conn_close(conn_t *c)
+{
+	if (!c || c->closing)
+		return;
+	c->closing = 1;
+	c->reading = 0;
+	if (c->out.len == 0) {
+		conn_kill(c);
+		return;
+	}
+	conn_write(c);
+}
+
+void conn_set_data(conn_t *c, void *data) { c->data = data; }
+void *conn_get_data(const conn_t *c) { return c->data; }
+const char *conn_peer(const conn_t *c) { return c->peer; }
+int conn_fd(const conn_t *c) { return c->fd; }
+
+/* Refuse the peer: an error reply, then close. The reply goes out now
+ * unless replies to earlier requests are still held (they must wait for
+ * the commit, and this one must not overtake them). */
+static void conn_refuse(conn_t *c, int rc, const char *why)
+{
+	info("%s: %s; closing connection", c->peer, why);
+	int nothing_held = c->out_limit == c->out.len;
+	conn_send_rc(c, rc, why);
+	if (nothing_held && !c->dead) {
+		held_del(c);
+		c->out_limit = c->out.len;
+	}
+	conn_close(c);
+}
+
+static void conn_handle_frame(conn_t *c, const frame_t *f)
+{
+	uint32_t uid, gid;
+	char *err = NULL;
+
+	if (c->peercred) {
+		uid = c->puid;
+		gid = c->pgid;
+	} else if (f->auth == AUTH_NONE) {
+		uid = gid = AUTH_UID_NONE;
+	} else {
+		strbuf_t pl = STRBUF_INIT;
+		signed_bytes(&pl, f->type, f->body, f->body_len);
+		int vr = c->auth ? auth_verify(c->auth, f->cred, f->cred_len, pl.buf, pl.len,
+					       &uid, &gid, &err) : -1;
+		strbuf_release(&pl);
+		if (vr) {
+			char *why = xasprintf("authentication failed: %s",
+					      err ? err : "no authentication configured");
+			free(err);
+			conn_refuse(c, SLUICE_E_AUTH, why);
+			free(why);
+			return;
+		}
+	}
+	enum msg_type type = (enum msg_type)f->type;
+	void *msg = xcalloc(1, proto_size(type));
+	if (proto_decode(type, msg, f->body, f->body_len, &err)) {
+		char *why = xasprintf("%s: %s", proto_name(type), err ? err : "malformed body");
+		free(err);
+		free(msg);
+		conn_refuse(c, SLUICE_E_PROTOCOL, why);
+		free(why);
+		return;
+	}
+	if (c->on_msg)
+		c->on_msg(c, type, msg, uid, gid, c->arg);
+	proto_free(type, msg);
+	free(msg);
+}
+
+static void conn_read(conn_t *c)
+{
+	size_t got = 0;
+	int eof = 0;
+
+	while (got < READ_PER_EVENT) {
+		size_t want = READ_CHUNK;
+		size_t avail = c->in.len - c->in_off;
+		if (avail >= 4) {
+			size_t flen = (size_t)get32((const uint8_t *)c->in.buf + c->in_off) + 4;
+			if (flen <= (size_t)PROTO_MAX_FRAME + 4 && flen > avail + want)
+				want = flen - avail;   /* one big read for a big frame */
+			if (want > READ_PER_EVENT)
+				want = READ_PER_EVENT;
+		}
+		strbuf_grow(&c->in, want);
+		ssize_t n = read(c->fd, c->in.buf + c->in.len, want);
+		if (n > 0) {
+			strbuf_setlen(&c->in, c->in.len + (size_t)n);
+			got += (size_t)n;
+			if ((size_t)n < want)
+				break;
+			continue;
+		}
+		if (n == 0) {
+			eof = 1;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		debug("%s: read: %s", c->peer, strerror(errno));
+		conn_kill(c);
+		return;
+	}
+
+	while (!c->closing) {
+		frame_t f;
+		char *err = NULL;
+		int pr = net_frame_parse(c->in.buf + c->in_off, c->in.len - c->in_off, &f, &err);
+		if (pr < 0) {
+			conn_refuse(c, SLUICE_E_PROTOCOL, err);
+			free(err);
+			break;
+		}
+		if (pr == 0)
+			break;
+		c->in_off += f.total;
+		conn_handle_frame(c, &f);
+	}
+	if (c->in_off) {
+		size_t rest = c->in.len - c->in_off;
+		memmove(c->in.buf, c->in.buf + c->in_off, rest);
+		strbuf_setlen(&c->in, rest);
+		c->in_off = 0;
+	}
+	if (c->in.alloc > (4u << 20) && c->in.len < READ_CHUNK) {
+		/* give back the memory of a big frame */
+		strbuf_t nb = STRBUF_INIT;
+		strbuf_add(&nb, c->in.buf, c->in.len);
+		strbuf_release(&c->in);
+		c->in = nb;
+	}
+	if (eof && !c->dead) {
+		if (c->in.len && !c->closing)
+			debug("%s: connection closed inside a frame", c->peer);
+		conn_close(c);   /* what we still owe it is written, then freed */
+	}
+}
+
+static void conn_event(loop_t *l, int fd, uint32_t events, void *arg)
+{
+	conn_t *c = arg;
+	if (c->events == 0) {
+		/* Watching nothing, yet woken: hang-up or error (epoll always
+		 * reports those); the peer is gone, drop what was held. */
+		conn_kill(c);
+		return;
+	}
+	if (events & LOOP_WRITE)
+		conn_write(c);
+	if ((events & LOOP_READ) && c->reading && !c->dead)
+		conn_read(c);
+}
+
+static void peer_name(conn_t *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	snprintf(c->peer, sizeof(c->peer), "fd %d", c->fd);
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
+		snprintf(c->peer, sizeof(c->peer), "%s:%u", host, ntohs(s->sin_port));
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
+		if (IN6_IS_ADDR_V4MAPPED(&s->sin6_addr)) {
+			inet_ntop(AF_INET, &s->sin6_addr.s6_addr[12], host, sizeof(host));
+			snprintf(c->peer, sizeof(c->peer), "%s:%u", host, ntohs(s->sin6_port));
+		} else {
+			inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
+			snprintf(c->peer, sizeof(c->peer), "[%s]:%u", host, ntohs(s->sin6_port));
+		}
+	} else if (ss.ss_family == AF_UNIX) {
+		if (c->peercred)
+			snprintf(c->peer, sizeof(c->peer), "unix:uid=%u", c->puid);
+		else
+			snprintf(c->peer, sizeof(c->peer), "unix:fd=%d", c->fd);
+	}
+}
+
+conn_t *conn_create(loop_t *l, int fd, auth_t *a, int peercred,
+		    conn_msg_f on_msg, conn_close_f on_close, void *arg)
+{
+	conn_t *c = xcalloc(1, sizeof(*c));
+	c->loop = l;
+	c->fd = fd;
+	c->auth = a;
+	c->on_msg = on_msg;
+	c->on_close = on_close;
+	c->arg = arg;
+	c->reading = 1;
+	strbuf_init(&c->in);
+	strbuf_init(&c->out);
+	if (peercred) {
+		struct ucred uc;
+		socklen_t ul = sizeof(uc);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0) {
+			error("SO_PEERCRED: %s", strerror(errno));
+			close(fd);
+			free(c);
+			return NULL;
+		}
+		c->peercred = 1;
+		c->puid = uc.uid;
+		c->pgid = uc.gid;
+	}
+	peer_name(c);
+	set_nonblock(fd);
+	c->events = LOOP_READ;
+	if (loop_add_fd(l, fd, LOOP_READ, conn_event, c) < 0) {
+		error("%s: cannot watch connection: %s", c->peer, strerror(errno));
+		close(fd);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* ---- listeners ---- */
+
+typedef struct listener {
+	struct listener *next;   /* all listeners: they live as long as the process */
+	auth_t *auth;
+	int peercred;
+	conn_msg_f on_msg;
+	conn_close_f on_close;
+	void *arg;
+} listener_t;
+
+static listener_t *listeners;
+
+static void listener_event(loop_t *l, int fd, uint32_t events, void *arg)
+{
+	listener_t *ls = arg;
+	for (int i = 0; i < 64; i++) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (cfd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				error("accept: %s", strerror(errno));
+			return;
+		}
+		if (!ls->peercred) {
+			int one = 1;
+			setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		}
+		conn_create(l, cfd, ls->auth, ls->peercred, ls->on_msg, ls->on_close, ls->arg);
+	}
+}
+
+static int listen_fd(loop_t *l, int fd, auth_t *a, int peercred,
+		     conn_msg_f on_msg, conn_close_f on_close, void *arg)
+{
+	if (listen(fd, 1024) < 0)
+		return -1;
+	set_nonblock(fd);
+	listener_t *ls = xcalloc(1, sizeof(*ls));
+	ls->auth = a;
+	ls->peercred = peercred;
+	ls->on_msg = on_msg;
+	ls->on_close = on_close;
+	ls->arg = arg;
+	/* ls lives as long as the listening fd, i.e. the daemon; kept on a
+	 * list so leak checkers see it as reachable. */
+	if (loop_add_fd(l, fd, LOOP_READ, listener_event, ls) < 0) {
+		free(ls);
+		return -1;
+	}
+	ls->next = listeners;
+	listeners = ls;
+	return fd;
+}
+
+int net_listen_tcp(loop_t *l, auth_t *a, const char *addr, uint16_t port,
+		   conn_msg_f on_msg, conn_close_f on_close, void *arg)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE };
+	struct addrinfo *res = NULL;
+	char ps[16];
+	int fd = -1, e = EADDRNOTAVAIL, one = 1;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	if (!addr) {
+		/* all addresses: IPv6 dual-stack, else IPv4 */
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			int zero = 0;
+			struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port),
+						   .sin6_addr = IN6ADDR_ANY_INIT };
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+			if (bind(fd, (struct sockaddr *)&s6, sizeof(s6)) == 0)
+				goto bound;
+			e = errno;
+			close(fd);
+			fd = -1;
+			if (e == EADDRINUSE) {
+				errno = e;
+				return -1;
+			}
+		}
+		struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port),
+					  .sin_addr.s_addr = htonl(INADDR_ANY) };
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&s4, sizeof(s4)) < 0) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		goto bound;
+	}
+	if (getaddrinfo(addr, ps, &hints, &res)) {
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			e = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		e = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+bound:
+	if (listen_fd(l, fd, a, 0, on_msg, on_close, arg) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int net_listen_unix(loop_t *l, auth_t *a, const char *path,
+		    conn_msg_f on_msg, conn_close_f on_close, void *arg)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* A socket left by a previous run would make bind fail. */
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		goto fail;
+	/* Any local user may connect: the kernel tells us who they are. */
+	if (chmod(path, 0666) < 0)
+		goto fail;
+	if (listen_fd(l, fd, a, 1, on_msg, on_close, arg) < 0)
+		goto fail;
+	return fd;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}

@@ -1,0 +1,236 @@
+/*
+ * states: the names Slurm 22.05 prints for job states, pending reasons and
+ * node states, and the parser squeue -t / scancel -t use.
+ *
+ * Job states print the most significant flag instead of the base state
+ * (a completing job shows "COMPLETING"/"CG"). Node states have three forms:
+ * sinfo %T (long, lower case, one word with a one-character suffix for the
+ * most important flag: "drained*", "idle~", "mixed-"), sinfo %t (compact:
+ * "drng", "plnd") and scontrol's "BASE+FLAG+FLAG" ("IDLE+DRAIN"). Whether a
+ * drained node reads "draining" or "drained" depends on whether it still
+ * runs something: ALLOCATED or MIXED base, or completing.
+ */
+#include "states.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- jobs ---- */
+
+static const char *const job_long[JOB_END] = {
+	"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
+	"TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
+	"OUT_OF_MEMORY",
+};
+static const char *const job_compact[JOB_END] = {
+	"PD", "R", "S", "CD", "CA", "F", "TO", "NF", "PR", "BF", "DL", "OOM",
+};
+
+/* Flags that replace the base name, most significant first (Slurm order). */
+static const struct {
+	uint32_t flag;
+	const char *name, *compact;
+} job_flags[] = {
+	{ JOB_COMPLETING, "COMPLETING", "CG" },
+	{ JOB_CONFIGURING, "CONFIGURING", "CF" },
+	{ JOB_REQUEUE, "REQUEUED", "RQ" },
+};
+
+const char *job_state_string(uint32_t state)
+{
+	for (size_t i = 0; i < sizeof(job_flags) / sizeof(job_flags[0]); i++)
+		if (state & job_flags[i].flag)
+			return job_flags[i].name;
+	uint32_t b = state & JOB_STATE_BASE;
+	return b < JOB_END ? job_long[b] : "?";
+}
+
+const char *job_state_string_compact(uint32_t state)
+{
+	for (size_t i = 0; i < sizeof(job_flags) / sizeof(job_flags[0]); i++)
+		if (state & job_flags[i].flag)
+			return job_flags[i].compact;
+	uint32_t b = state & JOB_STATE_BASE;
+	return b < JOB_END ? job_compact[b] : "?";
+}
+
+int job_state_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	for (int i = 0; i < JOB_END; i++)
+		if (!strcasecmp(s, job_long[i]) || !strcasecmp(s, job_compact[i]))
+			return i;
+	for (size_t i = 0; i < sizeof(job_flags) / sizeof(job_flags[0]); i++)
+		if (!strcasecmp(s, job_flags[i].name) || !strcasecmp(s, job_flags[i].compact))
+			return (int)job_flags[i].flag;
+	return -1;
+}
+
+static const char *const reasons[WAIT_REASON_END] = {
+	[WAIT_NO_REASON] = "None",
+	[WAIT_PRIORITY] = "Priority",
+	[WAIT_DEPENDENCY] = "Dependency",
+	[WAIT_RESOURCES] = "Resources",
+	[WAIT_PART_NODE_LIMIT] = "PartitionNodeLimit",
+	[WAIT_PART_TIME_LIMIT] = "PartitionTimeLimit",
+	[WAIT_PART_DOWN] = "PartitionDown",
+	[WAIT_PART_INACTIVE] = "PartitionInactive",
+	[WAIT_HELD] = "JobHeldAdmin",
+	[WAIT_HELD_USER] = "JobHeldUser",
+	[WAIT_TIME] = "BeginTime",
+	[WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
+	[WAIT_PART_CONFIG] = "PartitionConfig",
+	[WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
+	[WAIT_ASSOC_MAX_JOBS] = "AssocMaxJobsLimit",
+	[FAIL_LAUNCH] = "JobLaunchFailure",
+	[FAIL_EXIT_CODE] = "NonZeroExitCode",
+	[FAIL_TIMEOUT] = "TimeLimit",
+	[FAIL_DOWN_NODE] = "NodeDown",
+	[FAIL_SIGNAL] = "RaisedSignal",
+	[WAIT_CLEANING] = "Cleaning",
+};
+
+const char *job_reason_string(uint32_t reason)
+{
+	if (reason < WAIT_REASON_END && reasons[reason])
+		return reasons[reason];
+	return "?";
+}
+
+/* ---- nodes ---- */
+
+/* One printable node state: a long and a compact stem plus the suffix
+ * character, chosen as Slurm's node_state_string() chooses them. */
+struct node_name {
+	const char *lng, *cmp;
+	char suffix;             /* 0 for none */
+};
+
+/* The one-character suffix for the most important secondary flag. */
+static char node_suffix(uint32_t s)
+{
+	if (s & NODE_FLAG_MAINT)
+		return '$';
+	if (s & NODE_FLAG_REBOOT)
+		return '@';
+	if (s & NODE_FLAG_POWERING_UP)
+		return '#';
+	if (s & NODE_FLAG_POWERED_DOWN)
+		return '~';
+	if (s & NODE_FLAG_NO_RESPOND)
+		return '*';
+	return 0;
+}
+
+static struct node_name node_name(uint32_t s)
+{
+	uint32_t base = s & NODE_STATE_BASE;
+	int busy = base == NODE_ALLOCATED || base == NODE_MIXED;
+	int comp = (s & NODE_FLAG_COMPLETING) != 0;
+	int no_resp = (s & NODE_FLAG_NO_RESPOND) != 0;
+	char suf = node_suffix(s);
+	struct node_name n = { NULL, NULL, 0 };
+
+	if ((s & NODE_FLAG_MAINT) && !(s & NODE_FLAG_DRAIN) && !busy && base != NODE_DOWN)
+		return (struct node_name){ "MAINT", "MAINT", no_resp ? '*' : 0 };
+	if ((s & NODE_FLAG_REBOOT) && !busy)
+		return (struct node_name){ "REBOOT", "BOOT", no_resp ? '*' : 0 };
+	if (s & NODE_FLAG_DRAIN) {
+		if (comp || busy)
+			return (struct node_name){ "DRAINING", "DRNG", suf };
+		return (struct node_name){ "DRAINED", "DRAIN", suf };
+	}
+	if (s & NODE_FLAG_FAIL) {
+		if (comp || base == NODE_ALLOCATED)
+			return (struct node_name){ "FAILING", "FAILG", no_resp ? '*' : 0 };
+		return (struct node_name){ "FAIL", "FAIL", no_resp ? '*' : 0 };
+	}
+	switch (base) {
+	case NODE_DOWN:
+		return (struct node_name){ "DOWN", "DOWN", suf };
+	case NODE_ALLOCATED:
+		return (struct node_name){ "ALLOCATED", "ALLOC", suf ? suf : comp ? '+' : 0 };
+	default:
+		break;
+	}
+	if (comp)
+		return (struct node_name){ "COMPLETING", "COMP", suf };
+	switch (base) {
+	case NODE_IDLE:
+		if (!suf && (s & NODE_FLAG_RESERVED))
+			return (struct node_name){ "RESERVED", "RESV", 0 };
+		if (!suf && (s & NODE_FLAG_PLANNED))
+			return (struct node_name){ "PLANNED", "PLND", 0 };
+		return (struct node_name){ "IDLE", "IDLE", suf };
+	case NODE_MIXED:
+		return (struct node_name){ "MIXED", "MIX",
+			suf ? suf : (s & NODE_FLAG_PLANNED) ? '-' : 0 };
+	case NODE_FUTURE:
+		return (struct node_name){ "FUTURE", "FUTR", suf };
+	case NODE_UNKNOWN:
+		return (struct node_name){ "UNKNOWN", "UNK", no_resp ? '*' : 0 };
+	default:
+		break;
+	}
+	n.lng = n.cmp = "?";
+	return n;
+}
+
+static const char *lower_into(const char *stem, char suffix, char *buf, int len)
+{
+	if (len <= 0)
+		return "";
+	int i = 0;
+	for (; stem[i] && i < len - 1; i++)
+		buf[i] = (char)(stem[i] >= 'A' && stem[i] <= 'Z' ? stem[i] - 'A' + 'a' : stem[i]);
+	if (suffix && i < len - 1)
+		buf[i++] = suffix;
+	buf[i] = '\0';
+	return buf;
+}
+
+const char *node_state_string(uint32_t state, char *buf, int len)
+{
+	struct node_name n = node_name(state);
+	return lower_into(n.lng, n.suffix, buf, len);
+}
+
+const char *node_state_string_compact(uint32_t state, char *buf, int len)
+{
+	struct node_name n = node_name(state);
+	return lower_into(n.cmp, n.suffix, buf, len);
+}
+
+const char *node_state_string_scontrol(uint32_t state, char *buf, int len)
+{
+	static const char *const base_names[NODE_BASE_END] = {
+		"UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE",
+	};
+	/* Slurm's order for "+FLAG" parts */
+	static const struct { uint32_t flag; const char *name; } flags[] = {
+		{ NODE_FLAG_COMPLETING, "COMPLETING" },
+		{ NODE_FLAG_DRAIN, "DRAIN" },
+		{ NODE_FLAG_FAIL, "FAIL" },
+		{ NODE_FLAG_MAINT, "MAINTENANCE" },
+		{ NODE_FLAG_POWERED_DOWN, "POWERED_DOWN" },
+		{ NODE_FLAG_REBOOT, "REBOOT_REQUESTED" },
+		{ NODE_FLAG_RESERVED, "RESERVED" },
+		{ NODE_FLAG_NO_RESPOND, "NOT_RESPONDING" },
+		{ NODE_FLAG_PLANNED, "PLANNED" },
+		{ NODE_FLAG_POWERING_UP, "POWERING_UP" },
+	};
+	if (len <= 0)
+		return "";
+	uint32_t b = state & NODE_STATE_BASE;
+	int n = snprintf(buf, (size_t)len, "%s", b < NODE_BASE_END ? base_names[b] : "INVALID");
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (!(state & flags[i].flag))
+			continue;
+		if (n < 0 || n >= len)
+			break;
+		n += snprintf(buf + n, (size_t)(len - n), "+%s", flags[i].name);
+	}
+	return buf;
+}

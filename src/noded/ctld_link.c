@@ -1,0 +1,281 @@
+/*
+ * ctld_link: the node daemon's one persistent connection to the
+ * controller (runtime contract, "ctld <-> noded").
+ *
+ * noded connects out (non-blocking, so a slow or absent controller never
+ * stalls the loop), sends MSG_NODE_REGISTER with its resources and the jobs
+ * whose supervisors are alive here, and waits for MSG_RC. The controller
+ * then uses this connection to send MSG_LAUNCH_JOB and MSG_SIGNAL_JOB; those
+ * are accepted only here and only from root or SlurmUser. A heartbeat
+ * (same struct) goes out every 10 s (SLUICE_HEARTBEAT_MS). When the
+ * connection drops or registration is refused, noded reconnects with
+ * backoff (100 ms doubling to 5 s, trying each SlurmctldHost in turn) and
+ * registers again; jobs are not touched, so a controller restart is
+ * invisible to them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "errors.h"
+#include "noded.h"
+#include "xalloc.h"
+
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 5000
+
+struct ctld_link {
+	noded_t *nd;
+	int fd;                  /* connecting socket, -1 when none */
+	conn_t *conn;            /* established connection */
+	int registered;
+	uint64_t backoff_ms;
+	uint64_t retry_timer, hb_timer;
+	size_t host_idx;
+	uint64_t hb_ms;
+};
+
+static void link_connect(loop_t *l, void *arg);
+
+static void link_retry(ctld_link_t *lk)
+{
+	if (lk->retry_timer)
+		return;
+	lk->retry_timer = loop_add_timer(lk->nd->loop, lk->backoff_ms, link_connect, lk);
+	lk->backoff_ms = lk->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : lk->backoff_ms * 2;
+	if (lk->nd->conf->nctld_hosts)
+		lk->host_idx = (lk->host_idx + 1) % lk->nd->conf->nctld_hosts;
+}
+
+struct scan_ids {
+	uint32_t *ids;
+	uint32_t n;
+	size_t alloc;
+};
+
+static void scan_one(const char *dir, const spool_rec_t *r, void *arg)
+{
+	struct scan_ids *s = arg;
+	if (!r || !spool_rec_alive(r)) {
+		/* A supervisor that died (or a half-made dir): nothing to
+		 * re-attach to. The controller ends the job as NODE_FAIL when
+		 * it is not listed. */
+		info("removing stale spool dir %s", dir);
+		rm_rf(dir);
+		return;
+	}
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->ids[i] == r->job_id)
+			return;
+	s->ids = xgrow(s->ids, sizeof(*s->ids), s->n + 1, &s->alloc);
+	s->ids[s->n++] = r->job_id;
+}
+
+/* Live job ids on this node (batch and steps); removes dead dirs. */
+static void live_jobs(noded_t *nd, msg_node_register_t *reg)
+{
+	struct scan_ids s = { NULL, 0, 0 };
+	spool_scan(nd->spool, scan_one, &s);
+	reg->job_ids = s.ids;
+	reg->njob_ids = s.n;
+}
+
+static void link_send_reg(ctld_link_t *lk, enum msg_type type)
+{
+	msg_node_register_t reg;
+	memset(&reg, 0, sizeof(reg));
+	resources_fill(lk->nd, &reg);
+	live_jobs(lk->nd, &reg);
+	if (type == MSG_NODE_REGISTER)
+		info("registering with the controller (%u running job%s)", reg.njob_ids,
+		     reg.njob_ids == 1 ? "" : "s");
+	conn_send(lk->conn, type, &reg);
+	proto_free(MSG_NODE_REGISTER, &reg);
+}
+
+static void link_heartbeat(loop_t *l, void *arg)
+{
+	ctld_link_t *lk = arg;
+	lk->hb_timer = loop_add_timer(l, lk->hb_ms, link_heartbeat, lk);
+	if (lk->conn && lk->registered)
+		link_send_reg(lk, MSG_NODE_HEARTBEAT);
+}
+
+static void link_drop(ctld_link_t *lk)
+{
+	conn_t *c = lk->conn;
+	lk->conn = NULL;
+	lk->registered = 0;
+	if (c)
+		conn_close(c);
+	link_retry(lk);
+}
+
+static int sender_ok(const noded_t *nd, uint32_t uid)
+{
+	return uid == 0 || uid == nd->slurm_uid || uid == getuid();
+}
+
+static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
+			uint32_t gid, void *arg)
+{
+	ctld_link_t *lk = arg;
+	noded_t *nd = lk->nd;
+	if (c != lk->conn)
+		return;
+	switch (type) {
+	case MSG_RC: {
+		msg_rc_t *rc = msg;
+		if (lk->registered)
+			break;          /* a late answer to something else */
+		if (rc->rc) {
+			error("registration refused by the controller: %s%s%s",
+			      slurm_strerror(rc->rc), rc->msg ? ": " : "", rc->msg ? rc->msg : "");
+			link_drop(lk);
+			return;
+		}
+		lk->registered = 1;
+		lk->backoff_ms = BACKOFF_MIN_MS;
+		info("registered with the controller at %s", conn_peer(c));
+		break;
+	}
+	case MSG_LAUNCH_JOB:
+		if (!sender_ok(nd, uid)) {
+			error("launch request from uid %u refused", uid);
+			break;
+		}
+		supervisor_launch(nd, msg);
+		break;
+	case MSG_SIGNAL_JOB:
+		if (!sender_ok(nd, uid)) {
+			error("signal request from uid %u refused", uid);
+			break;
+		}
+		supervisor_signal(nd, msg);
+		break;
+	default:
+		debug("ignoring %s from the controller", proto_name(type));
+		break;
+	}
+}
+
+static void link_on_close(conn_t *c, void *arg)
+{
+	ctld_link_t *lk = arg;
+	if (c != lk->conn)
+		return;
+	info("lost the connection to the controller; reconnecting");
+	lk->conn = NULL;
+	lk->registered = 0;
+	link_retry(lk);
+}
+
+static void link_connected(ctld_link_t *lk, int fd)
+{
+	noded_t *nd = lk->nd;
+	lk->conn = conn_create(nd->loop, fd, nd->auth, 0, link_on_msg, link_on_close, lk);
+	conn_set_autoflush(lk->conn, 1);
+	link_send_reg(lk, MSG_NODE_REGISTER);
+}
+
+static void link_connect_ready(loop_t *l, int fd, uint32_t events, void *arg)
+{
+	ctld_link_t *lk = arg;
+	loop_del_fd(l, fd);
+	lk->fd = -1;
+	int err = 0;
+	socklen_t len = sizeof(err);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err) {
+		debug("connect to the controller: %s", strerror(err));
+		close(fd);
+		link_retry(lk);
+		return;
+	}
+	link_connected(lk, fd);
+}
+
+static void link_connect(loop_t *l, void *arg)
+{
+	ctld_link_t *lk = arg;
+	conf_t *conf = lk->nd->conf;
+	lk->retry_timer = 0;
+	if (lk->conn || lk->fd >= 0)
+		return;
+	const char *host = conf->nctld_hosts ? conf->ctld_addrs[lk->host_idx] : "localhost";
+	char port[16];
+	snprintf(port, sizeof(port), "%u", conf->ctld_port);
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int gai = getaddrinfo(host, port, &hints, &res);
+	if (gai) {
+		debug("cannot resolve controller host '%s': %s", host, gai_strerror(gai));
+		link_retry(lk);
+		return;
+	}
+	int fd = -1, rc = -1;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+		if (rc == 0 || errno == EINPROGRESS)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		debug("cannot connect to the controller at %s:%s", host, port);
+		link_retry(lk);
+		return;
+	}
+	if (rc == 0) {
+		link_connected(lk, fd);
+		return;
+	}
+	lk->fd = fd;
+	if (loop_add_fd(l, fd, LOOP_WRITE, link_connect_ready, lk) < 0) {
+		close(fd);
+		lk->fd = -1;
+		link_retry(lk);
+	}
+}
+
+ctld_link_t *ctld_link_start(noded_t *nd)
+{
+	ctld_link_t *lk = xcalloc(1, sizeof(*lk));
+	lk->nd = nd;
+	lk->fd = -1;
+	lk->backoff_ms = BACKOFF_MIN_MS;
+	lk->hb_ms = 10000;
+	const char *e = getenv("SLUICE_HEARTBEAT_MS");
+	if (e && atol(e) > 0)
+		lk->hb_ms = (uint64_t)atol(e);
+	lk->hb_timer = loop_add_timer(nd->loop, lk->hb_ms, link_heartbeat, lk);
+	link_connect(nd->loop, lk);
+	return lk;
+}
+
+void ctld_link_destroy(ctld_link_t *lk)
+{
+	if (!lk)
+		return;
+	if (lk->retry_timer)
+		loop_cancel_timer(lk->nd->loop, lk->retry_timer);
+	if (lk->hb_timer)
+		loop_cancel_timer(lk->nd->loop, lk->hb_timer);
+	if (lk->fd >= 0) {
+		loop_del_fd(lk->nd->loop, lk->fd);
+		close(lk->fd);
+	}
+	if (lk->conn)
+		conn_close(lk->conn);
+	free(lk);
+}

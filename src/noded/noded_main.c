@@ -1,0 +1,239 @@
+/*
+ * noded_main: `sluice noded`, the node daemon (slurmd's role).
+ *
+ * Startup does everything that can fail before detaching, so errors reach
+ * the shell that started it (config errors, all of them; an unknown node
+ * name; the spool dir; the step port). Then: one event loop with the
+ * controller link (ctld_link.c) and the srun step port (step.c). Jobs run
+ * in detached supervisors (supervisor.c) that outlive this process; a
+ * restarted noded finds them through the spool (spool.c) and lists them in
+ * its registration.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "noded.h"
+#include "xalloc.h"
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: sluice noded [OPTIONS]\n"
+		"  -D            run in the foreground, log to stderr\n"
+		"  -N nodename   run as this NodeName from slurm.conf\n"
+		"  -f file       use this slurm.conf\n"
+		"  -v            more verbose (repeat for more)\n"
+		"  -h            show this help\n");
+}
+
+/* mkdir -p with mode for the directories it creates. */
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || !*s) {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, mode) < 0 && errno != EEXIST) {
+				rc = -1;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+static char *short_hostname(void)
+{
+	char h[256];
+	if (gethostname(h, sizeof(h)) < 0)
+		return xstrdup("localhost");
+	h[sizeof(h) - 1] = '\0';
+	h[strcspn(h, ".")] = '\0';
+	return xstrdup(h);
+}
+
+/* The node this host is when -N is not given: NodeHostname or NodeName
+ * equal to the short host name. */
+static long find_self(const conf_t *conf, const char *host)
+{
+	for (size_t i = 0; i < conf->nnodes; i++)
+		if (conf->nodes[i].hostname && !strcmp(conf->nodes[i].hostname, host))
+			return (long)i;
+	return conf_node_find(conf, host);
+}
+
+static void on_signal(loop_t *l, int fd, uint32_t events, void *arg)
+{
+	noded_t *nd = arg;
+	struct signalfd_siginfo si;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			/* logrotate: reopen the log file */
+			log_init("slurmd", 1, nd->log_level, nd->log_file);
+			info("log reopened");
+		} else {
+			info("caught signal %u, shutting down (jobs keep running)", si.ssi_signo);
+			loop_stop(l);
+		}
+	}
+}
+
+static void before_sleep(loop_t *l, void *arg)
+{
+	conn_flush_all(l);
+}
+
+int cmd_noded(int argc, char **argv)
+{
+	int foreground = 0, verbose_n = 0, opt;
+	const char *node_name = NULL, *conf_path = NULL;
+	log_init("slurmd", 0, LOG_LVL_INFO, NULL);
+	optind = 1;
+	while ((opt = getopt(argc, argv, "DN:f:vhV")) != -1) {
+		switch (opt) {
+		case 'D': foreground = 1; break;
+		case 'N': node_name = optarg; break;
+		case 'f': conf_path = optarg; break;
+		case 'v': verbose_n++; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "slurmd: error: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 1;
+	}
+
+	conf_t *conf = conf_load(conf_path, CONF_FULL);
+	if (conf->nerrors) {
+		for (size_t i = 0; i < conf->nerrors; i++)
+			error("%s", conf->errors[i]);
+		conf_destroy(conf);
+		return 1;
+	}
+	char *host = short_hostname();
+	long idx = node_name ? conf_node_find(conf, node_name) : find_self(conf, host);
+	if (idx < 0) {
+		fatal("node name '%s' not found in slurm.conf", node_name ? node_name : host);
+	}
+
+	noded_t *nd = xcalloc(1, sizeof(*nd));
+	nd->conf = conf;
+	nd->node = &conf->nodes[idx];
+	nd->name = xstrdup(nd->node->name);
+	nd->listen_fd = -1;
+	nd->start_time = time(NULL);
+	/* The argv strings are contiguous as the kernel laid them out; the
+	 * supervisors overwrite them with their own title. */
+	nd->title = argv[0];
+	nd->title_len = strlen(argv[0]) + 1;
+	for (int i = 1; i < argc && argv[i] == nd->title + nd->title_len; i++)
+		nd->title_len += strlen(argv[i]) + 1;
+	const char *spool_tmpl = conf->slurmd_spool_dir ? conf->slurmd_spool_dir : "/var/spool/slurmd";
+	nd->spool = conf_expand_path(spool_tmpl, nd->name, host);
+	if (mkdir_p(nd->spool, 0755) < 0 || access(nd->spool, W_OK | X_OK) < 0)
+		fatal("unable to use spool dir '%s': %s", nd->spool, strerror(errno));
+
+	int lvl = conf->slurmd_debug > 0 ? conf->slurmd_debug : LOG_LVL_INFO;
+	lvl += verbose_n;
+	if (lvl > LOG_LVL_DEBUG2)
+		lvl = LOG_LVL_DEBUG2;
+	nd->log_level = (enum log_level)lvl;
+	if (!foreground && conf->slurmd_log_file)
+		nd->log_file = conf_expand_path(conf->slurmd_log_file, nd->name, host);
+	log_init("slurmd", 0, nd->log_level, NULL);
+
+	char *err = NULL;
+	nd->auth = auth_create(conf, &err);
+	if (!nd->auth)
+		fatal("authentication setup failed: %s", err ? err : "unknown error");
+	if (!auth_can_sign(nd->auth))
+		fatal("cannot sign messages (no access to the cluster key?): the node daemon must run as root or SlurmUser");
+	struct passwd *pw = conf->slurm_user ? getpwnam(conf->slurm_user) : NULL;
+	nd->slurm_uid = pw ? pw->pw_uid : 0;
+
+	signal(SIGPIPE, SIG_IGN);
+	nd->loop = loop_create();
+	if (step_server_start(nd) < 0)
+		fatal("unable to listen on port %u: %s", nd->node->port, strerror(errno));
+
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+
+	if (!foreground) {
+		fflush(NULL);
+		pid_t p = fork();
+		if (p < 0)
+			fatal("fork: %s", strerror(errno));
+		if (p > 0)
+			_exit(0);
+		setsid();
+		int dn = open("/dev/null", O_RDWR);
+		if (dn >= 0) {
+			dup2(dn, 0);
+			dup2(dn, 1);
+			if (nd->log_file)
+				dup2(dn, 2);
+			if (dn > 2)
+				close(dn);
+		}
+		if (conf->slurmd_pid_file) {
+			char *pf = conf_expand_path(conf->slurmd_pid_file, nd->name, host);
+			char buf[32];
+			int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+			if (write_file_atomic(pf, buf, (size_t)n, 0644) < 0)
+				error("cannot write pid file %s: %s", pf, strerror(errno));
+			free(pf);
+		}
+	}
+	/* After the fork: epoll reports a signalfd's readiness for the
+	 * process that registered it. */
+	int sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0 || loop_add_fd(nd->loop, sigfd, LOOP_READ, on_signal, nd) < 0)
+		fatal("signalfd: %s", strerror(errno));
+	log_init("slurmd", 1, nd->log_level, nd->log_file);
+	info("slurmd version %s started on node %s, port %u, spool %s", SLURM_COMPAT_VERSION,
+	     nd->name, nd->node->port, nd->spool);
+	if (conf->nunsupported)
+		verbose("%zu slurm.conf key(s) accepted but not acted on", conf->nunsupported);
+
+	loop_set_before_sleep(nd->loop, before_sleep, nd);
+	nd->link = ctld_link_start(nd);
+	loop_run(nd->loop);
+
+	ctld_link_destroy(nd->link);
+	conn_flush_all(nd->loop);
+	loop_destroy(nd->loop);
+	close(sigfd);
+	auth_destroy(nd->auth);
+	free(nd->spool);
+	free(nd->log_file);
+	free(nd->name);
+	free(nd);
+	free(host);
+	conf_destroy(conf);
+	return 0;
+}

@@ -1,0 +1,336 @@
+/*
+ * spool: the node daemon's on-disk state, so that jobs outlive it.
+ *
+ * Layout under SlurmdSpoolDir (one per noded):
+ *   job<ID>/state            record of the batch supervisor (below)
+ *   job<ID>/script           the batch script (0700, owned by the user)
+ *   job<ID>/req.<seq>        pending control requests (signal/cancel)
+ *   step<ID>.<STEP>/state    record of an srun step supervisor
+ *   step<ID>.<STEP>/req.<seq>
+ * A record is "key=value" lines: job_id, step_id, launch_seq, pid,
+ * pid_start (the supervisor's start time in clock ticks from
+ * /proc/PID/stat, so a recycled pid is not mistaken for it), and once the
+ * job ended: done=1, exit_status, end_state, end_time. Every file is
+ * written to a temporary name, fsync'd and renamed, so a reader sees the
+ * old or the new record, never half of one.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "noded.h"
+#include "xalloc.h"
+
+char *spool_job_dir(const char *spool, uint32_t job_id)
+{
+	return xasprintf("%s/job%u", spool, job_id);
+}
+
+char *spool_step_dir(const char *spool, uint32_t job_id, uint32_t step_id)
+{
+	return xasprintf("%s/step%u.%u", spool, job_id, step_id);
+}
+
+void spool_rec_format(const spool_rec_t *r, strbuf_t *out)
+{
+	strbuf_addf(out, "job_id=%u\nstep_id=%u\nlaunch_seq=%u\npid=%" PRId64
+		    "\npid_start=%" PRIu64 "\n", r->job_id, r->step_id,
+		    r->launch_seq, r->pid, r->pid_start);
+	if (r->done)
+		strbuf_addf(out, "done=1\nexit_status=%u\nend_state=%u\nend_time=%" PRId64 "\n",
+			    r->exit_status, r->end_state, r->end_time);
+}
+
+int spool_rec_parse(const char *text, spool_rec_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	int have = 0;
+	const char *p = text;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char line[128];
+		if (len >= sizeof(line))
+			return -1;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (eol ? 1 : 0);
+		if (!*line)
+			continue;
+		char *eq = strchr(line, '=');
+		if (!eq)
+			return -1;
+		*eq = '\0';
+		const char *v = eq + 1;
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v, &end, 10);
+		if (!*v || *end || errno)
+			return -1;
+		if (!strcmp(line, "job_id"))
+			r->job_id = (uint32_t)n, have |= 1;
+		else if (!strcmp(line, "step_id"))
+			r->step_id = (uint32_t)n;
+		else if (!strcmp(line, "launch_seq"))
+			r->launch_seq = (uint32_t)n;
+		else if (!strcmp(line, "pid"))
+			r->pid = (int64_t)n, have |= 2;
+		else if (!strcmp(line, "pid_start"))
+			r->pid_start = n;
+		else if (!strcmp(line, "done"))
+			r->done = (int)n;
+		else if (!strcmp(line, "exit_status"))
+			r->exit_status = (uint32_t)n;
+		else if (!strcmp(line, "end_state"))
+			r->end_state = (uint32_t)n;
+		else if (!strcmp(line, "end_time"))
+			r->end_time = (int64_t)n;
+		/* unknown keys: a newer writer; skip */
+	}
+	return have == 3 ? 0 : -1;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char *tmp = xasprintf("%s.new.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	const char *d = data;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, d + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0 || fchmod(fd, mode) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = e;
+	return -1;
+}
+
+static char *read_small_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	strbuf_t sb = STRBUF_INIT;
+	char buf[4096];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(&sb, buf, (size_t)n);
+		if (sb.len > (1u << 20))
+			break;
+	}
+	close(fd);
+	return strbuf_detach(&sb);
+}
+
+int spool_rec_write(const char *dir, const spool_rec_t *r)
+{
+	strbuf_t sb = STRBUF_INIT;
+	spool_rec_format(r, &sb);
+	char *path = xasprintf("%s/state", dir);
+	int rc = write_file_atomic(path, sb.buf, sb.len, 0600);
+	int e = errno;
+	free(path);
+	strbuf_release(&sb);
+	errno = e;
+	return rc;
+}
+
+int spool_rec_read(const char *dir, spool_rec_t *r)
+{
+	char *path = xasprintf("%s/state", dir);
+	char *text = read_small_file(path);
+	free(path);
+	if (!text) {
+		memset(r, 0, sizeof(*r));
+		return -1;
+	}
+	int rc = spool_rec_parse(text, r);
+	free(text);
+	return rc;
+}
+
+uint64_t proc_start_time(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char *text = read_small_file(path);
+	if (!text)
+		return 0;
+	/* comm may hold spaces and ')': fields resume after the last ')'. */
+	char *p = strrchr(text, ')');
+	uint64_t st = 0;
+	if (p) {
+		p++;
+		/* after ')': field 3 (state) ... field 22 (starttime) */
+		int field = 2;
+		char *save = NULL;
+		for (char *tok = strtok_r(p, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			field++;
+			if (field == 3 && tok[0] == 'Z')
+				break;          /* a zombie is as good as gone */
+			if (field == 22) {
+				st = strtoull(tok, NULL, 10);
+				break;
+			}
+		}
+	}
+	free(text);
+	return st;
+}
+
+int spool_rec_alive(const spool_rec_t *r)
+{
+	if (r->pid <= 1)
+		return 0;
+	uint64_t st = proc_start_time((pid_t)r->pid);
+	return st != 0 && st == r->pid_start;
+}
+
+int spool_request_write(const char *dir, const msg_signal_job_t *m)
+{
+	static unsigned counter;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* names sort in arrival order: zero-padded time, pid, counter */
+	char *path = xasprintf("%s/req.%020lld.%09ld.%d.%06u", dir, (long long)ts.tv_sec,
+			       ts.tv_nsec, (int)getpid(), counter++ % 1000000u);
+	char text[160];
+	int n = snprintf(text, sizeof(text), "signal=%u\nflags=%u\nkill_wait=%u\nend_state=%u\n",
+			 m->signal, m->flags, m->kill_wait, m->end_state);
+	int rc = write_file_atomic(path, text, (size_t)n, 0600);
+	free(path);
+	return rc;
+}
+
+static int req_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int spool_request_take(const char *dir, msg_signal_job_t *m)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "req.", 4) || strstr(de->d_name, ".new."))
+			continue;
+		names = xgrow(names, sizeof(*names), n + 1, &alloc);
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	int got = 0;
+	if (n) {
+		qsort(names, n, sizeof(*names), req_cmp);
+		for (size_t i = 0; i < n && !got; i++) {
+			char *path = xasprintf("%s/%s", dir, names[i]);
+			char *text = read_small_file(path);
+			unlink(path);
+			free(path);
+			if (!text)
+				continue;
+			memset(m, 0, sizeof(*m));
+			char *save = NULL;
+			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+				unsigned v;
+				if (sscanf(l, "signal=%u", &v) == 1)
+					m->signal = v;
+				else if (sscanf(l, "flags=%u", &v) == 1)
+					m->flags = v;
+				else if (sscanf(l, "kill_wait=%u", &v) == 1)
+					m->kill_wait = v;
+				else if (sscanf(l, "end_state=%u", &v) == 1)
+					m->end_state = v;
+			}
+			free(text);
+			got = 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return got;
+}
+
+void spool_scan(const char *spool, spool_scan_f fn, void *arg)
+{
+	DIR *d = opendir(spool);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "job", 3) && strncmp(de->d_name, "step", 4))
+			continue;
+		char *dir = xasprintf("%s/%s", spool, de->d_name);
+		struct stat st;
+		if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+			spool_rec_t r;
+			int ok = spool_rec_read(dir, &r) == 0;
+			fn(dir, ok ? &r : NULL, arg);
+		}
+		free(dir);
+	}
+	closedir(d);
+}
+
+int rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d))) {
+				if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+					continue;
+				char *sub = xasprintf("%s/%s", path, de->d_name);
+				rm_rf(sub);
+				free(sub);
+			}
+			closedir(d);
+		}
+		return rmdir(path);
+	}
+	return unlink(path);
+}

@@ -1,0 +1,381 @@
+/*
+ * step: the step-launch server for srun, and the step supervisor.
+ *
+ * noded listens on the node's Port. The only message accepted there is
+ * MSG_LAUNCH_STEP, and only with a valid launch credential (signed by the
+ * controller: root or SlurmUser; not expired; job, step, uid and gid as in
+ * the request; this node in its node list). The frame itself may be
+ * unsigned (AUTH_UID_NONE) since srun run by a user cannot sign; if it is
+ * signed, the signer must be the credential's user, root or SlurmUser.
+ *
+ * An accepted launch forks a detached step supervisor (the same double
+ * fork and spool record as a batch supervisor, in <spool>/step<J>.<S>/) that
+ * inherits the connection: it answers MSG_RC 0 itself, so nothing can
+ * overtake that reply, then runs the node's tasks as the user, each in its
+ * own session with stdout/stderr on pipes and stdin on /dev/null, streams
+ * their output as MSG_STEP_IO frames, sends one MSG_STEP_TASK_EXIT per task
+ * once its output is drained, and exits. When srun goes away (EOF on the
+ * connection) the tasks are killed, as Slurm does. Signal/cancel requests
+ * reach it through the spool request files (see supervisor.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cred.h"
+#include "errors.h"
+#include "hostlist.h"
+#include "noded.h"
+#include "states.h"
+#include "xalloc.h"
+
+#define STEP_MAX_TASKS 4096
+
+typedef struct task {
+	pid_t pid;
+	uint32_t rank;
+	int out, err;            /* pipe read ends, -1 at EOF */
+	int exited, reported;
+	int status;
+} task_t;
+
+/* The task child: never returns. Errors go to its stderr pipe, as
+ * slurmstepd writes them. */
+static void __attribute__((noreturn))
+task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
+	   uint32_t local, int out, int err)
+{
+	child_reset_signals();
+	setsid();
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(1);
+	char *e = NULL;
+	if (become_user(cr->user, cr->uid, cr->gid, &e) < 0) {
+		dprintf(2, "slurmstepd: error: %s\n", e);
+		_exit(1);
+	}
+	const char *wd = m->cwd && *m->cwd ? m->cwd : "/tmp";
+	if (chdir(wd) < 0) {
+		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+			wd, strerror(errno));
+		if (chdir("/tmp") < 0)
+			(void)!chdir("/");
+	}
+	strv_t env = { NULL, 0 };
+	for (uint32_t i = 0; i < m->env.n; i++)
+		strv_push(&env, m->env.v[i]);
+	env_setf(&env, "SLURM_STEP_ID", "%u", m->step_id);
+	env_setf(&env, "SLURM_STEPID", "%u", m->step_id);
+	env_setf(&env, "SLURM_PROCID", "%u", m->first_task + local);
+	env_setf(&env, "SLURM_LOCALID", "%u", local);
+	env_setf(&env, "SLURM_NODEID", "%u", m->node_id);
+	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
+	env_set(&env, "SLURMD_NODENAME", nd->name);
+	env_setf(&env, "SLURM_STEP_NUM_TASKS", "%u", m->total_tasks);
+	env_setf(&env, "SLURM_STEP_NUM_NODES", "%u", m->nnodes);
+	char num[32];
+	snprintf(num, sizeof(num), "%u", m->job_id);
+	env_set_default(&env, "SLURM_JOB_ID", num);
+	env_set_default(&env, "SLURM_JOBID", num);
+	snprintf(num, sizeof(num), "%u", m->total_tasks);
+	env_set_default(&env, "SLURM_NTASKS", num);
+	env_set_default(&env, "SLURM_NPROCS", num);
+	if (cr->nodes)
+		env_set_default(&env, "SLURM_STEP_NODELIST", cr->nodes);
+	char **argv = xcalloc(m->argv.n + 1, sizeof(*argv));
+	for (uint32_t i = 0; i < m->argv.n; i++)
+		argv[i] = m->argv.v[i];
+	if (!argv[0]) {
+		dprintf(2, "slurmstepd: error: no command given\n");
+		_exit(1);
+	}
+	/* execvp searches the PATH of our own environment: make it the
+	 * step's. */
+	environ = env_to_envp(&env);
+	execvp(argv[0], argv);
+	int en = errno;
+	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
+	_exit(en > 0 && en < 256 ? en : 1);
+}
+
+static int send_io(rpc_t *r, uint32_t rank, uint32_t stream, const char *buf, size_t n)
+{
+	msg_step_io_t io = { .task = rank, .stream = stream, .len = (uint32_t)n,
+			     .data = (uint8_t *)buf };
+	return rpc_send(r, MSG_STEP_IO, &io);
+}
+
+static void __attribute__((noreturn))
+step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
+	  const char *dir, int ready_fd)
+{
+	int sfd = sup_signalfd();
+	signal(SIGPIPE, SIG_IGN);
+	char title[32];
+	snprintf(title, sizeof(title), "%u.%u", m->job_id, m->step_id);
+	set_proctitle(nd, title);
+	spool_rec_t rec = { .job_id = m->job_id, .step_id = m->step_id,
+			    .pid = getpid(), .pid_start = proc_start_time(getpid()) };
+	if (spool_rec_write(dir, &rec) < 0)
+		error("step %u.%u: cannot write spool record: %m", m->job_id, m->step_id);
+	(void)!write(ready_fd, "1", 1);
+	close(ready_fd);
+
+	rpc_t *r = rpc_from_fd(nd->conf, fd);
+	msg_rc_t rc = { 0, NULL };
+	int srun_gone = rpc_send(r, MSG_RC, &rc) != 0;
+
+	uint32_t n = m->ntasks;
+	task_t *t = xcalloc(n ? n : 1, sizeof(*t));
+	pid_t *pgids = xcalloc(n ? n : 1, sizeof(*pgids));
+	job_ctl_t ctl = { .pgids = pgids, .npgids = n, .kill_wait = nd->conf->kill_wait };
+	for (uint32_t i = 0; i < n; i++) {
+		int po[2], pe[2];
+		t[i].rank = m->first_task + i;
+		t[i].out = t[i].err = -1;
+		if (pipe2(po, O_CLOEXEC) < 0) {
+			t[i].exited = 1, t[i].status = 1 << 8;
+			continue;
+		}
+		if (pipe2(pe, O_CLOEXEC) < 0) {
+			close(po[0]), close(po[1]);
+			t[i].exited = 1, t[i].status = 1 << 8;
+			continue;
+		}
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(sfd);
+			task_child(nd, m, cr, i, po[1], pe[1]);
+		}
+		close(po[1]);
+		close(pe[1]);
+		if (pid < 0) {
+			error("step %u.%u: fork: %m", m->job_id, m->step_id);
+			close(po[0]), close(pe[0]);
+			t[i].exited = 1, t[i].status = 1 << 8;
+			continue;
+		}
+		t[i].pid = pid;
+		pgids[i] = pid;
+		t[i].out = po[0];
+		t[i].err = pe[0];
+	}
+
+	char *buf = xmalloc(65536);
+	struct pollfd *pf = xcalloc(2 + 2 * (size_t)(n ? n : 1), sizeof(*pf));
+	for (;;) {
+		/* Report tasks that are done and drained. */
+		uint32_t left = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (t[i].exited && t[i].out < 0 && t[i].err < 0 && !t[i].reported) {
+				msg_step_task_exit_t te = { t[i].rank, (uint32_t)t[i].status };
+				if (!srun_gone && rpc_send(r, MSG_STEP_TASK_EXIT, &te) != 0)
+					srun_gone = 1;
+				t[i].reported = 1;
+			}
+			if (!t[i].reported)
+				left++;
+		}
+		if (!left)
+			break;
+		size_t np = 0;
+		pf[np++] = (struct pollfd){ sfd, POLLIN, 0 };
+		if (!srun_gone)
+			pf[np++] = (struct pollfd){ fd, POLLIN, 0 };
+		for (uint32_t i = 0; i < n; i++) {
+			if (t[i].out >= 0)
+				pf[np++] = (struct pollfd){ t[i].out, POLLIN, 0 };
+			if (t[i].err >= 0)
+				pf[np++] = (struct pollfd){ t[i].err, POLLIN, 0 };
+		}
+		int64_t tmo = job_ctl_tick(&ctl);
+		if (poll(pf, np, tmo < 0 ? 5000 : (int)tmo + 20) < 0 && errno != EINTR)
+			break;
+		for (size_t k = 0; k < np; k++) {
+			if (!pf[k].revents)
+				continue;
+			int pfd = pf[k].fd;
+			if (pfd == sfd) {
+				struct signalfd_siginfo si;
+				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+					if (si.ssi_signo == SIGUSR1) {
+						msg_signal_job_t req;
+						while (spool_request_take(dir, &req))
+							job_ctl_request(&ctl, &req);
+					} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+						job_ctl_terminate(&ctl, ctl.kill_wait);
+					}
+				}
+				int st;
+				pid_t w;
+				while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+					for (uint32_t i = 0; i < n; i++) {
+						if (t[i].pid != w)
+							continue;
+						t[i].exited = 1;
+						t[i].status = st;
+						/* what the task left behind goes with it */
+						killpg(w, SIGKILL);
+						pgids[i] = 0;
+					}
+				}
+			} else if (pfd == fd) {
+				/* srun sends nothing we use (stdin is /dev/null);
+				 * EOF means it is gone. */
+				ssize_t got = read(fd, buf, 65536);
+				if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+					srun_gone = 1;
+					info("step %u.%u: srun went away, killing the tasks",
+					     m->job_id, m->step_id);
+					job_ctl_killall(&ctl, SIGKILL);
+				}
+			} else {
+				for (uint32_t i = 0; i < n; i++) {
+					int *p = t[i].out == pfd ? &t[i].out :
+						 t[i].err == pfd ? &t[i].err : NULL;
+					if (!p)
+						continue;
+					ssize_t got = read(pfd, buf, 65536);
+					if (got < 0 && errno == EINTR)
+						break;
+					if (got <= 0) {
+						close(pfd);
+						*p = -1;
+						break;
+					}
+					uint32_t stream = p == &t[i].out ? STEP_IO_STDOUT : STEP_IO_STDERR;
+					if (!srun_gone && send_io(r, t[i].rank, stream, buf, (size_t)got))
+						srun_gone = 1;
+					break;
+				}
+			}
+		}
+	}
+	rpc_close(r);
+	rm_rf(dir);
+	_exit(0);
+}
+
+static int node_in_cred(const noded_t *nd, const cred_t *cr)
+{
+	hostlist_t *hl = hostlist_create(cr->nodes, NULL);
+	int found = hl && hostlist_find(hl, nd->name) >= 0;
+	hostlist_destroy(hl);
+	return found;
+}
+
+static void step_launch(noded_t *nd, conn_t *c, const msg_launch_step_t *m, const cred_t *cr)
+{
+	char *dir = spool_step_dir(nd->spool, m->job_id, m->step_id);
+	spool_rec_t old;
+	if (spool_rec_read(dir, &old) == 0 && spool_rec_alive(&old)) {
+		conn_send_rc(c, ESLURM_ALREADY_DONE, "step already running on this node");
+		conn_close(c);
+		free(dir);
+		return;
+	}
+	rm_rf(dir);
+	if (mkdir(dir, 0755) < 0)
+		error("step %u.%u: cannot create %s: %m", m->job_id, m->step_id, dir);
+	int rp[2];
+	if (pipe2(rp, O_CLOEXEC) < 0) {
+		conn_send_rc(c, SLURM_ERROR, "cannot start the step supervisor");
+		conn_close(c);
+		free(dir);
+		return;
+	}
+	int keep[2] = { conn_fd(c), rp[1] };
+	int r = detach_fork(nd, keep, 2);
+	if (r == 0) {
+		close(rp[0]);
+		int fd = conn_fd(c);
+		/* the inherited fd was non-blocking for the loop */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		step_main(nd, m, cr, fd, dir, rp[1]);
+	}
+	close(rp[1]);
+	if (r < 0) {
+		conn_send_rc(c, SLURM_ERROR, "cannot start the step supervisor");
+	} else {
+		struct pollfd pfd = { rp[0], POLLIN, 0 };
+		if (poll(&pfd, 1, 5000) <= 0)
+			error("step %u.%u: supervisor did not start in time", m->job_id, m->step_id);
+		verbose("step %u.%u: launched %u tasks", m->job_id, m->step_id, m->ntasks);
+	}
+	close(rp[0]);
+	/* The supervisor owns the connection now; ours just goes away. */
+	conn_close(c);
+	free(dir);
+}
+
+static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
+			uint32_t gid, void *arg)
+{
+	noded_t *nd = arg;
+	conn_set_autoflush(c, 1);
+	if (type != MSG_LAUNCH_STEP) {
+		/* Launch/signal from ctld come only on the ctld link. */
+		error("step port: refusing %s from %s", proto_name(type), conn_peer(c));
+		conn_send_rc(c, ESLURM_ACCESS_DENIED, "only step launches are accepted on this port");
+		conn_close(c);
+		return;
+	}
+	const msg_launch_step_t *m = msg;
+	cred_t cr;
+	memset(&cr, 0, sizeof(cr));
+	char *err = NULL;
+	const char *why = NULL;
+	if (!m->cred || cred_verify(nd->auth, m->cred, nd->slurm_uid, time(NULL), &cr, &err) < 0) {
+		char *t = xasprintf("invalid job credential: %s", err ? err : "missing");
+		error("step %u.%u from %s: %s", m->job_id, m->step_id, conn_peer(c), t);
+		conn_send_rc(c, ESLURM_ACCESS_DENIED, t);
+		conn_close(c);
+		free(t);
+		free(err);
+		return;
+	}
+	if (cr.job_id != m->job_id || cr.step_id != m->step_id)
+		why = "credential is for another job step";
+	else if (cr.uid != m->user_id || cr.gid != m->group_id)
+		why = "credential user/group do not match the request";
+	else if (!node_in_cred(nd, &cr))
+		why = "this node is not in the credential";
+	else if (uid != AUTH_UID_NONE && uid != 0 && uid != nd->slurm_uid && uid != cr.uid)
+		why = "request signed by another user";
+	else if (geteuid() != 0 && cr.uid != getuid())
+		why = "node daemon is not root and cannot run tasks as another user";
+	else if (m->ntasks > STEP_MAX_TASKS)
+		why = "too many tasks for one node";
+	if (why) {
+		error("step %u.%u from %s: %s", m->job_id, m->step_id, conn_peer(c), why);
+		conn_send_rc(c, ESLURM_ACCESS_DENIED, why);
+		conn_close(c);
+	} else {
+		step_launch(nd, c, m, &cr);
+	}
+	cred_release(&cr);
+}
+
+static void step_on_close(conn_t *c, void *arg)
+{
+}
+
+int step_server_start(noded_t *nd)
+{
+	int fd = net_listen_tcp(nd->loop, nd->auth, NULL, nd->node->port,
+				step_on_msg, step_on_close, nd);
+	if (fd < 0)
+		return -1;
+	nd->listen_fd = fd;
+	return 0;
+}

@@ -1,0 +1,559 @@
+/*
+ * supervisor: the per-job process that runs a batch script and outlives
+ * the node daemon.
+ *
+ * noded forks it twice (setsid in between) so that init adopts it and a
+ * kill -9 or restart of noded leaves it running. Before noded returns to
+ * its loop, the supervisor has written <spool>/job<ID>/state (its pid and
+ * /proc start time, job id, launch_seq; see spool.c), so a registration
+ * right after always lists the job, and a restarted noded finds it.
+ *
+ * Control channel (why files + a signal, not a socket): noded writes each
+ * request (a msg_signal_job_t as text) to <jobdir>/req.<seq> atomically and
+ * then sends the supervisor SIGUSR1; the supervisor (signalfd) takes the
+ * req.* files in name order. This works unchanged after a noded restart
+ * (all it needs is the spool record), needs no listening socket per job
+ * (Unix socket paths are limited to 108 bytes, test spool dirs are not)
+ * and a request is never lost: one written while the supervisor is busy
+ * waits for the next SIGUSR1 scan. Step supervisors (step.c) use the same
+ * channel in <spool>/step<ID>.<STEP>/.
+ *
+ * The supervisor: writes the script (0700, owned by the user), forks the
+ * job (own session, so the job and its descendants form one process group
+ * to signal), which drops to the user, opens its stdio files as the user,
+ * changes to the work dir (or /tmp, as Slurm) and execs the script. It
+ * then waits for the job, enforces the time limit (SIGTERM to the group at
+ * start_time + time_limit, SIGKILL kill_wait seconds later: JOB_TIMEOUT),
+ * applies cancel/signal requests, kills what is left of the group when the
+ * script exits, records the result in the spool, reports MSG_JOB_COMPLETE
+ * to ctld (retrying with backoff until answered) and removes its dir. If
+ * its dir disappears (an admin or a test removed the spool), it kills the
+ * job and stops retrying: nobody is left to care about the report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "errors.h"
+#include "noded.h"
+#include "states.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+/* ---- shared process helpers ---- */
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int detach_fork(noded_t *nd, const int *keep, int nkeep)
+{
+	pid_t p = fork();
+	if (p < 0)
+		return -1;
+	if (p > 0) {
+		int st;
+		while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+			;
+		return (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 1 : -1;
+	}
+	/* intermediate child: new session, then the real child */
+	setsid();
+	pid_t q = fork();
+	if (q != 0)
+		_exit(q < 0 ? 1 : 0);
+
+	/* Close noded's sockets, epoll fd, ... but keep stdio, keep[] and
+	 * the log (reopened below, since its fd is not ours to know). */
+	log_init("slurmstepd", 1, nd->log_level, NULL);
+	int k[16];
+	int nk = 0;
+	for (int i = 0; i < nkeep && nk < 16; i++)
+		if (keep[i] > 2)
+			k[nk++] = keep[i];
+	qsort(k, (size_t)nk, sizeof(int), int_cmp);
+	unsigned lo = 3;
+	for (int i = 0; i < nk; i++) {
+		if ((unsigned)k[i] > lo)
+			close_range(lo, (unsigned)k[i] - 1, 0);
+		lo = (unsigned)k[i] + 1;
+	}
+	close_range(lo, ~0u, 0);
+	log_init("slurmstepd", 1, nd->log_level, nd->log_file);
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0 && devnull != 0) {
+		dup2(devnull, 0);
+		close(devnull);
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	return 0;
+}
+
+void set_proctitle(noded_t *nd, const char *what)
+{
+	char t[64];
+	snprintf(t, sizeof(t), "slurmstepd: [%s]", what);
+	prctl(PR_SET_NAME, "slurmstepd", 0, 0, 0);
+	if (nd->title && nd->title_len > 1) {
+		memset(nd->title, 0, nd->title_len);
+		memcpy(nd->title, t, strlen(t) < nd->title_len - 1 ? strlen(t) : nd->title_len - 1);
+	}
+}
+
+int become_user(const char *user, uint32_t uid, uint32_t gid, char **err)
+{
+	if (geteuid() != 0) {
+		if (uid != getuid()) {
+			*err = xasprintf("node daemon runs as uid %u and cannot start jobs as uid %u",
+					 (unsigned)getuid(), uid);
+			return -1;
+		}
+		return 0;
+	}
+	char *name = xstrdup(user);
+	if (!name) {
+		struct passwd *pw = getpwuid(uid);
+		if (pw)
+			name = xstrdup(pw->pw_name);
+	}
+	int rc = name ? initgroups(name, gid) : -1;
+	if (rc < 0) {
+		gid_t g = gid;
+		rc = setgroups(1, &g);
+	}
+	free(name);
+	if (rc < 0) {
+		*err = xasprintf("unable to set groups for uid %u: %s", uid, strerror(errno));
+		return -1;
+	}
+	if (setgid(gid) < 0 || setuid(uid) < 0) {
+		*err = xasprintf("unable to become uid %u gid %u: %s", uid, gid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sup_signalfd(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+void child_reset_signals(void)
+{
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void job_ctl_killall(job_ctl_t *c, int sig)
+{
+	for (uint32_t i = 0; i < c->npgids; i++)
+		if (c->pgids[i] > 0)
+			killpg(c->pgids[i], sig);
+}
+
+void job_ctl_terminate(job_ctl_t *c, uint32_t kill_wait)
+{
+	if (c->killing)
+		return;
+	c->killing = 1;
+	job_ctl_killall(c, SIGCONT);
+	job_ctl_killall(c, SIGTERM);
+	c->kill_at = (int64_t)time(NULL) + kill_wait;
+}
+
+void job_ctl_request(job_ctl_t *c, const msg_signal_job_t *m)
+{
+	if (m->flags & SIGNAL_F_KILL_JOB) {
+		if (!c->end_state)
+			c->end_state = m->end_state ? m->end_state : JOB_CANCELLED;
+		job_ctl_terminate(c, m->kill_wait ? m->kill_wait : c->kill_wait);
+		return;
+	}
+	int sig = (int)m->signal;
+	if (sig <= 0 || sig >= NSIG)
+		return;
+	if (m->flags & SIGNAL_F_BATCH) {
+		if (c->npgids && c->pgids[0] > 0)
+			kill(c->pgids[0], sig);
+		return;
+	}
+	job_ctl_killall(c, sig);
+}
+
+int64_t job_ctl_tick(job_ctl_t *c)
+{
+	if (!c->killing || !c->kill_at)
+		return -1;
+	int64_t now = time(NULL);
+	if (now >= c->kill_at) {
+		job_ctl_killall(c, SIGKILL);
+		c->kill_at = 0;     /* once; the kernel does the rest */
+		return -1;
+	}
+	return (c->kill_at - now) * 1000;
+}
+
+/* ---- the batch supervisor ---- */
+
+static int dir_exists(const char *d)
+{
+	struct stat st;
+	return stat(d, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* The job child: never returns. Failures before exec go to errfd as
+ * text (the supervisor fails the launch), after the chdir to the job's
+ * stderr as Slurm's stepd writes them. */
+static void __attribute__((noreturn))
+job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
+	  const char *out, const char *err_path, const char *in, int errfd)
+{
+	child_reset_signals();
+	setsid();
+	char *e = NULL;
+	if (become_user(m->user_name, m->user_id, m->group_id, &e) < 0) {
+		write_all(errfd, e, strlen(e));
+		_exit(1);
+	}
+	int oflags = O_WRONLY | O_CREAT | O_CLOEXEC |
+		((m->flags & JOB_F_OPEN_APPEND) ? O_APPEND : O_TRUNC);
+	int ifd = open(in, O_RDONLY | O_CLOEXEC);
+	if (ifd < 0) {
+		e = xasprintf("Could not open stdin file %s: %s", in, strerror(errno));
+		write_all(errfd, e, strlen(e));
+		_exit(1);
+	}
+	int ofd = open(out, oflags, 0644);
+	if (ofd < 0) {
+		e = xasprintf("Could not open stdout file %s: %s", out, strerror(errno));
+		write_all(errfd, e, strlen(e));
+		_exit(1);
+	}
+	int efd = ofd;
+	if (strcmp(out, err_path)) {
+		efd = open(err_path, oflags, 0644);
+		if (efd < 0) {
+			e = xasprintf("Could not open stderr file %s: %s", err_path, strerror(errno));
+			write_all(errfd, e, strlen(e));
+			_exit(1);
+		}
+	}
+	if (dup2(ifd, 0) < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0) {
+		e = xasprintf("dup2: %s", strerror(errno));
+		write_all(errfd, e, strlen(e));
+		_exit(1);
+	}
+	const char *wd = m->work_dir && *m->work_dir ? m->work_dir : "/tmp";
+	if (chdir(wd) < 0) {
+		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+			wd, strerror(errno));
+		if (chdir("/tmp") < 0)
+			(void)!chdir("/");
+	}
+	strv_t env = { NULL, 0 };
+	for (uint32_t i = 0; i < m->env.n; i++)
+		strv_push(&env, m->env.v[i]);
+	env_set(&env, "SLURMD_NODENAME", nd->name);
+	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
+	char **envp = env_to_envp(&env);
+	char **argv = xcalloc(m->argv.n + 2, sizeof(*argv));
+	argv[0] = (char *)script;
+	for (uint32_t i = 0; i < m->argv.n; i++)
+		argv[i + 1] = m->argv.v[i];
+	execve(script, argv, envp);
+	e = xasprintf("execve(): %s: %s", script, strerror(errno));
+	write_all(errfd, e, strlen(e));
+	_exit(1);
+}
+
+/* Report the end to ctld until it answers. */
+static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r)
+{
+	msg_job_complete_t c = {
+		.job_id = r->job_id, .step_id = NO_VAL32, .launch_seq = r->launch_seq,
+		.exit_status = r->exit_status, .end_state = r->end_state,
+		.node = nd->name, .end_time = r->end_time,
+	};
+	uint64_t backoff_ms = 100;
+	for (;;) {
+		char *emsg = NULL;
+		int rc = rpc_call_ctld_rc(nd->conf, MSG_JOB_COMPLETE, &c, &emsg);
+		if (rc == 0 || rc >= 2000 || rc == SLURM_ERROR) {
+			if (rc && rc != ESLURM_INVALID_JOB_ID && rc != ESLURM_ALREADY_DONE)
+				error("job %u: completion refused by controller: %s%s%s", r->job_id,
+				      slurm_strerror(rc), emsg ? ": " : "", emsg ? emsg : "");
+			free(emsg);
+			return;
+		}
+		debug("job %u: cannot report completion yet: %s", r->job_id, slurm_strerror(rc));
+		free(emsg);
+		if (!dir_exists(dir)) {
+			info("job %u: spool dir removed, giving up the report", r->job_id);
+			return;
+		}
+		struct timespec ts = { (time_t)(backoff_ms / 1000), (long)(backoff_ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+		backoff_ms = backoff_ms * 2 > 10000 ? 10000 : backoff_ms * 2;
+	}
+}
+
+static void __attribute__((noreturn))
+batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd)
+{
+	/* Requests may arrive as soon as noded knows our pid. */
+	int sfd = sup_signalfd();
+	char title[32];
+	snprintf(title, sizeof(title), "%u.batch", m->job_id);
+	set_proctitle(nd, title);
+	spool_rec_t rec = {
+		.job_id = m->job_id, .step_id = NODED_BATCH_STEP, .launch_seq = m->launch_seq,
+		.pid = getpid(), .pid_start = proc_start_time(getpid()),
+	};
+	if (spool_rec_write(dir, &rec) < 0)
+		error("job %u: cannot write spool record in %s: %m", m->job_id, dir);
+	write_all(ready_fd, "1", 1);
+	close(ready_fd);
+
+	uint32_t status = 1u << 8, end_state = JOB_FAILED;
+	int64_t time_limit_at = 0;
+	if (m->time_limit && m->time_limit != TIME_INFINITE && m->time_limit != TIME_NO_VAL)
+		time_limit_at = (m->start_time ? m->start_time : (int64_t)time(NULL)) +
+			(int64_t)m->time_limit * 60;
+
+	/* Script and paths. */
+	char *script = xasprintf("%s/script", dir);
+	pattern_ctx_t pc = {
+		.job_id = m->job_id, .step_id = NODED_BATCH_STEP, .array_task_id = NO_VAL32,
+		.job_name = m->name, .user = m->user_name, .node = nd->name,
+	};
+	pattern_ctx_array_from_env(&pc, &m->env);
+	char *out = pattern_path(m->std_out, "slurm-%j.out", m->work_dir, &pc);
+	char *errp = m->std_err && *m->std_err ?
+		pattern_path(m->std_err, NULL, m->work_dir, &pc) : xstrdup(out);
+	char *in = pattern_path(m->std_in, "/dev/null", m->work_dir, &pc);
+
+	const char *s = m->script ? m->script : "";
+	pid_t pid = -1;
+	if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
+		error("job %u: cannot write script %s: %m", m->job_id, script);
+	} else if (geteuid() == 0 && chown(script, m->user_id, m->group_id) < 0) {
+		error("job %u: cannot chown script %s: %m", m->job_id, script);
+	} else {
+		int ep[2];
+		if (pipe2(ep, O_CLOEXEC) < 0) {
+			error("job %u: pipe: %m", m->job_id);
+		} else if ((pid = fork()) < 0) {
+			error("job %u: fork: %m", m->job_id);
+			close(ep[0]);
+			close(ep[1]);
+		} else if (pid == 0) {
+			close(ep[0]);
+			close(sfd);
+			job_child(nd, m, script, out, errp, in, ep[1]);
+		} else {
+			close(ep[1]);
+			strbuf_t msg = STRBUF_INIT;
+			char buf[512];
+			ssize_t n;
+			while ((n = read(ep[0], buf, sizeof(buf))) != 0) {
+				if (n < 0) {
+					if (errno == EINTR)
+						continue;
+					break;
+				}
+				strbuf_add(&msg, buf, (size_t)n);
+			}
+			close(ep[0]);
+			if (msg.len) {
+				error("job %u: launch failed: %s", m->job_id, msg.buf);
+				int st;
+				while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+					;
+				pid = -1;
+			} else {
+				info("job %u: started pid %d", m->job_id, (int)pid);
+			}
+			strbuf_release(&msg);
+		}
+	}
+
+	if (pid > 0) {
+		pid_t pg = pid;
+		job_ctl_t ctl = { .pgids = &pg, .npgids = 1, .kill_wait = m->kill_wait };
+		int timed_out = 0, orphaned = 0, st = 0;
+		for (;;) {
+			int64_t now = time(NULL);
+			if (time_limit_at && !ctl.killing && now >= time_limit_at) {
+				info("job %u: time limit reached", m->job_id);
+				timed_out = 1;
+				job_ctl_terminate(&ctl, m->kill_wait);
+			}
+			int64_t wait_ms = 5000;     /* spool dir check interval */
+			int64_t t = job_ctl_tick(&ctl);
+			if (t >= 0 && t < wait_ms)
+				wait_ms = t;
+			if (time_limit_at && !ctl.killing) {
+				int64_t left = (time_limit_at - now) * 1000;
+				if (left < wait_ms)
+					wait_ms = left < 0 ? 0 : left;
+			}
+			struct pollfd pfd = { sfd, POLLIN, 0 };
+			poll(&pfd, 1, (int)wait_ms + (wait_ms < 5000 ? 20 : 0));
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGUSR1) {
+					msg_signal_job_t req;
+					while (spool_request_take(dir, &req)) {
+						debug("job %u: request signal %u flags %#x", m->job_id,
+						      req.signal, req.flags);
+						job_ctl_request(&ctl, &req);
+					}
+				} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+					msg_signal_job_t req = { .flags = SIGNAL_F_KILL_JOB,
+								 .end_state = JOB_CANCELLED };
+					job_ctl_request(&ctl, &req);
+				}
+			}
+			pid_t w = waitpid(pid, &st, WNOHANG);
+			if (w == pid)
+				break;
+			if (!orphaned && !dir_exists(dir)) {
+				orphaned = 1;
+				info("job %u: spool dir removed, killing the job", m->job_id);
+				job_ctl_killall(&ctl, SIGKILL);
+			}
+		}
+		/* Descendants left behind die with the script (proctrack). */
+		killpg(pg, SIGKILL);
+		status = (uint32_t)st;
+		if (ctl.end_state)
+			end_state = ctl.end_state;
+		else if (timed_out)
+			end_state = JOB_TIMEOUT;
+		else
+			end_state = st == 0 ? JOB_COMPLETE : JOB_FAILED;
+		info("job %u: ended, status %#x, state %s", m->job_id, status,
+		     job_state_string(end_state));
+		if (orphaned)
+			_exit(0);
+	}
+
+	rec.done = 1;
+	rec.exit_status = status;
+	rec.end_state = end_state;
+	rec.end_time = time(NULL);
+	if (dir_exists(dir) && spool_rec_write(dir, &rec) < 0)
+		error("job %u: cannot record the result: %m", m->job_id);
+	report_complete(nd, dir, &rec);
+	rm_rf(dir);
+	_exit(0);
+}
+
+void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
+{
+	char *dir = spool_job_dir(nd->spool, m->job_id);
+	spool_rec_t old;
+	if (spool_rec_read(dir, &old) == 0 && spool_rec_alive(&old)) {
+		if (old.launch_seq == m->launch_seq)
+			debug("job %u: launch %u already running", m->job_id, m->launch_seq);
+		else
+			error("job %u: launch %u refused: launch %u still running", m->job_id,
+			      m->launch_seq, old.launch_seq);
+		free(dir);
+		return;
+	}
+	rm_rf(dir);
+	if (mkdir(dir, 0755) < 0)
+		error("job %u: cannot create %s: %m", m->job_id, dir);
+	int rp[2];
+	if (pipe2(rp, O_CLOEXEC) < 0) {
+		error("job %u: pipe: %m", m->job_id);
+		free(dir);
+		return;
+	}
+	int r = detach_fork(nd, &rp[1], 1);
+	if (r == 0) {
+		close(rp[0]);
+		batch_main(nd, m, dir, rp[1]);
+	}
+	close(rp[1]);
+	if (r < 0) {
+		error("job %u: cannot fork the supervisor: %m", m->job_id);
+	} else {
+		/* Wait (bounded) for the supervisor's record. */
+		struct pollfd pfd = { rp[0], POLLIN, 0 };
+		if (poll(&pfd, 1, 5000) <= 0)
+			error("job %u: supervisor did not start in time", m->job_id);
+		verbose("job %u: launched (seq %u)", m->job_id, m->launch_seq);
+	}
+	close(rp[0]);
+	free(dir);
+}
+
+struct sig_scan {
+	const msg_signal_job_t *m;
+	int reached;
+};
+
+static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
+{
+	struct sig_scan *ss = arg;
+	if (!r || r->job_id != ss->m->job_id || r->done || !spool_rec_alive(r))
+		return;
+	if (spool_request_write(dir, ss->m) < 0) {
+		error("job %u: cannot queue the signal request in %s: %m", r->job_id, dir);
+		return;
+	}
+	if (kill((pid_t)r->pid, SIGUSR1) == 0)
+		ss->reached++;
+}
+
+int supervisor_signal(noded_t *nd, const msg_signal_job_t *m)
+{
+	struct sig_scan ss = { m, 0 };
+	spool_scan(nd->spool, sig_one, &ss);
+	if (!ss.reached)
+		verbose("job %u: signal %u: no supervisor here", m->job_id, m->signal);
+	return ss.reached;
+}

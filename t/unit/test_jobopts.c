@@ -1,0 +1,215 @@
+/*
+ * test_jobopts: option, #SBATCH directive, input environment and --export
+ * parsing shared by sbatch and srun, and the --wrap script.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/jobopts.h"
+#include "tap.h"
+#include "timefmt.h"
+
+static int parse(jobopts_t *o, const char *const *args)
+{
+	int n = 0;
+	while (args[n])
+		n++;
+	return jobopts_parse_argv(o, n, (char **)args, 0);
+}
+
+static int env_has(const strv_t *sv, const char *kv)
+{
+	for (uint32_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], kv))
+			return 1;
+	return 0;
+}
+
+static int env_has_name(const strv_t *sv, const char *name)
+{
+	size_t l = strlen(name);
+	for (uint32_t i = 0; i < sv->n; i++)
+		if (!strncmp(sv->v[i], name, l) && sv->v[i][l] == '=')
+			return 1;
+	return 0;
+}
+
+int main(void)
+{
+	jobopts_t o;
+
+	/* basic sbatch options */
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	const char *a1[] = { "sbatch", "-J", "train", "-p", "defq", "-N", "2-4", "-n8", "-c", "2",
+		"--mem=4G", "--gres=gpu:h100:2", "-t", "1:00:00", "--parsable", "-o", "out-%j",
+		"--exclusive", "-H", "--open-mode=append", "job.sh", "arg1", NULL };
+	is_int(parse(&o, a1), 0, "sbatch options parse");
+	is_str(o.desc.name, "train", "-J");
+	is_str(o.desc.partition, "defq", "-p");
+	is_int(o.desc.min_nodes, 2, "-N min");
+	is_int(o.desc.max_nodes, 4, "-N max");
+	is_int(o.desc.ntasks, 8, "-n glued");
+	is_int(o.desc.cpus_per_task, 2, "-c");
+	is_int(o.desc.mem_per_node, 4096, "--mem=4G in MB");
+	is_str(o.desc.tres_per_node, "gres:gpu:h100:2", "--gres to tres_per_node");
+	is_int(o.desc.time_limit, 60, "-t 1:00:00");
+	is_int(o.parsable, 1, "--parsable");
+	is_str(o.desc.std_out, "out-%j", "-o kept as typed");
+	ok(o.desc.flags & 0x0002u, "--exclusive");
+	ok(o.desc.flags & 0x0001u, "-H hold");
+	ok(o.desc.flags & 0x0040u, "--open-mode=append");
+	is_int(o.argi, 20, "operand index");
+	jobopts_release(&o);
+
+	/* errors and their exit statuses */
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	const char *e1[] = { "sbatch", "-t", "foo", NULL };
+	is_int(parse(&o, e1), 255, "bad --time exits 255");
+	const char *e2[] = { "sbatch", "-n", "0", NULL };
+	is_int(parse(&o, e2), 1, "bad --ntasks exits 1");
+	const char *e3[] = { "sbatch", "--bogus", NULL };
+	is_int(parse(&o, e3), 255, "unknown option exits 255");
+	const char *e4[] = { "sbatch", "-N", "3-1", NULL };
+	is_int(parse(&o, e4), 255, "max < min nodes");
+	const char *e5[] = { "sbatch", "--array=0-3", NULL };
+	is_int(parse(&o, e5), 1, "--array rejected");
+	const char *e6[] = { "sbatch", "--signal=B:USR2@30", "--mail-type=END", "--wckey=x",
+		"--get-user-env=L", "--priority=5", NULL };
+	is_int(parse(&o, e6), 0, "accepted-and-ignored options");
+	const char *e7[] = { "sbatch", "--signal=FOO", NULL };
+	is_int(parse(&o, e7), 255, "bad --signal");
+	jobopts_release(&o);
+
+	/* gpus */
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	const char *g1[] = { "sbatch", "--gpus=4", "--gpus-per-node=h100:2", "--gpus-per-node=1", NULL };
+	is_int(parse(&o, g1), 0, "gpu options");
+	is_str(o.desc.tres_per_job, "gres:gpu:4", "--gpus");
+	is_str(o.desc.tres_per_node, "gres:gpu:1", "--gpus-per-node replaces");
+	jobopts_release(&o);
+
+	/* srun-specific */
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *s1[] = { "srun", "-N2", "-l", "-u", "--mpi=none", "hostname", "-x", NULL };
+	is_int(parse(&o, s1), 0, "srun options");
+	ok(o.label && o.unbuffered, "-l and -u");
+	is_int(o.argi, 5, "stops at the command");
+	const char *s2[] = { "srun", "--parsable", NULL };
+	is_int(parse(&o, s2), 255, "sbatch-only option refused by srun");
+	jobopts_release(&o);
+
+	/* directives */
+	const char *script =
+		"#!/bin/bash\n"
+		"# a comment\n"
+		"#SBATCH -J dir-name\n"
+		"#SBATCH --time=10 # trailing comment\n"
+		"\n"
+		"#SBATCH --comment=\"two words\"\n"
+		"#SBATCHnot-a-directive\n"
+		"echo hi\n"
+		"#SBATCH -p ignored\n";
+	strv_t args = { 0 };
+	jobopts_script_args(script, &args);
+	is_int(args.n, 5, "directive words");
+	if (args.n == 5) {
+		is_str(args.v[1], "-J", "word 1");
+		is_str(args.v[3], "--time=10", "comment dropped");
+		is_str(args.v[4], "--comment=two words", "quotes group");
+	}
+	strv_free(&args);
+
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	is_int(jobopts_parse_script(&o, script), 0, "directives apply");
+	is_str(o.desc.name, "dir-name", "directive -J");
+	is_int(o.desc.time_limit, 10, "directive --time");
+	ok(o.desc.partition == NULL, "directives stop at the first command");
+	/* env overrides directives, command line overrides env */
+	char *env1[] = { "SBATCH_JOB_NAME=from-env", "SBATCH_PARTITION=short", "SBATCH_REQUEUE=",
+		"SLURM_NTASKS=9", "HOME=/h", NULL };
+	is_int(jobopts_parse_env(&o, env1), 0, "env applies");
+	is_str(o.desc.name, "from-env", "env over directive");
+	is_str(o.desc.partition, "short", "SBATCH_PARTITION");
+	ok(o.desc.flags & 0x0008u, "SBATCH_REQUEUE flag (empty value)");
+	is_int(o.desc.ntasks, 0, "sbatch ignores SLURM_NTASKS");
+	const char *c1[] = { "sbatch", "-J", "cli", NULL };
+	parse(&o, c1);
+	is_str(o.desc.name, "cli", "command line over env");
+	jobopts_release(&o);
+
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	is_int(jobopts_parse_script(&o, "#!/bin/sh\n#SBATCH --time=bad\n"), 255,
+	       "bad directive value");
+	jobopts_release(&o);
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	is_int(jobopts_parse_script(&o, "#!/bin/sh\n#SBATCH -J x stray\n"), 1,
+	       "operand in a directive");
+	jobopts_release(&o);
+
+	/* srun reads SLURM_* */
+	jobopts_init(&o, JOBOPTS_SRUN);
+	char *env2[] = { "SLURM_NTASKS=4", "SLURM_NNODES=2", "SLURM_LABELIO=1", NULL };
+	jobopts_parse_env(&o, env2);
+	is_int(o.desc.ntasks, 4, "SLURM_NTASKS");
+	is_int(o.desc.min_nodes, 2, "SLURM_NNODES");
+	ok(o.label, "SLURM_LABELIO");
+	ok(!o.cli_ntasks && o.ntasks_set, "env ntasks is not a command-line one");
+	jobopts_release(&o);
+
+	/* --export */
+	char *env3[] = { "HOME=/home/u", "EDITOR=vi", "SLURM_CONF=/etc/s.conf", "PATH=/bin", NULL };
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	jobopts_build_env(&o, env3);
+	is_int(o.desc.env.n, 4, "default exports all");
+	jobopts_release(&o);
+
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	o.export_spec = strdup("NONE");
+	jobopts_build_env(&o, env3);
+	ok(env_has(&o.desc.env, "SLURM_CONF=/etc/s.conf"), "NONE keeps SLURM_*");
+	ok(!env_has_name(&o.desc.env, "HOME"), "NONE drops the rest");
+	ok(env_has(&o.desc.env, "SLURM_EXPORT_ENV=NONE"), "SLURM_EXPORT_ENV set");
+	jobopts_release(&o);
+
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	o.export_spec = strdup("EDITOR,ARG1=test");
+	jobopts_build_env(&o, env3);
+	ok(env_has(&o.desc.env, "EDITOR=vi"), "named variable kept");
+	ok(env_has(&o.desc.env, "ARG1=test"), "explicit value added");
+	ok(!env_has_name(&o.desc.env, "PATH"), "others dropped");
+	jobopts_release(&o);
+
+	jobopts_init(&o, JOBOPTS_SBATCH);
+	o.export_spec = strdup("ALL,EDITOR=emacs,NEW=1");
+	jobopts_build_env(&o, env3);
+	ok(env_has(&o.desc.env, "EDITOR=vi"), "ALL: caller's value wins");
+	ok(env_has(&o.desc.env, "NEW=1"), "ALL: new value added");
+	ok(env_has(&o.desc.env, "PATH=/bin"), "ALL keeps everything");
+	jobopts_release(&o);
+
+	/* wrap and script checks */
+	char *w = jobopts_wrap_script("echo hi");
+	is_str(w, "#!/bin/sh\n# This script was created by sbatch --wrap.\n\necho hi\n", "wrap script");
+	is_int(jobopts_check_script(w, strlen(w)), 0, "wrap script is valid");
+	free(w);
+	is_int(jobopts_check_script("", 0), 1, "empty script");
+	is_int(jobopts_check_script(" \n", 2), 1, "whitespace script");
+	is_int(jobopts_check_script("echo\n", 5), 1, "no shebang");
+	is_int(jobopts_check_script("#!/bin/sh\r\n", 11), 1, "DOS line breaks");
+
+	/* helpers */
+	uint32_t mn, mx;
+	is_int(jobopts_node_count("3", &mn, &mx), 0, "node count");
+	is_int(mn, 3, "min");
+	is_int(mx, 0, "no max");
+	is_int(jobopts_node_count("1k", &mn, &mx), 0, "k suffix");
+	is_int(mn, 1024, "1k");
+	is_int(jobopts_node_count("abc", &mn, &mx), -1, "bad node count");
+	is_int(jobopts_signal_parse("USR1"), 10, "USR1");
+	is_int(jobopts_signal_parse("SIGKILL"), 9, "SIGKILL");
+	is_int(jobopts_signal_parse("15"), 15, "numeric");
+	is_int(jobopts_signal_parse("FOO"), -1, "unknown signal");
+
+	return done_testing();
+}
