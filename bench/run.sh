@@ -110,7 +110,7 @@ bench_d() { # end to end: 2 submitters x 1000 `true` until all COMPLETED
 	t2=$(wait_empty 300)
 	p1=$(last_pid)
 	n=$(cat d.* | wc -l)
-	done_n=$(squeue -h -t CD -o %i | sort -n | comm -12 - <(cat d.* | sort -n) | wc -l)
+	done_n=$(squeue -h -t CD -o %i | sort | comm -12 - <(cat d.* | sort) | wc -l)
 	rec d_par2_submitted "$n"
 	rec d_par2_completed "$done_n"
 	rec d_par2_left_in_queue "$(squeue -h -t PD,R,CG -o %i | wc -l)"
@@ -139,9 +139,9 @@ bench_f() { # crash: 500 submits, kill -9 0.2 s after the last returned
 	sleep 0.2
 	ctld_kill9
 	ctld_start
-	squeue -h -o %i | sort -n >f.after
+	squeue -h -o %i | sort >f.after
 	rec f_accepted "$(wc -l <f.ids)"
-	rec f_lost_after_kill9 "$(sort -n f.ids | comm -23 - f.after | wc -l)"
+	rec f_lost_after_kill9 "$(sort f.ids | comm -23 - f.after | wc -l)"
 	rec f_last_accepted_id "$(tail -1 f.ids)"
 	rec f_next_new_id "$(sbatch --parsable -H -o /dev/null --wrap=true)"
 	clean

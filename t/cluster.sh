@@ -11,9 +11,14 @@ SLUICE_BUILD=${SLUICE_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bu
 export PATH="$SLUICE_BUILD/bin:$PATH"
 export SLUICE_HEARTBEAT_MS=${SLUICE_HEARTBEAT_MS:-500}
 
-# wait_for SECONDS CMD...: poll CMD every 0.05 s until it succeeds.
+# Slow runs (valgrind) stretch every bounded wait by this factor.
+SLUICE_TIMEOUT_SCALE=${SLUICE_TIMEOUT_SCALE:-1}
+[ -n "${SLUICE_VALGRIND:-}" ] && [ "$SLUICE_TIMEOUT_SCALE" = 1 ] && SLUICE_TIMEOUT_SCALE=5
+
+# wait_for SECONDS CMD...: poll CMD every 0.05 s until it succeeds
+# (SECONDS times SLUICE_TIMEOUT_SCALE).
 wait_for() {
-	local limit=$1; shift
+	local limit=$(( $1 * SLUICE_TIMEOUT_SCALE )); shift
 	local end=$(( $(date +%s%N) + limit * 1000000000 ))
 	while ! "$@" >/dev/null 2>&1; do
 		[ "$(date +%s%N)" -lt "$end" ] || return 1
@@ -27,7 +32,8 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 pick_ports() {
 	local n=$1 base i ok
 	for _ in $(seq 1 50); do
-		base=$(( 20000 + (RANDOM * 32768 + RANDOM) % 30000 ))
+		# below the ephemeral range (32768+) that outgoing connections take
+		base=$(( 10000 + (RANDOM * 32768 + RANDOM) % 22000 ))
 		ok=1
 		for i in $(seq 0 "$n"); do port_free $((base + i)) || { ok=0; break; }; done
 		[ $ok = 1 ] && { echo "$base"; return 0; }
@@ -47,9 +53,15 @@ cluster_write_conf() {
 	last=$(printf 'comp%03d' "$n")
 	{
 		echo "ClusterName=test"
-		echo "SlurmctldHost=$(hostname -s)(127.0.0.1)"
+		echo "SlurmctldHost=$(hostname -s)(${CTLD_ADDR:-127.0.0.1})"
 		echo "SlurmctldPort=$CTLD_PORT"
-		echo "AuthType=auth/slurm"
+		if [ "${AUTH:-slurm}" = munge ]; then
+			echo "AuthType=auth/munge"
+			echo "CredType=cred/munge"
+			echo "AuthInfo=socket=$CL/munge/munge.sock"
+		else
+			echo "AuthType=auth/slurm"
+		fi
 		echo "StateSaveLocation=$CL/state"
 		echo "SlurmdSpoolDir=$CL/spool/%n"
 		echo "SlurmctldLogFile=$CL/log/ctld.log"
@@ -61,12 +73,14 @@ cluster_write_conf() {
 		echo "TopologyPlugin=topology/tree"
 		echo "ReturnToService=2"
 		echo "KillWait=2"
+		echo "DefMemPerCPU=1024"
 		echo "MinJobAge=300"
 		echo "SlurmdTimeout=${SLURMD_TIMEOUT:-300}"
 		for l in "$@"; do echo "$l"; done
 		echo "NodeName=DEFAULT CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=32768 Gres=gpu:h100:8 Feature=h100,ib"
 		for i in $(seq 1 "$n"); do
-			printf 'NodeName=comp%03d NodeAddr=127.0.0.1 Port=%d\n' "$i" $((CTLD_PORT + i))
+			addr=$(echo "${NODE_ADDRS:-}" | awk -v i="$i" '{ print $i }')
+			printf 'NodeName=comp%03d NodeAddr=%s Port=%d\n' "$i" "${addr:-127.0.0.1}" $((CTLD_PORT + i))
 		done
 		echo "PartitionName=defq Nodes=comp[001-$(printf %03d "$n")] Default=YES MaxTime=INFINITE State=UP"
 		echo "PartitionName=short Nodes=comp[001-$(printf %03d "$n")] MaxTime=1:00:00 State=UP"
@@ -85,30 +99,63 @@ cluster_write_conf() {
 	sluice keygen "$CL/etc/slurm.key" 2>/dev/null ||
 		head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$CL/etc/slurm.key"
 	chmod 600 "$CL/etc/slurm.key"
+	if [ "${AUTH:-slurm}" = munge ]; then munged_start "$CL/munge" || return 1; fi
 	export SLURM_CONF="$CL/etc/slurm.conf"
 	NNODES=$n
 }
 
+# munged_start DIR: a private munged with a new key, its socket DIR/munge.sock
+# (AUTH=munge clusters use $CL/munge; a test may start others). Needs root.
+munged_start() {
+	local d=$1
+	mkdir -p "$d" && chmod 755 "$d" || return 1
+	dd if=/dev/urandom of="$d/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$d/munge.key" || return 1
+	set -- --socket="$d/munge.sock" --key-file="$d/munge.key" --pid-file="$d/munged.pid" \
+		--log-file="$d/munged.log" --seed-file="$d/munged.seed"
+	/usr/sbin/munged "$@" 2>>"$d/munged.stderr" || /usr/sbin/munged --force "$@" 2>>"$d/munged.stderr" ||
+		{ echo "munged did not start:"; cat "$d/munged.stderr" "$d/munged.log" 2>/dev/null; return 1; }
+	wait_for 10 test -S "$d/munge.sock" -a -s "$d/munged.pid"
+}
+
+# daemon_run ARGS...: run `sluice ARGS` as a daemon of the test cluster.
+# Sanitizer reports (ASan/UBSan builds) also go to files under $CL/log so a
+# forked supervisor's report cannot end up in a job's output file; with
+# SLUICE_VALGRIND=1 the daemon (and the supervisors it forks) run under
+# valgrind, logging to $CL/log/vg-PID.log. cluster_stop checks all of them.
+daemon_run() {
+	local asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$CL/log/asan"
+	local ubsan="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$CL/log/ubsan"
+	if [ -n "${SLUICE_VALGRIND:-}" ]; then
+		exec valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+			--trace-children=no --log-file="$CL/log/vg-%p.log" "$SLUICE_BUILD/sluice" "$@"
+	fi
+	ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan exec sluice "$@"
+}
+
 ctld_start() {
-	sluice ctld -D >>"$CL/log/ctld.stderr" 2>&1 &
+	(daemon_run ctld -D) >>"$CL/log/ctld.stderr" 2>&1 &
 	CTLD_PID=$!
+	disown "$CTLD_PID"  # no "Killed" notices from bash when we kill it
 	echo "$CTLD_PID" >"$CL/ctld.pid"
 	wait_for 20 scontrol ping || { echo "controller did not start:"; tail -20 "$CL/log/ctld.stderr" "$CL/log/ctld.log"; return 1; }
 }
 
-ctld_kill9() { kill -9 "$CTLD_PID" 2>/dev/null; wait "$CTLD_PID" 2>/dev/null; return 0; }
+# wait_gone PID: until the process has exited (bounded).
+wait_gone() { wait_for 20 sh -c "! kill -0 $1 2>/dev/null"; }
+ctld_kill9() { kill -9 "$CTLD_PID" 2>/dev/null; wait_gone "$CTLD_PID"; return 0; }
 
 noded_start() {
 	local name=$1
-	sluice noded -D -N "$name" >>"$CL/log/noded-$name.stderr" 2>&1 &
+	(daemon_run noded -D -N "$name") >>"$CL/log/noded-$name.stderr" 2>&1 &
 	echo $! >"$CL/noded-$name.pid"
+	disown $!
 }
 
 noded_kill() { # noded_kill NAME [SIG]
 	local pid
 	pid=$(cat "$CL/noded-$1.pid")
 	kill "-${2:-TERM}" "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	wait_gone "$pid"
 	return 0
 }
 
@@ -125,7 +172,7 @@ cluster_start() {
 
 cluster_stop() {
 	[ -n "${CL:-}" ] || return 0
-	for f in "$CL"/noded-*.pid "$CL"/ctld.pid; do
+	for f in "$CL"/noded-*.pid "$CL"/ctld.pid "$CL"/munge*/munged.pid; do
 		[ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
 	done
 	# job supervisors detach from the node daemons; find them by their spool records
@@ -163,6 +210,7 @@ compat_status() {
 	echo "${st:-0}"
 }
 
-test_reason() { [ "$(job_field "$1" Reason)" = "$2" ]; }
+# test_reason ID REASON: the reason, without a detail such as ",_UnavailableNodes:x".
+test_reason() { local r; r=$(job_field "$1" Reason); [ "${r%%,*}" = "$2" ]; }
 node_state() { sinfo -h -n "$1" -N -o '%T' | head -1; }
 test_node_state() { [ "$(node_state "$1")" = "$2" ]; }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "cmd/cmdutil.h"
 #include "errors.h"
@@ -304,4 +305,15 @@ void fmt_add_u(strbuf_t *sb, uint64_t v, int width, int right)
 void cmd_bad_option(const char *prog)
 {
 	fprintf(stderr, "Try \"%s --help\" for more information\n", prog);
+}
+
+char *cmd_short_hostname(void)
+{
+	struct utsname u;
+	if (uname(&u) < 0)
+		return xstrdup("localhost");
+	char *dot = strchr(u.nodename, '.');
+	if (dot)
+		*dot = '\0';
+	return xstrdup(u.nodename);
 }

@@ -79,6 +79,9 @@ void fmt_add(strbuf_t *sb, const char *s, int width, int right);
 /* Same for an unsigned number. */
 void fmt_add_u(strbuf_t *sb, uint64_t v, int width, int right);
 
+/* This host's name up to the first dot (uname, no DNS); malloc'd. */
+char *cmd_short_hostname(void);
+
 /* getopt's diagnostics in Slurm's form, then the "Try ..." line. */
 void cmd_bad_option(const char *prog);
 

@@ -572,8 +572,11 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Features=%s DelayBoot=00:00:00", nz(j->features, "(null)"));
 	nl(sb, one_liner);
-	strbuf_addf(sb, "OverSubscribe=%s Contiguous=%u Licenses=(null) Network=(null)",
-		    (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK", j->contiguous);
+	/* Slurm 22.05 prints NO both for the default and for --exclusive
+	 * (scontrol_show_job_pending_resources.txt); OK needs --oversubscribe,
+	 * which is not supported yet. */
+	strbuf_addf(sb, "OverSubscribe=NO Contiguous=%u Licenses=(null) Network=(null)",
+		    j->contiguous);
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Command=%s", nz(j->command, "(null)"));
 	nl(sb, one_liner);

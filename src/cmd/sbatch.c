@@ -111,17 +111,6 @@ static char *read_all(int fd, size_t *len)
 	return strbuf_detach(&sb);
 }
 
-static char *short_hostname(void)
-{
-	struct utsname u;
-	if (uname(&u) < 0)
-		return xstrdup("localhost");
-	char *dot = strchr(u.nodename, '.');
-	if (dot)
-		*dot = '\0';
-	return xstrdup(u.nodename);
-}
-
 static char *abs_path(const char *cwd, const char *p)
 {
 	if (p[0] == '/')
@@ -283,7 +272,7 @@ int cmd_sbatch(int argc, char **argv)
 		for (int i = argi + 1; i < argc; i++)
 			strv_push(&d->argv, argv[i]);
 	}
-	d->alloc_node = short_hostname();
+	d->alloc_node = cmd_short_hostname();
 	d->alloc_sid = (uint32_t)getsid(0);
 	jobopts_build_env(&o, environ);
 
@@ -294,14 +283,15 @@ int cmd_sbatch(int argc, char **argv)
 	if (!err && rtype == MSG_SUBMIT_REPLY) {
 		msg_submit_reply_t *sr = reply;
 		if (sr->rc) {
-			if (sr->msg && *sr->msg)
+			/* A detail line only when it says more than the error text. */
+			if (sr->msg && *sr->msg && strcmp(sr->msg, slurm_strerror(sr->rc)))
 				error("%s", sr->msg);
 			err = sr->rc;
 		}
 		job_id = sr->job_id;
 	} else if (!err && rtype == MSG_RC) {
 		msg_rc_t *m = reply;
-		if (m->msg && *m->msg)
+		if (m->msg && *m->msg && strcmp(m->msg, slurm_strerror(m->rc)))
 			error("%s", m->msg);
 		err = m->rc ? m->rc : SLUICE_E_PROTOCOL;
 	} else if (!err) {

@@ -96,17 +96,6 @@ static void srun_help(void)
 "  (other options as sbatch: see sbatch --help)\n");
 }
 
-static char *short_hostname(void)
-{
-	struct utsname u;
-	if (uname(&u) < 0)
-		return xstrdup("localhost");
-	char *dot = strchr(u.nodename, '.');
-	if (dot)
-		*dot = '\0';
-	return xstrdup(u.nodename);
-}
-
 static void env_set(strv_t *env, const char *key, const char *val)
 {
 	size_t kl = strlen(key);
@@ -626,7 +615,7 @@ int cmd_srun(int argc, char **argv)
 		const char *b = strrchr(cmd[0], '/');
 		d->name = xstrdup(b ? b + 1 : cmd[0]);
 	}
-	d->alloc_node = short_hostname();
+	d->alloc_node = cmd_short_hostname();
 	d->alloc_sid = (uint32_t)getsid(0);
 
 	setup_signals();

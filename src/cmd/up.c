@@ -226,7 +226,9 @@ static int write_config(const struct up_opts *o, const char *dir)
 		"ReturnToService=2\n"
 		"# KillWait 5 s instead of 30: a laptop cluster should stop jobs quickly.\n"
 		"KillWait=5\n"
-		"MinJobAge=300\n",
+		"MinJobAge=300\n"
+		"# Jobs that ask for no memory get 1 GB per CPU, so they share nodes.\n"
+		"DefMemPerCPU=1024\n",
 		host, o->port, o->port + 1, user, dir, dir, dir, dir, dir, dir);
 	for (int i = 0; i < o->nodes; i++) {
 		char *n = node_name(i);

@@ -110,6 +110,7 @@ typedef struct ctld {
 	sqlite3_stmt *st_begin, *st_commit, *st_job_ins, *st_job_upd, *st_job_del,
 		*st_job_desc, *st_node_save, *st_part_save, *st_meta_set;
 	int in_txn;
+	int db_failed;          /* a statement of the open transaction failed */
 
 	node_t *nodes;
 	uint32_t nnodes;
@@ -134,6 +135,7 @@ typedef struct ctld {
 	size_t nwaiters, awaiters;
 
 	int sched_needed;
+	int sched_now;            /* an srun waits: schedule this turn, unthrottled */
 	uint64_t last_sched_ms, sched_timer;
 	int64_t last_job_update, last_node_update, last_part_update;
 	int shutdown;

@@ -67,6 +67,7 @@ static int step_done(ctld_t *cd, sqlite3_stmt *st, const char *what)
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		error("state db: %s: %s", what, sqlite3_errmsg(cd->db));
+		cd->db_failed = 1;   /* this turn's transaction must not be acknowledged */
 		return -1;
 	}
 	return 0;
@@ -308,6 +309,8 @@ int db_commit(ctld_t *cd)
 	}
 	int rc = step_done(cd, cd->st_commit, "commit");
 	cd->in_txn = 0;
+	if (cd->db_failed)
+		rc = -1;
 	return rc;
 }
 

@@ -446,8 +446,8 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 	a->nnodes = k;
 	a->nodes = xmalloc(k * sizeof(uint32_t));
 	a->cpus = xmalloc(k * sizeof(uint32_t));
-	a->mem = xmalloc(k * sizeof(uint64_t));
-	a->gpus = xmalloc(k * sizeof(uint64_t));
+	a->mem = xcalloc(k, sizeof(uint64_t));
+	a->gpus = xcalloc(k, sizeof(uint64_t));
 	a->tasks = xmalloc(k * sizeof(uint32_t));
 	a->exclusive = j->exclusive;
 	/* Keep the node order ascending (required nodes may be anywhere). */

@@ -89,8 +89,8 @@ test_expect_success 'unknown partition is refused with Slurm text' '
 	test_cmp expect err
 '
 
-test_expect_success 'unknown option: getopt text, exit 1' '
-	test_expect_code 1 sbatch --bogus --wrap=true 2>err &&
+test_expect_success 'unknown option: getopt text, exit 255 as Slurm' '
+	test_expect_code 255 sbatch --bogus --wrap=true 2>err &&
 	printf "sbatch: unrecognized option %s\nTry \"sbatch --help\" for more information\n" "'"'"'--bogus'"'"'" >expect &&
 	test_cmp expect err
 '

@@ -32,8 +32,8 @@ test_expect_success 'concurrent submitters during a crash: every acknowledged id
 	ctld_kill9 &&
 	wait $sub;
 	ctld_start &&
-	squeue -h -t PD -o "%i" | sort -n >after &&
-	sort -n ack >acked &&
+	squeue -h -t PD -o "%i" | sort >after &&
+	sort ack >acked &&
 	test -s acked &&
 	comm -23 acked after >lost &&
 	test_must_be_empty lost

@@ -19,9 +19,9 @@ test_expect_success 'a client signing with the wrong key is rejected' '
 
 test_expect_success 'garbage on the controller port does not harm it' '
 	head -c 5000 /dev/urandom >junk &&
-	{ exec 3<>/dev/tcp/127.0.0.1/$CTLD_PORT && cat junk >&3; exec 3>&-; } 2>/dev/null;
+	{ exec 7<>/dev/tcp/127.0.0.1/$CTLD_PORT && cat junk >&7; exec 7>&-; } 2>/dev/null;
 	printf "\377\377\377\377SL" >big &&
-	{ exec 3<>/dev/tcp/127.0.0.1/$CTLD_PORT && cat big >&3; exec 3>&-; } 2>/dev/null;
+	{ exec 7<>/dev/tcp/127.0.0.1/$CTLD_PORT && cat big >&7; exec 7>&-; } 2>/dev/null;
 	scontrol ping | grep -q "is UP"
 '
 

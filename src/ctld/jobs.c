@@ -1,0 +1,1152 @@
+/*
+ * jobs.c: the controller's job records: submission (validation and
+ * defaults), the hash map by id, state transitions (start, end, cancel,
+ * completion, requeue, hold/release/update), dependencies, priority, the
+ * batch environment, the job_info_t view, and the periodic purge of
+ * finished jobs and re-kill of overdue ones.
+ *
+ * Memory: a job keeps its job_desc_t minus script and environment (those
+ * live only in the DB row and are fetched at launch), so a queued job
+ * costs well under 1 KB.
+ */
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctld/ctld.h"
+
+#include "errors.h"
+#include "hostlist.h"
+#include "log.h"
+#include "states.h"
+#include "strbuf.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+int64_t ctld_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+int is_admin(const ctld_t *cd, uint32_t uid)
+{
+	return uid == 0 || uid == cd->slurm_uid;
+}
+
+/* ---- hash map and list ---- */
+
+static uint32_t hash_id(uint32_t id, uint32_t size)
+{
+	return (id * 2654435761u) & (size - 1);
+}
+
+static void hash_insert(ctld_t *cd, job_t *j)
+{
+	if (cd->hcount + 1 > cd->hsize / 2) {
+		uint32_t nsize = cd->hsize ? cd->hsize * 2 : 1024;
+		job_t **nt = xcalloc(nsize, sizeof(job_t *));
+		for (uint32_t i = 0; i < cd->hsize; i++) {
+			job_t *x = cd->htab[i];
+			while (x) {
+				job_t *next = x->hnext;
+				uint32_t h = hash_id(x->job_id, nsize);
+				x->hnext = nt[h];
+				nt[h] = x;
+				x = next;
+			}
+		}
+		free(cd->htab);
+		cd->htab = nt;
+		cd->hsize = nsize;
+	}
+	uint32_t h = hash_id(j->job_id, cd->hsize);
+	j->hnext = cd->htab[h];
+	cd->htab[h] = j;
+	cd->hcount++;
+}
+
+static void hash_remove(ctld_t *cd, job_t *j)
+{
+	if (!cd->hsize)
+		return;
+	job_t **pp = &cd->htab[hash_id(j->job_id, cd->hsize)];
+	for (; *pp; pp = &(*pp)->hnext)
+		if (*pp == j) {
+			*pp = j->hnext;
+			cd->hcount--;
+			return;
+		}
+}
+
+job_t *job_find(ctld_t *cd, uint32_t id)
+{
+	if (!cd->hsize)
+		return NULL;
+	for (job_t *j = cd->htab[hash_id(id, cd->hsize)]; j; j = j->hnext)
+		if (j->job_id == id)
+			return j;
+	return NULL;
+}
+
+/* Jobs are kept in id order: new ids are always the largest, and
+ * recovery loads them ordered. */
+static void list_append(ctld_t *cd, job_t *j)
+{
+	cd->jobs = xgrow(cd->jobs, sizeof(job_t *), cd->njobs + 1, &cd->ajobs);
+	cd->jobs[cd->njobs++] = j;
+	hash_insert(cd, j);
+}
+
+void job_dirty(ctld_t *cd, job_t *j)
+{
+	cd->last_job_update = ctld_now();
+	if (j->dirty)
+		return;
+	j->dirty = 1;
+	cd->dirty_jobs = xgrow(cd->dirty_jobs, sizeof(job_t *), cd->ndirty_jobs + 1, &cd->adirty_jobs);
+	cd->dirty_jobs[cd->ndirty_jobs++] = j;
+}
+
+void job_free(job_t *j)
+{
+	if (!j)
+		return;
+	free(j->reason_detail);
+	free(j->group_name);
+	free(j->deps);
+	if (j->desc) {
+		proto_free(MSG_SUBMIT, j->desc);
+		free(j->desc);
+	}
+	free(j->req_idx);
+	free(j->exc_idx);
+	sched_alloc_free(&j->alloc);
+	free(j->nodes);
+	free(j->tres);
+	free(j);
+}
+
+void ctld_sched_request(ctld_t *cd)
+{
+	cd->sched_needed = 1;
+}
+
+/* ---- TRES strings ---- */
+
+char *tres_string(uint64_t cpus, uint64_t mem, uint32_t nodes, int billing,
+		  uint64_t gpus, const char *gtype, uint64_t gtype_count)
+{
+	strbuf_t sb = STRBUF_INIT;
+	char m[32];
+	if (cpus)
+		strbuf_addf(&sb, "cpu=%" PRIu64, cpus);
+	if (mem) {
+		mem_fmt_mb(mem, m, sizeof(m));
+		strbuf_addf(&sb, "%smem=%s", sb.len ? "," : "", m);
+	}
+	if (nodes)
+		strbuf_addf(&sb, "%snode=%u", sb.len ? "," : "", nodes);
+	if (billing && cpus)
+		strbuf_addf(&sb, "%sbilling=%" PRIu64, sb.len ? "," : "", cpus);
+	if (gpus) {
+		strbuf_addf(&sb, "%sgres/gpu=%" PRIu64, sb.len ? "," : "", gpus);
+		if (gtype && *gtype && gtype_count)
+			strbuf_addf(&sb, ",gres/gpu:%s=%" PRIu64, gtype, gtype_count);
+	}
+	return strbuf_detach(&sb);
+}
+
+char *alloc_nodes_string(ctld_t *cd, const sched_alloc_t *a)
+{
+	const char **names = xmalloc((a->nnodes + 1) * sizeof(char *));
+	for (uint32_t i = 0; i < a->nnodes; i++)
+		names[i] = cd->nodes[a->nodes[i]].cf->name;
+	char *s = hostlist_compress(names, a->nnodes);
+	free(names);
+	return s;
+}
+
+/* The gpu type of the allocated GPUs on node x (first matching type). */
+static const char *alloc_gpu_type(ctld_t *cd, uint32_t x, uint64_t mask)
+{
+	const sched_node_t *sn = &cd->sched.nodes[x];
+	for (uint32_t t = 0; t < sn->ngpu_types; t++) {
+		const sched_gpu_type_t *g = &sn->gpu_types[t];
+		uint64_t m = 0;
+		for (uint32_t i = g->first; i < g->first + g->count && i < 64; i++)
+			m |= 1ull << i;
+		if (mask & m)
+			return g->type;
+	}
+	return "";
+}
+
+static uint32_t job_ntasks(const job_t *j)
+{
+	const job_desc_t *d = j->desc;
+	uint32_t n = d->ntasks;
+	if (!n && d->ntasks_per_node)
+		n = d->ntasks_per_node * (d->min_nodes ? d->min_nodes : 1);
+	if (!n)
+		n = d->min_nodes ? d->min_nodes : 1;
+	return n;
+}
+
+static uint32_t job_cpt(const job_t *j)
+{
+	return j->desc->cpus_per_task ? j->desc->cpus_per_task : 1;
+}
+
+void job_set_tres(ctld_t *cd, job_t *j)
+{
+	free(j->tres);
+	if (j->alloc.nnodes && (j->state & JOB_STATE_BASE) != JOB_PENDING) {
+		uint64_t cpus = 0, mem = 0, gpus = 0;
+		const char *gt = "";
+		for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
+			cpus += j->alloc.cpus[i];
+			mem += j->alloc.mem[i];
+			gpus += (uint64_t)__builtin_popcountll(j->alloc.gpus[i]);
+			if (j->alloc.gpus[i] && !*gt)
+				gt = alloc_gpu_type(cd, j->alloc.nodes[i], j->alloc.gpus[i]);
+		}
+		j->tres = tres_string(cpus, mem, j->alloc.nnodes, 1, gpus, gt, gpus);
+		return;
+	}
+	const job_desc_t *d = j->desc;
+	uint32_t nodes = d->min_nodes ? d->min_nodes : 1;
+	uint64_t cpus = (uint64_t)job_ntasks(j) * job_cpt(j);
+	uint64_t mem = d->mem_per_node ? d->mem_per_node * nodes : d->mem_per_cpu * cpus;
+	uint64_t gpus = j->gpus_per_job ? j->gpus_per_job : (uint64_t)j->gpus_per_node * nodes;
+	j->tres = tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus);
+}
+
+/* ---- priority ---- */
+
+uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now)
+{
+	if (j->hold)
+		return 0;
+	int64_t p;
+	if (!cd->multifactor) {
+		/* priority/basic: FIFO by id */
+		p = (int64_t)0xffff0000u - j->job_id;
+	} else {
+		double age = 0;
+		if (cd->max_age_s && now > j->submit_time)
+			age = (double)(now - j->submit_time) / cd->max_age_s;
+		if (age > 1)
+			age = 1;
+		double part = cd->max_pjf ? (double)cd->parts[j->part].priority_job_factor / cd->max_pjf : 0;
+		double size = cd->total_cpus ? (double)job_ntasks(j) * job_cpt(j) / cd->total_cpus : 0;
+		if (size > 1)
+			size = 1;
+		p = (int64_t)(cd->w_age * age + cd->w_part * part + cd->w_size * size + 0.5);
+	}
+	p -= j->desc->nice;
+	if (p < 1)
+		p = 1;
+	if (p > 0xfffffffe)
+		p = 0xfffffffe;
+	return (uint32_t)p;
+}
+
+/* ---- dependencies ---- */
+
+int job_parse_deps(ctld_t *cd, const char *s, dep_t **deps, uint32_t *n)
+{
+	*deps = NULL;
+	*n = 0;
+	if (!s || !*s)
+		return 0;
+	char *dup = xstrdup(s), *save = NULL;
+	size_t alloc = 0;
+	int rc = 0;
+	for (char *tok = strtok_r(dup, ",?", &save); tok; tok = strtok_r(NULL, ",?", &save)) {
+		char *colon = strchr(tok, ':');
+		if (!colon) {
+			rc = ESLURM_DEPENDENCY;
+			break;
+		}
+		*colon = 0;
+		uint32_t type;
+		if (!strcasecmp(tok, "after"))
+			type = DEP_AFTER;
+		else if (!strcasecmp(tok, "afterany"))
+			type = DEP_AFTERANY;
+		else if (!strcasecmp(tok, "afterok"))
+			type = DEP_AFTEROK;
+		else if (!strcasecmp(tok, "afternotok"))
+			type = DEP_AFTERNOTOK;
+		else {
+			rc = ESLURM_DEPENDENCY;
+			break;
+		}
+		for (char *idp = colon + 1; idp && *idp;) {
+			char *end = NULL;
+			unsigned long id = strtoul(idp, &end, 10);
+			if (end == idp || !id || (*end && *end != ':' && *end != '+')) {
+				rc = ESLURM_DEPENDENCY;
+				break;
+			}
+			if (*end == '+')      /* after:id+time: time ignored */
+				while (*end && *end != ':')
+					end++;
+			if (!job_find(cd, (uint32_t)id)) {
+				rc = ESLURM_DEPENDENCY;
+				break;
+			}
+			*deps = xgrow(*deps, sizeof(dep_t), *n + 1, &alloc);
+			(*deps)[(*n)++] = (dep_t){ type, (uint32_t)id };
+			idp = *end == ':' ? end + 1 : NULL;
+		}
+		if (rc)
+			break;
+	}
+	free(dup);
+	if (rc) {
+		xfree(*deps);
+		*n = 0;
+	}
+	return rc;
+}
+
+/* Recompute j->dep_state from the jobs it depends on. Unknown (purged)
+ * jobs count as satisfied. */
+void job_resolve_deps(ctld_t *cd, job_t *j)
+{
+	if (!j->ndeps) {
+		j->dep_state = 0;
+		return;
+	}
+	int wait = 0, never = 0;
+	for (uint32_t i = 0; i < j->ndeps; i++) {
+		job_t *t = job_find(cd, j->deps[i].job_id);
+		if (!t)
+			continue;
+		uint32_t st = t->state & JOB_STATE_BASE;
+		int done = JOB_IS_FINISHED(t->state);
+		int okend = st == JOB_COMPLETE && t->exit_code == 0;
+		switch (j->deps[i].type) {
+		case DEP_AFTER:
+			if (st == JOB_PENDING)
+				wait = 1;
+			break;
+		case DEP_AFTERANY:
+			if (!done)
+				wait = 1;
+			break;
+		case DEP_AFTEROK:
+			if (!done)
+				wait = 1;
+			else if (!okend)
+				never = 1;
+			break;
+		case DEP_AFTERNOTOK:
+			if (!done)
+				wait = 1;
+			else if (okend)
+				never = 1;
+			break;
+		}
+	}
+	j->dep_state = never ? 2 : wait ? 1 : 0;
+}
+
+/* ---- waiters (MSG_JOB_WAIT) ---- */
+
+static void send_one_job(ctld_t *cd, conn_t *c, job_t *j)
+{
+	job_info_t ji;
+	job_fill_info(cd, j, &ji);
+	msg_job_info_t m = { .last_update = cd->last_job_update, .njobs = 1, .jobs = &ji };
+	conn_send(c, MSG_JOB_INFO, &m);
+}
+
+void jobs_wake_waiters(ctld_t *cd, job_t *j)
+{
+	size_t k = 0;
+	int running = (j->state & JOB_STATE_BASE) == JOB_RUNNING;
+	int done = JOB_IS_FINISHED(j->state);
+	for (size_t i = 0; i < cd->nwaiters; i++) {
+		waiter_t *w = &cd->waiters[i];
+		if (w->job_id != j->job_id) {
+			cd->waiters[k++] = *w;
+			continue;
+		}
+		if (w->until == WAIT_UNTIL_STARTED && running) {
+			send_one_job(cd, w->c, j);
+		} else if (w->until == WAIT_UNTIL_STARTED && done) {
+			char *m = xasprintf("Job allocation %u has been revoked.", j->job_id);
+			conn_send_rc(w->c, ESLURM_ALREADY_DONE, m);
+			free(m);
+		} else if (w->until == WAIT_UNTIL_FINISHED && done) {
+			send_one_job(cd, w->c, j);
+		} else {
+			cd->waiters[k++] = *w;
+		}
+	}
+	cd->nwaiters = k;
+}
+
+/* ---- submission ---- */
+
+static int parse_gpu_tres(const char *s, uint32_t *count, char *type, size_t tlen)
+{
+	/* "gres:gpu:h100:2", "gres/gpu:2", "gpu:h100:2", "gpu", "gpu:2" */
+	*count = 0;
+	type[0] = 0;
+	if (!s || !*s)
+		return 0;
+	if (!strncmp(s, "gres:", 5) || !strncmp(s, "gres/", 5))
+		s += 5;
+	if (strncmp(s, "gpu", 3) || (s[3] && s[3] != ':'))
+		return ESLURM_INVALID_GRES;
+	s += 3;
+	if (!*s) {
+		*count = 1;
+		return 0;
+	}
+	s++;
+	const char *colon = strchr(s, ':');
+	const char *num = s;
+	if (colon) {
+		snprintf(type, tlen, "%.*s", (int)(colon - s), s);
+		num = colon + 1;
+	} else if (*s < '0' || *s > '9') {
+		snprintf(type, tlen, "%s", s);
+		*count = 1;
+		return 0;
+	}
+	char *end = NULL;
+	unsigned long v = strtoul(num, &end, 10);
+	if (end == num || *end || !v || v > SCHED_MAX_GPUS * 1024)
+		return ESLURM_INVALID_GRES;
+	*count = (uint32_t)v;
+	return 0;
+}
+
+static int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t *n)
+{
+	*idx = NULL;
+	*n = 0;
+	if (!expr || !*expr)
+		return 0;
+	char *err = NULL;
+	hostlist_t *hl = hostlist_create(expr, &err);
+	if (!hl) {
+		free(err);
+		return ESLURM_INVALID_NODE_NAME;
+	}
+	hostlist_uniq(hl);
+	size_t c = hostlist_count(hl);
+	*idx = xmalloc((c ? c : 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < c; i++) {
+		long x = conf_node_find(cd->conf, hostlist_nth(hl, i));
+		if (x < 0) {
+			hostlist_destroy(hl);
+			xfree(*idx);
+			return ESLURM_INVALID_NODE_NAME;
+		}
+		(*idx)[(*n)++] = (uint32_t)x;
+	}
+	hostlist_destroy(hl);
+	return 0;
+}
+
+static char *user_name(uint32_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		return xstrdup(pw.pw_name);
+	return xasprintf("%u", uid);
+}
+
+static char *group_name(uint32_t gid)
+{
+	struct group gr, *res = NULL;
+	char buf[8192];
+	if (getgrgid_r(gid, &gr, buf, sizeof(buf), &res) == 0 && res)
+		return xstrdup(gr.gr_name);
+	return xasprintf("%u", gid);
+}
+
+int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
+	       uint32_t *job_id, char **msg)
+{
+	*job_id = 0;
+	int rc = 0;
+	long pi;
+	if (d->partition && *d->partition) {
+		/* "-p a,b": the first partition (multi-partition jobs later). */
+		char *comma = strchr(d->partition, ',');
+		if (comma)
+			*comma = 0;
+		pi = part_find(cd, d->partition);
+		if (pi < 0) {
+			/* Slurm's controller adds this line before the error. */
+			*msg = xasprintf("invalid partition specified: %s", d->partition);
+			return ESLURM_INVALID_PARTITION_NAME;
+		}
+	} else {
+		pi = cd->conf->default_part;
+		if (pi < 0)
+			return ESLURM_DEFAULT_PARTITION_NOT_SET;
+		free(d->partition);
+		d->partition = xstrdup(cd->parts[pi].cf->name);
+	}
+	part_t *p = &cd->parts[pi];
+	if (p->state == CONF_PART_INACTIVE || p->state == CONF_PART_DRAIN)
+		return ESLURM_PARTITION_NOT_AVAIL;
+	if (!(d->flags & JOB_F_INTERACTIVE) && (!d->script || !*d->script))
+		return ESLURM_JOB_SCRIPT_MISSING;
+	if (cd->njobs >= cd->conf->max_job_count && cd->conf->max_job_count)
+		return ESLURM_MAX_JOB_COUNT;
+	if (d->min_nodes && d->max_nodes && d->max_nodes < d->min_nodes)
+		return ESLURM_INVALID_NODE_COUNT;
+
+	job_t *j = xcalloc(1, sizeof(*j));
+	j->desc = d;
+	j->part = (uint32_t)pi;
+	j->user_id = uid;
+	j->group_id = gid;
+	if ((rc = resolve_nodes(cd, d->req_nodes, &j->req_idx, &j->nreq)) ||
+	    (rc = resolve_nodes(cd, d->exc_nodes, &j->exc_idx, &j->nexc)))
+		goto fail;
+	if (d->tres_per_node && (rc = parse_gpu_tres(d->tres_per_node, &j->gpus_per_node,
+						     j->gpu_type, sizeof(j->gpu_type))))
+		goto fail;
+	if (d->tres_per_job) {
+		char t2[32];
+		if ((rc = parse_gpu_tres(d->tres_per_job, &j->gpus_per_job, t2, sizeof(t2))))
+			goto fail;
+		if (!j->gpu_type[0])
+			memcpy(j->gpu_type, t2, sizeof(t2));
+	}
+	if ((rc = job_parse_deps(cd, d->dependency, &j->deps, &j->ndeps)))
+		goto fail;
+
+	/* Defaults, as Slurm applies them. */
+	if (d->time_limit == TIME_NO_VAL || d->time_limit == 0)
+		d->time_limit = p->default_time != TIME_NO_VAL ? p->default_time : p->max_time;
+	if (cd->conf->enforce_part_limits && p->max_time != TIME_INFINITE &&
+	    d->time_limit > p->max_time) {
+		rc = ESLURM_INVALID_TIME_LIMIT;
+		goto fail;
+	}
+	j->time_limit = d->time_limit;
+	if (!d->mem_per_node && !d->mem_per_cpu) {
+		if (p->cf->def_mem_per_cpu)
+			d->mem_per_cpu = p->cf->def_mem_per_cpu;
+		else if (p->cf->def_mem_per_node)
+			d->mem_per_node = p->cf->def_mem_per_node;
+		else if (cd->conf->def_mem_per_cpu)
+			d->mem_per_cpu = cd->conf->def_mem_per_cpu;
+		else if (cd->conf->def_mem_per_node)
+			d->mem_per_node = cd->conf->def_mem_per_node;
+	}
+	if (p->cf->oversubscribe && !strncasecmp(p->cf->oversubscribe, "EXCLUSIVE", 9))
+		d->flags |= JOB_F_EXCLUSIVE;
+	if ((rc = job_sched_validate(cd, j)))
+		goto fail;
+
+	int64_t now = ctld_now();
+	j->job_id = cd->next_job_id++;
+	if (cd->next_job_id > cd->conf->max_job_id || cd->next_job_id < cd->conf->first_job_id)
+		cd->next_job_id = cd->conf->first_job_id ? cd->conf->first_job_id : 1;
+	while (job_find(cd, cd->next_job_id))
+		cd->next_job_id++;
+	cd->meta_dirty = 1;
+	free(d->user_name);
+	d->user_name = user_name(uid);
+	d->user_id = uid;
+	d->group_id = gid;
+	j->group_name = group_name(gid);
+	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_out && d->work_dir)
+		d->std_out = xasprintf("%s/slurm-%u.out", d->work_dir, j->job_id);
+	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_in)
+		d->std_in = xstrdup("/dev/null");
+	if (!d->name)
+		d->name = xstrdup(d->flags & JOB_F_INTERACTIVE && d->argv.n ? d->argv.v[0] : "sbatch");
+	j->state = JOB_PENDING;
+	j->submit_time = now;
+	j->eligible_time = d->begin_time > now ? d->begin_time : now;
+	if (d->flags & (JOB_F_HOLD | JOB_F_HELD_ADMIN))
+		j->hold = (d->flags & JOB_F_HELD_ADMIN) && is_admin(cd, uid) ? WAIT_HELD : WAIT_HELD_USER;
+	job_resolve_deps(cd, j);
+	if (j->dep_state == 2 && d->kill_on_invalid_dep) {
+		rc = ESLURM_DEPENDENCY;
+		cd->next_job_id = j->job_id;   /* nothing was stored */
+		goto fail;
+	}
+	j->priority = job_priority(cd, j, now);
+	j->reason = j->hold ? j->hold : j->dep_state ? WAIT_DEPENDENCY : WAIT_NO_REASON;
+	job_set_tres(cd, j);
+
+	/* The full description (script, env) goes to the DB; memory keeps
+	 * the rest. */
+	db_job_insert(cd, j, d);
+	xfree(d->script);
+	strv_free(&d->env);
+	list_append(cd, j);
+	cd->last_job_update = now;
+	*job_id = j->job_id;
+	ctld_sched_request(cd);
+	verbose("job %u submitted by uid %u to %s", j->job_id, uid, p->cf->name);
+	return 0;
+fail:
+	j->desc = NULL;           /* the caller owns d */
+	job_free(j);
+	(void)msg;
+	return rc;
+}
+
+void job_add_recovered(ctld_t *cd, job_t *j)
+{
+	j->group_name = group_name(j->group_id);
+	resolve_nodes(cd, j->desc->req_nodes, &j->req_idx, &j->nreq);
+	resolve_nodes(cd, j->desc->exc_nodes, &j->exc_idx, &j->nexc);
+	char t2[32];
+	if (j->desc->tres_per_node)
+		parse_gpu_tres(j->desc->tres_per_node, &j->gpus_per_node, j->gpu_type, sizeof(j->gpu_type));
+	if (j->desc->tres_per_job) {
+		parse_gpu_tres(j->desc->tres_per_job, &j->gpus_per_job, t2, sizeof(t2));
+		if (!j->gpu_type[0])
+			memcpy(j->gpu_type, t2, sizeof(t2));
+	}
+	list_append(cd, j);
+	/* Dependencies refer to other jobs: parse after all are loaded is
+	 * not needed since dependencies point to older (smaller) ids. */
+	job_parse_deps(cd, j->desc->dependency, &j->deps, &j->ndeps);
+	if (j->alloc_held && j->alloc.nnodes)
+		sched_alloc_commit(&cd->sched, &j->alloc);
+	else if (!j->alloc_held && (j->state & JOB_STATE_BASE) == JOB_RUNNING)
+		j->alloc_held = 0;
+	job_set_tres(cd, j);
+}
+
+/* ---- transitions ---- */
+
+void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
+{
+	sched_alloc_free(&j->alloc);
+	j->alloc = *a;
+	memset(a, 0, sizeof(*a));
+	j->alloc_held = 1;
+	j->state = JOB_RUNNING;
+	j->reason = WAIT_NO_REASON;
+	xfree(j->reason_detail);
+	j->start_time = now;
+	j->end_time = j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL
+		? now + 365 * 86400 : now + (int64_t)j->time_limit * 60;
+	j->last_eval = now;
+	free(j->nodes);
+	j->nodes = alloc_nodes_string(cd, &j->alloc);
+	job_set_tres(cd, j);
+	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
+		node_t *n = &cd->nodes[j->alloc.nodes[i]];
+		n->last_busy = now;
+	}
+	cd->last_node_update = now;
+	job_dirty(cd, j);
+}
+
+/* Give the job's resources back to the scheduler. */
+void job_release(ctld_t *cd, job_t *j)
+{
+	if (!j->alloc_held)
+		return;
+	sched_alloc_release(&cd->sched, &j->alloc);
+	j->alloc_held = 0;
+	int64_t now = ctld_now();
+	for (uint32_t i = 0; i < j->alloc.nnodes; i++)
+		cd->nodes[j->alloc.nodes[i]].last_busy = now;
+	cd->last_node_update = now;
+	job_dirty(cd, j);
+	ctld_sched_request(cd);
+}
+
+/* Record the end state (resources are released separately). */
+void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now)
+{
+	j->state = state;
+	j->exit_code = exit_code;
+	j->end_time = now;
+	switch (state & JOB_STATE_BASE) {
+	case JOB_FAILED: j->reason = FAIL_EXIT_CODE; break;
+	case JOB_TIMEOUT: j->reason = FAIL_TIMEOUT; break;
+	case JOB_NODE_FAIL: j->reason = FAIL_DOWN_NODE; break;
+	default: j->reason = WAIT_NO_REASON; break;
+	}
+	if (!j->start_time)
+		j->start_time = now;
+	xfree(j->reason_detail);
+	job_set_tres(cd, j);
+	job_dirty(cd, j);
+	jobs_wake_waiters(cd, j);
+	ctld_sched_request(cd);   /* dependents may move */
+}
+
+void job_requeue(ctld_t *cd, job_t *j)
+{
+	job_release(cd, j);
+	sched_alloc_free(&j->alloc);
+	xfree(j->nodes);
+	j->state = JOB_PENDING;
+	j->reason = WAIT_NO_REASON;
+	j->start_time = j->end_time = 0;
+	job_set_tres(cd, j);
+	job_dirty(cd, j);
+	ctld_sched_request(cd);
+}
+
+void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state)
+{
+	msg_signal_job_t m = { .job_id = j->job_id, .signal = sig, .flags = flags,
+			       .kill_wait = cd->conf->kill_wait, .end_state = end_state };
+	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
+		node_t *n = &cd->nodes[j->alloc.nodes[i]];
+		/* Batch-only signals go to the batch host alone. */
+		if ((flags & SIGNAL_F_BATCH) && i)
+			break;
+		if (n->conn)
+			conn_send(n->conn, MSG_SIGNAL_JOB, &m);
+	}
+}
+
+/* Is any node of the allocation connected (a supervisor will report)? */
+static int batch_host_connected(ctld_t *cd, job_t *j)
+{
+	return j->alloc.nnodes && cd->nodes[j->alloc.nodes[0]].conn &&
+	       !(j->desc->flags & JOB_F_INTERACTIVE);
+}
+
+int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid)
+{
+	job_t *j = job_find(cd, id);
+	if (!j)
+		return ESLURM_INVALID_JOB_ID;
+	if (j->user_id != uid && !is_admin(cd, uid))
+		return ESLURM_ACCESS_DENIED;
+	if (JOB_IS_FINISHED(j->state))
+		return ESLURM_ALREADY_DONE;
+	int64_t now = ctld_now();
+	uint32_t base = j->state & JOB_STATE_BASE;
+	if (base == JOB_PENDING) {
+		if (sig && sig != SIGKILL && sig != SIGTERM)
+			return ESLURM_JOB_PENDING;
+		job_end(cd, j, JOB_CANCELLED, 0, now);
+		info("job %u cancelled (pending) by uid %u", id, uid);
+		return 0;
+	}
+	if (sig && sig != SIGKILL) {
+		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH : 0, 0);
+		return 0;
+	}
+	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
+	int held = batch_host_connected(cd, j);
+	job_end(cd, j, JOB_CANCELLED, SIGTERM, now);
+	if (!held)
+		job_release(cd, j);
+	info("job %u cancelled by uid %u", id, uid);
+	return 0;
+}
+
+int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid)
+{
+	if (m->step_id != NO_VAL32)
+		return 0;            /* step completions: nothing to record yet */
+	job_t *j = job_find(cd, m->job_id);
+	if (!j)
+		return ESLURM_INVALID_JOB_ID;
+	int interactive = (j->desc->flags & JOB_F_INTERACTIVE) != 0;
+	if (!is_admin(cd, uid) && j->user_id != uid)
+		return ESLURM_ACCESS_DENIED;
+	if (!interactive && m->launch_seq != j->launch_seq) {
+		verbose("job %u: stale completion (launch %u, now %u) ignored", j->job_id,
+			m->launch_seq, j->launch_seq);
+		return 0;
+	}
+	int64_t now = ctld_now();
+	if (JOB_IS_FINISHED(j->state)) {
+		if (!j->alloc_held)
+			return ESLURM_ALREADY_DONE;
+		job_release(cd, j);
+		return 0;
+	}
+	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING)
+		return ESLURM_JOB_PENDING;
+	uint32_t st = m->end_state & JOB_STATE_BASE;
+	if (st == JOB_COMPLETE || st == 0)
+		st = m->exit_status ? JOB_FAILED : JOB_COMPLETE;
+	if (st >= JOB_END)
+		st = JOB_FAILED;
+	int64_t end = m->end_time > 0 && m->end_time <= now + 5 ? m->end_time : now;
+	job_end(cd, j, st, m->exit_status, end);
+	job_release(cd, j);
+	info("job %u ended: %s exit %u:%u", j->job_id, job_state_string(j->state),
+	     m->exit_status >> 8, m->exit_status & 0x7f);
+	return 0;
+}
+
+static int kv_u32(const char *v, uint32_t *out)
+{
+	char *end = NULL;
+	long long x = strtoll(v, &end, 10);
+	if (end == v || *end || x < 0 || x > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
+{
+	job_t *j = job_find(cd, m->job_id);
+	if (!j)
+		return ESLURM_INVALID_JOB_ID;
+	int admin = is_admin(cd, uid);
+	if (j->user_id != uid && !admin)
+		return ESLURM_ACCESS_DENIED;
+	uint32_t base = j->state & JOB_STATE_BASE;
+	int64_t now = ctld_now();
+	if (m->action) {
+		if (!strcasecmp(m->action, "hold") || !strcasecmp(m->action, "uhold")) {
+			if (base != JOB_PENDING)
+				return JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_NOT_PENDING;
+			j->hold = admin && !strcasecmp(m->action, "hold") ? WAIT_HELD : WAIT_HELD_USER;
+			j->reason = j->hold;
+			j->priority = 0;
+		} else if (!strcasecmp(m->action, "release")) {
+			if (base != JOB_PENDING)
+				return JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_NOT_PENDING;
+			if (j->hold == WAIT_HELD && !admin)
+				return ESLURM_ACCESS_DENIED;
+			j->hold = 0;
+			j->reason = WAIT_NO_REASON;
+			j->priority = job_priority(cd, j, now);
+		} else if (!strcasecmp(m->action, "requeue")) {
+			if (base != JOB_RUNNING || (j->desc->flags & JOB_F_INTERACTIVE))
+				return ESLURM_BATCH_ONLY;
+			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
+			j->launch_seq++;      /* the old supervisor's report is stale */
+			job_requeue(cd, j);
+		} else {
+			return ESLURM_NOT_SUPPORTED;
+		}
+		job_dirty(cd, j);
+		ctld_sched_request(cd);
+	}
+	for (uint32_t i = 0; i < m->keys.n && i < m->values.n; i++) {
+		const char *k = m->keys.v[i], *v = m->values.v[i];
+		if (!strcasecmp(k, "TimeLimit")) {
+			uint32_t t;
+			if (time_limit_parse(v, &t))
+				return ESLURM_INVALID_TIME_LIMIT;
+			if (!admin && (t > j->time_limit || (t == TIME_INFINITE && j->time_limit != TIME_INFINITE)))
+				return ESLURM_ACCESS_DENIED;
+			if (JOB_IS_FINISHED(j->state))
+				return ESLURM_ALREADY_DONE;
+			j->time_limit = t;
+			j->desc->time_limit = t;
+			if (base == JOB_RUNNING)
+				j->end_time = t == TIME_INFINITE ? j->start_time + 365 * 86400
+					: j->start_time + (int64_t)t * 60;
+		} else if (!strcasecmp(k, "Nice")) {
+			char *end = NULL;
+			long x = strtol(v, &end, 10);
+			if (end == v || *end || x < -10000 || x > 10000 || (x < 0 && !admin))
+				return x < 0 && !admin ? ESLURM_ACCESS_DENIED : ESLURM_NOT_SUPPORTED;
+			j->desc->nice = (int32_t)x;
+			j->priority = job_priority(cd, j, now);
+		} else if (!strcasecmp(k, "Priority")) {
+			uint32_t x;
+			if (!admin)
+				return ESLURM_ACCESS_DENIED;
+			if (kv_u32(v, &x))
+				return ESLURM_NOT_SUPPORTED;
+			j->priority = x;
+		} else if (!strcasecmp(k, "JobName") || !strcasecmp(k, "Name")) {
+			free(j->desc->name);
+			j->desc->name = xstrdup(v);
+		} else if (!strcasecmp(k, "Comment")) {
+			free(j->desc->comment);
+			j->desc->comment = xstrdup(v);
+		} else if (!strcasecmp(k, "Partition")) {
+			if (base != JOB_PENDING)
+				return ESLURM_JOB_NOT_PENDING;
+			long pi = part_find(cd, v);
+			if (pi < 0)
+				return ESLURM_INVALID_PARTITION_NAME;
+			j->part = (uint32_t)pi;
+			free(j->desc->partition);
+			j->desc->partition = xstrdup(v);
+		} else {
+			return ESLURM_NOT_SUPPORTED;
+		}
+		job_dirty(cd, j);
+		ctld_sched_request(cd);
+	}
+	return 0;
+}
+
+/* ---- view ---- */
+
+void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji)
+{
+	/* Strings are borrowed from the record: the caller sends, then
+	 * frees only the array, never with proto_free. */
+	job_desc_t *d = j->desc;
+	memset(ji, 0, sizeof(*ji));
+	ji->job_id = j->job_id;
+	ji->array_task_id = NO_VAL32;
+	ji->name = d->name;
+	ji->user_id = j->user_id;
+	ji->group_id = j->group_id;
+	ji->user_name = d->user_name;
+	ji->group_name = j->group_name;
+	ji->priority = j->hold ? 0 : j->priority;
+	ji->nice = d->nice;
+	ji->account = d->account;
+	ji->qos = d->qos;
+	ji->partition = cd->parts[j->part].cf->name;
+	ji->state = j->state;
+	ji->state_reason = j->reason;
+	ji->state_desc = j->reason_detail;
+	ji->dependency = j->dep_state ? d->dependency : NULL;
+	ji->requeue = !(d->flags & JOB_F_NO_REQUEUE);
+	ji->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
+	ji->exit_code = j->exit_code;
+	ji->time_limit = j->time_limit;
+	ji->submit_time = j->submit_time;
+	ji->eligible_time = j->eligible_time;
+	ji->accrue_time = j->eligible_time;
+	ji->start_time = j->start_time;
+	ji->end_time = j->end_time;
+	ji->last_sched_eval = j->last_eval;
+	ji->alloc_node = d->alloc_node;
+	ji->alloc_sid = d->alloc_sid;
+	ji->req_nodes = d->req_nodes;
+	ji->exc_nodes = d->exc_nodes;
+	uint32_t ntasks = job_ntasks(j);
+	if (j->alloc.nnodes && (j->state & JOB_STATE_BASE) != JOB_PENDING) {
+		ji->nodes = j->nodes;
+		ji->batch_host = ji->batch_flag ? (char *)cd->nodes[j->alloc.nodes[0]].cf->name : NULL;
+		ji->num_nodes = j->alloc.nnodes;
+		for (uint32_t i = 0; i < j->alloc.nnodes; i++)
+			ji->num_cpus += j->alloc.cpus[i];
+	} else {
+		ji->num_nodes = d->min_nodes ? d->min_nodes : 1;
+		ji->num_cpus = ntasks * job_cpt(j);
+	}
+	ji->max_nodes = d->max_nodes;
+	ji->num_tasks = ntasks;
+	ji->cpus_per_task = job_cpt(j);
+	ji->ntasks_per_node = d->ntasks_per_node;
+	ji->pn_min_cpus = job_cpt(j) * (d->ntasks_per_node ? d->ntasks_per_node : 1);
+	ji->mem_per_cpu = d->mem_per_cpu;
+	ji->mem_per_node = d->mem_per_node;
+	ji->features = d->features;
+	ji->flags = d->flags;
+	ji->contiguous = (d->flags & JOB_F_CONTIGUOUS) != 0;
+	/* srun: the command; sbatch: the script path (none for stdin/--wrap). */
+	ji->command = d->argv.n ? d->argv.v[0] : NULL;
+	ji->work_dir = d->work_dir;
+	ji->std_in = d->std_in;
+	ji->std_out = d->std_out;
+	ji->std_err = d->std_err ? d->std_err : d->std_out;
+	ji->tres_per_node = d->tres_per_node;
+	ji->tres_per_job = d->tres_per_job;
+	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
+		ji->tres_req = j->tres;
+	else
+		ji->tres_req = ji->tres_alloc = j->tres;
+	ji->comment = d->comment;
+	ji->scheduler = (char *)"Main";
+}
+
+/* ---- batch environment ---- */
+
+static void env_set(strv_t *sv, const char *k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void env_set(strv_t *sv, const char *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *v = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *kv = xasprintf("%s=%s", k, v);
+	strv_push(sv, kv);
+	free(kv);
+	free(v);
+}
+
+/* "64(x2),32": run-length form Slurm uses for per-node counts. */
+static char *rle_counts(const uint32_t *v, uint32_t n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = i;
+		while (k < n && v[k] == v[i])
+			k++;
+		strbuf_addf(&sb, "%s%u", sb.len ? "," : "", v[i]);
+		if (k - i > 1)
+			strbuf_addf(&sb, "(x%u)", k - i);
+		i = k;
+	}
+	return strbuf_detach(&sb);
+}
+
+static char *gpu_list(uint64_t mask)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (int i = 0; i < 64; i++)
+		if (mask & (1ull << i))
+			strbuf_addf(&sb, "%s%d", sb.len ? "," : "", i);
+	return strbuf_detach(&sb);
+}
+
+char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n)
+{
+	strv_t ours = { 0 };
+	const job_desc_t *d = j->desc;
+	const char *part = cd->parts[j->part].cf->name;
+	env_set(&ours, "SLURM_JOB_ID", "%u", j->job_id);
+	env_set(&ours, "SLURM_JOBID", "%u", j->job_id);
+	env_set(&ours, "SLURM_JOB_NAME", "%s", d->name ? d->name : "");
+	env_set(&ours, "SLURM_JOB_USER", "%s", d->user_name ? d->user_name : "");
+	env_set(&ours, "SLURM_JOB_UID", "%u", j->user_id);
+	env_set(&ours, "SLURM_JOB_GID", "%u", j->group_id);
+	if (d->account)
+		env_set(&ours, "SLURM_JOB_ACCOUNT", "%s", d->account);
+	env_set(&ours, "SLURM_JOB_PARTITION", "%s", part);
+	env_set(&ours, "SLURM_JOB_NODELIST", "%s", j->nodes ? j->nodes : "");
+	env_set(&ours, "SLURM_NODELIST", "%s", j->nodes ? j->nodes : "");
+	env_set(&ours, "SLURM_JOB_NUM_NODES", "%u", j->alloc.nnodes);
+	env_set(&ours, "SLURM_NNODES", "%u", j->alloc.nnodes);
+	uint32_t ntasks = job_ntasks(j);
+	env_set(&ours, "SLURM_NTASKS", "%u", ntasks);
+	env_set(&ours, "SLURM_NPROCS", "%u", ntasks);
+	if (d->ntasks_per_node)
+		env_set(&ours, "SLURM_NTASKS_PER_NODE", "%u", d->ntasks_per_node);
+	if (j->alloc.nnodes) {
+		env_set(&ours, "SLURM_CPUS_ON_NODE", "%u", j->alloc.cpus[0]);
+		char *c = rle_counts(j->alloc.cpus, j->alloc.nnodes);
+		env_set(&ours, "SLURM_JOB_CPUS_PER_NODE", "%s", c);
+		free(c);
+		c = rle_counts(j->alloc.tasks, j->alloc.nnodes);
+		env_set(&ours, "SLURM_TASKS_PER_NODE", "%s", c);
+		free(c);
+	}
+	if (d->cpus_per_task)
+		env_set(&ours, "SLURM_CPUS_PER_TASK", "%u", d->cpus_per_task);
+	if (d->mem_per_node)
+		env_set(&ours, "SLURM_MEM_PER_NODE", "%" PRIu64, d->mem_per_node);
+	else if (d->mem_per_cpu)
+		env_set(&ours, "SLURM_MEM_PER_CPU", "%" PRIu64, d->mem_per_cpu);
+	env_set(&ours, "SLURM_SUBMIT_DIR", "%s", d->work_dir ? d->work_dir : "/");
+	env_set(&ours, "SLURM_SUBMIT_HOST", "%s", d->alloc_node ? d->alloc_node : "");
+	env_set(&ours, "SLURM_CLUSTER_NAME", "%s", cd->conf->cluster_name ? cd->conf->cluster_name : "");
+	env_set(&ours, "SLURM_CONF", "%s", cd->conf->path ? cd->conf->path : "");
+	env_set(&ours, "SLURM_PROCID", "0");
+	env_set(&ours, "SLURM_LOCALID", "0");
+	env_set(&ours, "SLURM_NODEID", "0");
+	env_set(&ours, "SLURM_GTIDS", "0");
+	env_set(&ours, "SLURM_PRIO_PROCESS", "0");
+	env_set(&ours, "ENVIRONMENT", "BATCH");
+	if (j->alloc.nnodes) {
+		node_t *bh = &cd->nodes[j->alloc.nodes[0]];
+		env_set(&ours, "SLURM_TOPOLOGY_ADDR", "%s", bh->topo_addr ? bh->topo_addr : bh->cf->name);
+		uint64_t g = j->alloc.gpus[0];
+		if (g) {
+			char *l = gpu_list(g);
+			env_set(&ours, "SLURM_GPUS_ON_NODE", "%d", __builtin_popcountll(g));
+			env_set(&ours, "CUDA_VISIBLE_DEVICES", "%s", l);
+			env_set(&ours, "SLURM_JOB_GPUS", "%s", l);
+			env_set(&ours, "GPU_DEVICE_ORDINAL", "%s", l);
+			free(l);
+		}
+	}
+	/* Submitted environment first, minus what we set. */
+	strv_t out = { 0 };
+	for (uint32_t i = 0; full && i < full->env.n; i++) {
+		const char *e = full->env.v[i];
+		const char *eq = strchr(e, '=');
+		size_t kl = eq ? (size_t)(eq - e) : strlen(e);
+		int dup = 0;
+		for (uint32_t k = 0; k < ours.n && !dup; k++)
+			dup = !strncmp(ours.v[k], e, kl) && ours.v[k][kl] == '=';
+		if (!dup)
+			strv_push(&out, e);
+	}
+	for (uint32_t k = 0; k < ours.n; k++)
+		strv_push(&out, ours.v[k]);
+	strv_free(&ours);
+	*n = out.n;
+	return out.v;
+}
+
+/* ---- periodic work ---- */
+
+static void purge_job(ctld_t *cd, job_t *j)
+{
+	hash_remove(cd, j);
+	cd->dead_jobs = xgrow(cd->dead_jobs, sizeof(uint32_t), cd->ndead_jobs + 1, &cd->adead_jobs);
+	cd->dead_jobs[cd->ndead_jobs++] = j->job_id;
+	if (j->dirty) {
+		for (size_t i = 0; i < cd->ndirty_jobs; i++)
+			if (cd->dirty_jobs[i] == j) {
+				cd->dirty_jobs[i] = cd->dirty_jobs[--cd->ndirty_jobs];
+				break;
+			}
+	}
+	job_free(j);
+}
+
+void jobs_periodic(ctld_t *cd, int64_t now)
+{
+	size_t k = 0;
+	uint32_t min_age = cd->conf->min_job_age;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *j = cd->jobs[i];
+		uint32_t base = j->state & JOB_STATE_BASE;
+		if (JOB_IS_FINISHED(j->state) && !j->alloc_held &&
+		    j->end_time + (int64_t)min_age <= now) {
+			int waited = 0;
+			for (size_t w = 0; w < cd->nwaiters && !waited; w++)
+				waited = cd->waiters[w].job_id == j->job_id;
+			if (!waited) {
+				purge_job(cd, j);
+				continue;
+			}
+		}
+		cd->jobs[k++] = j;
+		if (base == JOB_RUNNING && j->time_limit != TIME_INFINITE &&
+		    j->time_limit != TIME_NO_VAL) {
+			int interactive = (j->desc->flags & JOB_F_INTERACTIVE) != 0;
+			if (interactive && now >= j->end_time) {
+				/* No supervisor enforces an srun allocation's limit. */
+				job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_TIMEOUT);
+				job_end(cd, j, JOB_TIMEOUT, 0, now);
+				job_release(cd, j);
+			} else if (!interactive &&
+				   now > j->end_time + (int64_t)cd->conf->kill_wait + 60 &&
+				   now - j->kill_time >= 60) {
+				info("job %u overdue: sending kill again", j->job_id);
+				job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_TIMEOUT);
+				j->kill_time = now;
+			}
+		}
+		/* A cancelled job whose supervisor never reported. */
+		if (JOB_IS_FINISHED(j->state) && j->alloc_held &&
+		    now > j->end_time + (int64_t)cd->conf->kill_wait + 120)
+			job_release(cd, j);
+	}
+	cd->njobs = k;
+}

@@ -1,0 +1,651 @@
+/*
+ * nodes.c: node and partition records of the controller.
+ *
+ * A node's stored base state is UNKNOWN (never registered), DOWN, FUTURE
+ * or IDLE meaning "up"; an up node is shown IDLE, MIXED or ALLOCATED from
+ * what the scheduler has allocated on it. Flags DRAIN and FAIL are set by
+ * admins; NOT_RESPONDING while its noded is not connected. Registration,
+ * heartbeats, connection loss, SlurmdTimeout, `scontrol update node` and
+ * `scontrol update partition` all live here, as do the node_info_t and
+ * part_info_t views.
+ */
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld/ctld.h"
+
+#include "errors.h"
+#include "hostlist.h"
+#include "log.h"
+#include "states.h"
+#include "strbuf.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+long part_find(const ctld_t *cd, const char *name)
+{
+	if (!name)
+		return -1;
+	for (uint32_t i = 0; i < cd->nparts; i++)
+		if (!strcmp(cd->parts[i].cf->name, name))
+			return i;
+	return -1;
+}
+
+void node_dirty(ctld_t *cd, node_t *n)
+{
+	n->dirty = 1;
+	cd->last_node_update = ctld_now();
+}
+
+void part_dirty(ctld_t *cd, part_t *p)
+{
+	p->dirty = 1;
+	cd->last_part_update = ctld_now();
+}
+
+/* Usable for new work? Mirrors into the scheduler's node. */
+void node_sync_sched(ctld_t *cd, node_t *n)
+{
+	sched_node_t *sn = &cd->sched.nodes[n->idx];
+	int was = sn->usable;
+	sn->usable = n->base == NODE_IDLE &&
+		     !(n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_NO_RESPOND));
+	if (sn->usable && !was)
+		ctld_sched_request(cd);
+}
+
+uint32_t node_state(const ctld_t *cd, const node_t *n)
+{
+	const sched_node_t *sn = &cd->sched.nodes[n->idx];
+	uint32_t base = n->base;
+	if (base == NODE_IDLE || (base == NODE_UNKNOWN && sn->njobs)) {
+		if (!sn->njobs)
+			base = NODE_IDLE;
+		else if (sn->exclusive || sn->cpus_used >= sn->cpus)
+			base = NODE_ALLOCATED;
+		else
+			base = NODE_MIXED;
+	}
+	return base | n->flags;
+}
+
+static char *topo_addr(const conf_t *conf, long node_idx)
+{
+	for (size_t s = 0; s < conf->nswitches; s++) {
+		const conf_switch_t *sw = &conf->switches[s];
+		if (sw->level != 0)
+			continue;
+		for (size_t k = 0; k < sw->nnodes; k++) {
+			if ((long)sw->node_idx[k] != node_idx)
+				continue;
+			char *path = xstrdup(conf->nodes[node_idx].name);
+			for (long x = (long)s; x >= 0; x = conf->switches[x].parent) {
+				char *np = xasprintf("%s.%s", conf->switches[x].name, path);
+				free(path);
+				path = np;
+				if (conf->switches[x].parent == x)
+					break;
+			}
+			return path;
+		}
+	}
+	return NULL;
+}
+
+int nodes_init(ctld_t *cd)
+{
+	conf_t *conf = cd->conf;
+	cd->nnodes = (uint32_t)conf->nnodes;
+	cd->nodes = xcalloc(cd->nnodes ? cd->nnodes : 1, sizeof(node_t));
+	cd->nparts = (uint32_t)conf->nparts;
+	cd->parts = xcalloc(cd->nparts ? cd->nparts : 1, sizeof(part_t));
+	for (uint32_t i = 0; i < cd->nnodes; i++) {
+		node_t *n = &cd->nodes[i];
+		const conf_node_t *cf = &conf->nodes[i];
+		n->idx = i;
+		n->cf = cf;
+		n->base = NODE_UNKNOWN;
+		n->port = cf->port;
+		if (cf->state) {
+			if (!strcasecmp(cf->state, "FUTURE"))
+				n->base = NODE_FUTURE;
+			else if (!strcasecmp(cf->state, "DOWN"))
+				n->base = NODE_DOWN;
+			else if (!strcasecmp(cf->state, "DRAIN"))
+				n->flags |= NODE_FLAG_DRAIN;
+		}
+		/* Until its noded registers after (re)start. */
+		if (n->base != NODE_FUTURE)
+			n->flags |= NODE_FLAG_NO_RESPOND;
+		n->last_heard = cd->boot_time;
+		n->topo_addr = topo_addr(conf, i);
+		uint32_t g = conf_node_gpus(cf);
+		strbuf_t gt = STRBUF_INIT;
+		for (size_t k = 0; k < cf->ngres; k++)
+			if (!strcmp(cf->gres[k].name, "gpu") && cf->gres[k].type) {
+				strbuf_addf(&gt, "%s", cf->gres[k].type);
+				break;
+			}
+		n->cfg_tres = tres_string(cf->cpus, cf->real_memory, 0, 1, g, gt.buf, g);
+		strbuf_release(&gt);
+	}
+	uint32_t max_pjf = 0, total = 0;
+	for (uint32_t i = 0; i < cd->nnodes; i++)
+		total += conf->nodes[i].cpus;
+	for (uint32_t p = 0; p < cd->nparts; p++) {
+		part_t *pt = &cd->parts[p];
+		const conf_part_t *cf = &conf->parts[p];
+		pt->cf = cf;
+		pt->state = (uint32_t)cf->state;
+		pt->max_time = cf->max_time;
+		pt->default_time = cf->default_time;
+		pt->max_nodes = cf->max_nodes;
+		pt->min_nodes = cf->min_nodes;
+		pt->priority_job_factor = cf->priority_job_factor;
+		pt->priority_tier = cf->priority_tier;
+		if (pt->priority_job_factor > max_pjf)
+			max_pjf = pt->priority_job_factor;
+		uint64_t cpus = 0, mem = 0, gpus = 0;
+		const char *gtype = NULL;
+		for (size_t k = 0; k < cf->nnodes; k++) {
+			const conf_node_t *cn = &conf->nodes[cf->node_idx[k]];
+			cpus += cn->cpus;
+			mem += cn->real_memory;
+			gpus += conf_node_gpus(cn);
+			for (size_t g = 0; g < cn->ngres && !gtype; g++)
+				if (!strcmp(cn->gres[g].name, "gpu") && cn->gres[g].type)
+					gtype = cn->gres[g].type;
+			node_t *n = &cd->nodes[cf->node_idx[k]];
+			char *np = n->partitions ? xasprintf("%s,%s", n->partitions, cf->name)
+						 : xstrdup(cf->name);
+			free(n->partitions);
+			n->partitions = np;
+		}
+		pt->total_cpus = (uint32_t)cpus;
+		pt->tres = tres_string(cpus, mem, (uint32_t)cf->nnodes, 1, gpus, gtype, gpus);
+	}
+	cd->max_pjf = max_pjf;
+	cd->total_cpus = total;
+	return 0;
+}
+
+/* ---- jobs on a node ---- */
+
+static int alloc_has(const sched_alloc_t *a, uint32_t x)
+{
+	for (uint32_t i = 0; i < a->nnodes; i++)
+		if (a->nodes[i] == x)
+			return 1;
+	return 0;
+}
+
+/* The node died: its running jobs end NODE_FAIL (resources released). */
+void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now)
+{
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *j = cd->jobs[i];
+		if (!j->alloc_held || !alloc_has(&j->alloc, n->idx))
+			continue;
+		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
+			info("job %u: node %s failed", j->job_id, n->cf->name);
+			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_NODE_FAIL);
+			job_end(cd, j, JOB_NODE_FAIL, 0, now);
+		}
+		job_release(cd, j);
+	}
+}
+
+/* ---- registration ---- */
+
+static void set_str(char **dst, const char *src)
+{
+	if (!src)
+		return;
+	if (*dst && !strcmp(*dst, src))
+		return;
+	free(*dst);
+	*dst = xstrdup(src);
+}
+
+int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
+{
+	long idx = m->name ? conf_node_find(cd->conf, m->name) : -1;
+	if (idx < 0)
+		return ESLURM_INVALID_NODE_NAME;
+	node_t *n = &cd->nodes[idx];
+	int64_t now = ctld_now();
+	n->last_heard = now;
+	n->cpu_load = m->cpu_load;
+	n->free_mem = m->free_mem;
+	if (heartbeat && n->conn == c)
+		return 0;
+	if (n->conn && n->conn != c) {
+		conn_set_data(n->conn, NULL);
+		conn_close(n->conn);
+	}
+	n->conn = c;
+	conn_set_data(c, n);
+	set_str(&n->arch, m->arch);
+	set_str(&n->os, m->os);
+	set_str(&n->version, m->version);
+	n->boot_time = m->boot_time;
+	n->start_time = m->start_time;
+	if (m->port)
+		n->port = m->port;
+	n->flags &= ~NODE_FLAG_NO_RESPOND;
+	uint32_t rts = cd->conf->return_to_service;
+	if (n->base == NODE_UNKNOWN) {
+		n->base = NODE_IDLE;
+	} else if (n->base == NODE_DOWN) {
+		int noresp = n->reason && !strcmp(n->reason, "Not responding");
+		if (rts == 2 || (rts == 1 && noresp)) {
+			n->base = NODE_IDLE;
+			xfree(n->reason);
+			n->reason_uid = 0;
+			n->reason_time = 0;
+		}
+	}
+	node_dirty(cd, n);
+	info("node %s registered (%u jobs running there)", n->cf->name, m->njob_ids);
+
+	/* Reconcile jobs: batch jobs we run there whose supervisor is gone
+	 * failed with the node; supervisors we do not know get killed. */
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *j = cd->jobs[i];
+		if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !j->alloc.nnodes ||
+		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE))
+			continue;
+		int found = 0;
+		for (uint32_t k = 0; k < m->njob_ids && !found; k++)
+			found = m->job_ids[k] == j->job_id;
+		if (!found) {
+			info("job %u: not running on %s after its registration: NODE_FAIL",
+			     j->job_id, n->cf->name);
+			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_NODE_FAIL);
+			job_end(cd, j, JOB_NODE_FAIL, 0, now);
+			job_release(cd, j);
+		}
+	}
+	for (uint32_t k = 0; k < m->njob_ids; k++) {
+		job_t *j = job_find(cd, m->job_ids[k]);
+		int ok = j && (j->state & JOB_STATE_BASE) == JOB_RUNNING && j->alloc_held &&
+			 alloc_has(&j->alloc, n->idx);
+		/* A cancelled job still holding resources is being killed. */
+		if (j && JOB_IS_FINISHED(j->state) && j->alloc_held)
+			ok = 1;
+		if (!ok) {
+			msg_signal_job_t s = { .job_id = m->job_ids[k], .signal = SIGKILL,
+					       .flags = SIGNAL_F_KILL_JOB, .kill_wait = cd->conf->kill_wait,
+					       .end_state = JOB_CANCELLED };
+			conn_send(c, MSG_SIGNAL_JOB, &s);
+		}
+	}
+	node_sync_sched(cd, n);
+	ctld_sched_request(cd);
+	return 0;
+}
+
+void node_conn_closed(ctld_t *cd, conn_t *c)
+{
+	node_t *n = conn_get_data(c);
+	if (!n || n->conn != c)
+		return;
+	n->conn = NULL;
+	if (n->base != NODE_FUTURE) {
+		n->flags |= NODE_FLAG_NO_RESPOND;
+		info("node %s: connection lost", n->cf->name);
+	}
+	node_sync_sched(cd, n);
+	cd->last_node_update = ctld_now();
+}
+
+void nodes_periodic(ctld_t *cd, int64_t now)
+{
+	uint32_t to = cd->conf->slurmd_timeout;
+	if (!to)
+		return;
+	for (uint32_t i = 0; i < cd->nnodes; i++) {
+		node_t *n = &cd->nodes[i];
+		if (n->base == NODE_DOWN || n->base == NODE_FUTURE)
+			continue;
+		if (n->last_heard + (int64_t)to > now)
+			continue;
+		info("node %s not responding for %us: DOWN", n->cf->name, to);
+		n->base = NODE_DOWN;
+		n->flags |= NODE_FLAG_NO_RESPOND;
+		set_str(&n->reason, "Not responding");
+		n->reason_uid = 0;
+		n->reason_time = now;
+		node_dirty(cd, n);
+		node_sync_sched(cd, n);
+		node_fail_jobs(cd, n, now);
+	}
+}
+
+/* ---- scontrol update node / partition ---- */
+
+int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg)
+{
+	if (!is_admin(cd, uid))
+		return ESLURM_ACCESS_DENIED;
+	char *err = NULL;
+	hostlist_t *hl = m->names ? hostlist_create(m->names, &err) : NULL;
+	if (!hl) {
+		*msg = err;
+		return ESLURM_INVALID_NODE_NAME;
+	}
+	size_t cnt = hostlist_count(hl);
+	long *idx = xmalloc((cnt ? cnt : 1) * sizeof(long));
+	for (size_t i = 0; i < cnt; i++) {
+		idx[i] = conf_node_find(cd->conf, hostlist_nth(hl, i));
+		if (idx[i] < 0) {
+			*msg = xasprintf("Invalid node name specified: %s", hostlist_nth(hl, i));
+			free(idx);
+			hostlist_destroy(hl);
+			return ESLURM_INVALID_NODE_NAME;
+		}
+	}
+	hostlist_destroy(hl);
+	const char *st = m->state;
+	enum { S_NONE, S_DRAIN, S_RESUME, S_UNDRAIN, S_DOWN, S_IDLE, S_FAIL, S_NORESP, S_FUTURE } op = S_NONE;
+	if (st && *st) {
+		if (!strcasecmp(st, "drain")) op = S_DRAIN;
+		else if (!strcasecmp(st, "resume")) op = S_RESUME;
+		else if (!strcasecmp(st, "undrain")) op = S_UNDRAIN;
+		else if (!strcasecmp(st, "down")) op = S_DOWN;
+		else if (!strcasecmp(st, "idle")) op = S_IDLE;
+		else if (!strcasecmp(st, "fail")) op = S_FAIL;
+		else if (!strcasecmp(st, "noresp")) op = S_NORESP;
+		else if (!strcasecmp(st, "future")) op = S_FUTURE;
+		else {
+			free(idx);
+			return ESLURM_INVALID_NODE_STATE;
+		}
+	}
+	if ((op == S_DRAIN || op == S_DOWN || op == S_FAIL) && (!m->reason || !*m->reason)) {
+		*msg = xstrdup("You must specify a reason when DOWNING or DRAINING a node. Request denied");
+		free(idx);
+		return ESLURM_INVALID_NODE_STATE;
+	}
+	int64_t now = ctld_now();
+	int rc = 0;
+	for (size_t i = 0; i < cnt; i++) {
+		node_t *n = &cd->nodes[idx[i]];
+		switch (op) {
+		case S_DRAIN:
+			n->flags |= NODE_FLAG_DRAIN;
+			break;
+		case S_FAIL:
+			n->flags |= NODE_FLAG_FAIL | NODE_FLAG_DRAIN;
+			break;
+		case S_UNDRAIN:
+			n->flags &= ~NODE_FLAG_DRAIN;
+			break;
+		case S_RESUME:
+		case S_IDLE:
+			if (op == S_RESUME && n->base != NODE_DOWN && n->base != NODE_FUTURE &&
+			    !(n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL))) {
+				rc = ESLURM_INVALID_NODE_STATE;
+				continue;
+			}
+			n->flags &= ~(NODE_FLAG_DRAIN | NODE_FLAG_FAIL);
+			if (n->base == NODE_DOWN || n->base == NODE_FUTURE || n->base == NODE_UNKNOWN) {
+				n->base = NODE_IDLE;
+				n->last_heard = now;  /* give it SlurmdTimeout to check in */
+				if (!n->conn)
+					n->flags |= NODE_FLAG_NO_RESPOND;
+			}
+			break;
+		case S_DOWN:
+			n->base = NODE_DOWN;
+			break;
+		case S_NORESP:
+			n->flags |= NODE_FLAG_NO_RESPOND;
+			break;
+		case S_FUTURE:
+			n->base = NODE_FUTURE;
+			break;
+		case S_NONE:
+			break;
+		}
+		if (op == S_DRAIN || op == S_DOWN || op == S_FAIL || (op == S_NONE && m->reason)) {
+			set_str(&n->reason, m->reason);
+			n->reason_uid = uid;
+			n->reason_time = now;
+		} else if (op == S_RESUME || op == S_IDLE || op == S_UNDRAIN) {
+			xfree(n->reason);
+			n->reason_uid = 0;
+			n->reason_time = 0;
+		}
+		if (m->weight) {
+			cd->sched.nodes[n->idx].weight = m->weight;
+			ctld_sched_request(cd);
+		}
+		node_dirty(cd, n);
+		node_sync_sched(cd, n);
+		if (op == S_DOWN || op == S_FUTURE)
+			node_fail_jobs(cd, n, now);
+		info("node %s updated by uid %u: state=%s", n->cf->name, uid, st ? st : "-");
+	}
+	free(idx);
+	ctld_sched_request(cd);
+	return rc;
+}
+
+int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg)
+{
+	if (!is_admin(cd, uid))
+		return ESLURM_ACCESS_DENIED;
+	long pi = part_find(cd, m->name);
+	if (pi < 0)
+		return ESLURM_INVALID_PARTITION_NAME;
+	part_t *p = &cd->parts[pi];
+	uint32_t state = p->state, max_time = p->max_time, def_time = p->default_time;
+	uint32_t max_nodes = p->max_nodes, min_nodes = p->min_nodes;
+	if (m->state) {
+		if (!strcasecmp(m->state, "up")) state = CONF_PART_UP;
+		else if (!strcasecmp(m->state, "down")) state = CONF_PART_DOWN;
+		else if (!strcasecmp(m->state, "drain")) state = CONF_PART_DRAIN;
+		else if (!strcasecmp(m->state, "inactive")) state = CONF_PART_INACTIVE;
+		else {
+			*msg = xasprintf("Invalid input: State=%s", m->state);
+			return ESLURM_NOT_SUPPORTED;
+		}
+	}
+	for (uint32_t i = 0; i < m->keys.n && i < m->values.n; i++) {
+		const char *k = m->keys.v[i], *v = m->values.v[i];
+		uint32_t *dst = NULL;
+		int is_time = 0;
+		if (!strcasecmp(k, "MaxTime")) { dst = &max_time; is_time = 1; }
+		else if (!strcasecmp(k, "DefaultTime")) { dst = &def_time; is_time = 1; }
+		else if (!strcasecmp(k, "MaxNodes")) dst = &max_nodes;
+		else if (!strcasecmp(k, "MinNodes")) dst = &min_nodes;
+		else if (!strcasecmp(k, "State")) {
+			msg_update_part_t sub = { .name = m->name, .state = (char *)v };
+			int rc = part_update(cd, &sub, uid, msg);
+			if (rc)
+				return rc;
+			state = cd->parts[pi].state;
+			continue;
+		} else {
+			*msg = xasprintf("Update of partition %s not supported", k);
+			return ESLURM_NOT_SUPPORTED;
+		}
+		if (is_time) {
+			if (time_limit_parse(v, dst)) {
+				*msg = xasprintf("Invalid input: %s=%s", k, v);
+				return ESLURM_INVALID_TIME_LIMIT;
+			}
+		} else if (!strcasecmp(v, "UNLIMITED") || !strcasecmp(v, "INFINITE")) {
+			*dst = UINT32_MAX;
+		} else {
+			char *end = NULL;
+			unsigned long x = strtoul(v, &end, 10);
+			if (end == v || *end) {
+				*msg = xasprintf("Invalid input: %s=%s", k, v);
+				return ESLURM_INVALID_NODE_COUNT;
+			}
+			*dst = (uint32_t)x;
+		}
+	}
+	p->state = state;
+	p->max_time = max_time;
+	p->default_time = def_time;
+	p->max_nodes = max_nodes;
+	p->min_nodes = min_nodes;
+	sched_part_t *sp = &cd->sched.parts[pi];
+	sp->up = state == CONF_PART_UP || state == CONF_PART_DRAIN;
+	sp->inactive = state == CONF_PART_INACTIVE;
+	sp->max_time = max_time;
+	sp->max_nodes = max_nodes;
+	sp->min_nodes = min_nodes;
+	part_dirty(cd, p);
+	ctld_sched_request(cd);
+	info("partition %s updated by uid %u", p->cf->name, uid);
+	return 0;
+}
+
+/* ---- views ---- */
+
+static char *gres_used_string(ctld_t *cd, node_t *n)
+{
+	const conf_node_t *cf = n->cf;
+	const sched_node_t *sn = &cd->sched.nodes[n->idx];
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t t = 0; t < sn->ngpu_types; t++) {
+		const sched_gpu_type_t *g = &sn->gpu_types[t];
+		uint32_t used = 0;
+		strbuf_t idx = STRBUF_INIT;
+		for (uint32_t i = g->first; i < g->first + g->count && i < 64; i++) {
+			if (!(sn->gpus_used & (1ull << i)))
+				continue;
+			used++;
+			uint32_t k = i;
+			while (k + 1 < g->first + g->count && k + 1 < 64 && (sn->gpus_used & (1ull << (k + 1))))
+				k++;
+			if (k > i)
+				strbuf_addf(&idx, "%s%u-%u", idx.len ? "," : "", i, k);
+			else
+				strbuf_addf(&idx, "%s%u", idx.len ? "," : "", i);
+			used += k - i;
+			i = k;
+		}
+		strbuf_addf(&sb, "%sgpu%s%s:%u(IDX:%s)", sb.len ? "," : "", g->type[0] ? ":" : "",
+			    g->type, used, idx.len ? idx.buf : "N/A");
+		strbuf_release(&idx);
+	}
+	(void)cf;
+	return strbuf_detach(&sb);
+}
+
+static char *gres_conf_string(const conf_node_t *cf)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (size_t k = 0; k < cf->ngres; k++) {
+		const conf_gres_t *g = &cf->gres[k];
+		strbuf_addf(&sb, "%s%s%s%s:%u", sb.len ? "," : "", g->name, g->type ? ":" : "",
+			    g->type ? g->type : "", g->count);
+	}
+	return strbuf_detach(&sb);
+}
+
+static char *uid_name(uint32_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		return xstrdup(pw.pw_name);
+	return xasprintf("%u", uid);
+}
+
+/* Fills ni with strings it owns (free with proto_free(MSG_NODE_INFO...)
+ * per node: the caller frees each with node_info_release semantics). */
+void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni)
+{
+	const conf_node_t *cf = n->cf;
+	const sched_node_t *sn = &cd->sched.nodes[n->idx];
+	memset(ni, 0, sizeof(*ni));
+	ni->name = xstrdup(cf->name);
+	ni->addr = xstrdup(cf->addr);
+	ni->hostname = xstrdup(cf->hostname);
+	ni->port = n->port;
+	ni->state = node_state(cd, n);
+	ni->cpus = cf->cpus;
+	ni->cpus_alloc = sn->exclusive ? cf->cpus : sn->cpus_used;
+	ni->cpus_efctv = cf->cpus;
+	ni->boards = cf->boards;
+	ni->sockets = cf->sockets;
+	ni->cores = cf->cores_per_socket;
+	ni->threads = cf->threads_per_core;
+	ni->cpu_load = n->cpu_load;
+	ni->real_memory = cf->real_memory;
+	ni->alloc_mem = sn->mem_used;
+	ni->free_mem = n->free_mem;
+	ni->tmp_disk = cf->tmp_disk;
+	ni->weight = sn->weight;
+	ni->features = xstrdup(cf->features);
+	ni->features_active = xstrdup(cf->features);
+	ni->gres = gres_conf_string(cf);
+	ni->gres_used = gres_used_string(cd, n);
+	ni->arch = xstrdup(n->arch);
+	ni->os = xstrdup(n->os);
+	ni->version = xstrdup(n->version);
+	ni->partitions = xstrdup(n->partitions);
+	ni->boot_time = n->boot_time;
+	ni->slurmd_start_time = n->start_time;
+	ni->last_busy = n->last_busy;
+	ni->reason = xstrdup(n->reason);
+	ni->reason_uid = n->reason_uid;
+	ni->reason_user = n->reason ? uid_name(n->reason_uid) : NULL;
+	ni->reason_time = n->reason_time;
+	ni->cfg_tres = xstrdup(n->cfg_tres);
+	uint64_t g = (uint64_t)__builtin_popcountll(sn->gpus_used);
+	const char *gt = sn->ngpu_types ? sn->gpu_types[0].type : "";
+	uint32_t ac = sn->exclusive ? cf->cpus : sn->cpus_used;
+	ni->alloc_tres = tres_string(ac, sn->mem_used, 0, 0, g, gt, g);
+}
+
+void part_fill_info(ctld_t *cd, part_t *p, part_info_t *pi)
+{
+	const conf_part_t *cf = p->cf;
+	memset(pi, 0, sizeof(*pi));
+	pi->name = xstrdup(cf->name);
+	pi->nodes = xstrdup(cf->nodes);
+	if (cf->nnodes) {
+		const char **names = xmalloc(cf->nnodes * sizeof(char *));
+		for (size_t k = 0; k < cf->nnodes; k++)
+			names[k] = cd->conf->nodes[cf->node_idx[k]].name;
+		free(pi->nodes);
+		pi->nodes = hostlist_compress(names, cf->nnodes);
+		free(names);
+	}
+	pi->flags = (cf->is_default ? PART_F_DEFAULT : 0) | (cf->hidden ? PART_F_HIDDEN : 0) |
+		    (cf->root_only ? PART_F_ROOT_ONLY : 0) | (cf->exclusive_user ? PART_F_EXCL_USER : 0) |
+		    (cf->lln ? PART_F_LLN : 0) | (cf->req_resv ? PART_F_REQ_RESV : 0) |
+		    (cf->disable_root_jobs ? PART_F_NO_ROOT : 0);
+	pi->state = p->state;
+	pi->max_time = p->max_time;
+	pi->default_time = p->default_time;
+	pi->max_nodes = p->max_nodes;
+	pi->min_nodes = p->min_nodes;
+	pi->priority_job_factor = p->priority_job_factor;
+	pi->priority_tier = p->priority_tier;
+	pi->oversubscribe = xstrdup(cf->oversubscribe ? cf->oversubscribe : "NO");
+	pi->allow_groups = xstrdup(cf->allow_groups);
+	pi->allow_accounts = xstrdup(cf->allow_accounts);
+	pi->allow_qos = xstrdup(cf->allow_qos);
+	pi->total_cpus = p->total_cpus;
+	pi->total_nodes = (uint32_t)cf->nnodes;
+	pi->max_cpus_per_node = cf->max_cpus_per_node;
+	pi->grace_time = cf->grace_time;
+	pi->def_mem_per_cpu = cf->def_mem_per_cpu;
+	pi->max_mem_per_cpu = cf->max_mem_per_cpu;
+	pi->def_mem_per_node = cf->def_mem_per_node;
+	pi->max_mem_per_node = cf->max_mem_per_node;
+	pi->tres = xstrdup(p->tres);
+}

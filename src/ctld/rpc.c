@@ -1,0 +1,326 @@
+/*
+ * rpc.c: the controller's message dispatch and authorization.
+ *
+ * Every request arrives authenticated (uid/gid from the frame credential
+ * or SO_PEERCRED); uid AUTH_UID_NONE is refused for everything. Replies
+ * are queued on the connection and go out after the turn's commit (see
+ * ctld_main.c), so an answer never announces an uncommitted change.
+ * Handlers never abort: a bad request gets an error reply.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld/ctld.h"
+
+#include "cred.h"
+#include "errors.h"
+#include "log.h"
+#include "states.h"
+#include "xalloc.h"
+
+static void reply_rc(conn_t *c, int rc, char *msg)
+{
+	conn_send_rc(c, rc, msg ? msg : (rc ? slurm_strerror(rc) : NULL));
+	free(msg);
+}
+
+static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint32_t gid)
+{
+	/* Take the description over from the conn layer's message. */
+	job_desc_t *d = xmalloc(sizeof(*d));
+	*d = *in;
+	memset(in, 0, sizeof(*in));
+	uint32_t id = 0;
+	char *msg = NULL;
+	int interactive = d->flags & JOB_F_INTERACTIVE;
+	int rc = job_submit(cd, d, uid, gid, &id, &msg);
+	/* srun asks right after whether it got its allocation; answer that
+	 * from a pass made in this very turn, as Slurm's allocate call does. */
+	if (!rc && interactive)
+		cd->sched_now = 1;
+	if (rc) {
+		proto_free(MSG_SUBMIT, d);
+		free(d);
+	}
+	/* The command prints slurm_strerror(rc) itself; msg only adds detail. */
+	msg_submit_reply_t r = { .rc = rc, .job_id = id, .msg = msg };
+	conn_send(c, MSG_SUBMIT_REPLY, &r);
+	free(msg);
+}
+
+static void do_job_info(ctld_t *cd, conn_t *c, msg_info_req_t *req, uint32_t uid)
+{
+	msg_job_info_t m = { .last_update = cd->last_job_update };
+	if (req->job_id) {
+		job_t *j = job_find(cd, req->job_id);
+		if (!j) {
+			reply_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+			return;
+		}
+		job_info_t ji;
+		job_fill_info(cd, j, &ji);
+		m.njobs = 1;
+		m.jobs = &ji;
+		conn_send(c, MSG_JOB_INFO, &m);
+		return;
+	}
+	if (req->changed_since && req->changed_since >= cd->last_job_update) {
+		conn_send(c, MSG_JOB_INFO, &m);
+		return;
+	}
+	m.jobs = xmalloc((cd->njobs ? cd->njobs : 1) * sizeof(job_info_t));
+	for (size_t i = 0; i < cd->njobs; i++)
+		job_fill_info(cd, cd->jobs[i], &m.jobs[m.njobs++]);
+	conn_send(c, MSG_JOB_INFO, &m);
+	free(m.jobs);           /* strings were borrowed */
+}
+
+static void do_node_info(ctld_t *cd, conn_t *c, msg_info_req_t *req)
+{
+	msg_node_info_t m = { .last_update = cd->last_node_update };
+	if (req->name && *req->name) {
+		long idx = conf_node_find(cd->conf, req->name);
+		if (idx < 0) {
+			reply_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
+			return;
+		}
+		m.nodes = xmalloc(sizeof(node_info_t));
+		node_fill_info(cd, &cd->nodes[idx], &m.nodes[0]);
+		m.nnodes = 1;
+	} else {
+		m.nodes = xmalloc((cd->nnodes ? cd->nnodes : 1) * sizeof(node_info_t));
+		for (uint32_t i = 0; i < cd->nnodes; i++)
+			node_fill_info(cd, &cd->nodes[i], &m.nodes[m.nnodes++]);
+	}
+	conn_send(c, MSG_NODE_INFO, &m);
+	proto_free(MSG_NODE_INFO, &m);
+}
+
+static void do_part_info(ctld_t *cd, conn_t *c, msg_info_req_t *req)
+{
+	msg_part_info_t m = { .last_update = cd->last_part_update };
+	m.parts = xmalloc((cd->nparts ? cd->nparts : 1) * sizeof(part_info_t));
+	for (uint32_t i = 0; i < cd->nparts; i++) {
+		if (req->name && *req->name && strcmp(req->name, cd->parts[i].cf->name))
+			continue;
+		part_fill_info(cd, &cd->parts[i], &m.parts[m.nparts++]);
+	}
+	if (req->name && *req->name && !m.nparts) {
+		free(m.parts);
+		reply_rc(c, ESLURM_INVALID_PARTITION_NAME, NULL);
+		return;
+	}
+	conn_send(c, MSG_PART_INFO, &m);
+	proto_free(MSG_PART_INFO, &m);
+}
+
+static void do_config(ctld_t *cd, conn_t *c)
+{
+	msg_config_t m = { .last_update = ctld_now() };
+	char **keys = NULL, **vals = NULL;
+	size_t n = conf_show_lines(cd->conf, &keys, &vals);
+	for (size_t i = 0; i < n; i++) {
+		strv_push(&m.keys, keys[i]);
+		strv_push(&m.values, vals[i]);
+		free(keys[i]);
+		free(vals[i]);
+	}
+	free(keys);
+	free(vals);
+	conn_send(c, MSG_CONFIG, &m);
+	proto_free(MSG_CONFIG, &m);
+}
+
+static void do_cancel(ctld_t *cd, conn_t *c, msg_cancel_t *m, uint32_t uid)
+{
+	msg_cancel_reply_t r = { .nrcs = m->njob_ids };
+	r.rcs = xcalloc(m->njob_ids ? m->njob_ids : 1, sizeof(int32_t));
+	for (uint32_t i = 0; i < m->njob_ids; i++)
+		r.rcs[i] = job_cancel(cd, m->job_ids[i], m->signal, m->flags, uid);
+	conn_send(c, MSG_CANCEL_REPLY, &r);
+	free(r.rcs);
+}
+
+static void do_wait(ctld_t *cd, conn_t *c, msg_job_wait_t *m, uint32_t uid)
+{
+	job_t *j = job_find(cd, m->job_id);
+	if (!j) {
+		reply_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
+	if (j->user_id != uid && !is_admin(cd, uid)) {
+		reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	if (m->until != WAIT_UNTIL_STARTED && m->until != WAIT_UNTIL_FINISHED) {
+		reply_rc(c, SLUICE_E_PROTOCOL, xstrdup("unknown wait condition"));
+		return;
+	}
+	cd->waiters = xgrow(cd->waiters, sizeof(waiter_t), cd->nwaiters + 1, &cd->awaiters);
+	cd->waiters[cd->nwaiters++] = (waiter_t){ c, m->job_id, m->until };
+	jobs_wake_waiters(cd, j);   /* already there? */
+}
+
+static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t uid)
+{
+	msg_step_create_reply_t r = { .job_id = m->job_id };
+	job_t *j = job_find(cd, m->job_id);
+	if (!j) {
+		reply_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
+	if (j->user_id != uid && uid != 0) {
+		reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING) {
+		reply_rc(c, JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_PENDING, NULL);
+		return;
+	}
+	uint32_t nn = j->alloc.nnodes;
+	if (m->min_nodes && m->min_nodes < nn)
+		nn = m->min_nodes;
+	uint32_t ntasks = m->ntasks;
+	if (!ntasks)
+		for (uint32_t i = 0; i < nn; i++)
+			ntasks += j->alloc.tasks[i];
+	if (!ntasks)
+		ntasks = nn;
+	if (ntasks < nn)
+		nn = ntasks;
+	if (!nn) {
+		reply_rc(c, ESLURM_BAD_TASK_COUNT, NULL);
+		return;
+	}
+	r.step_id = j->next_step++;
+	job_dirty(cd, j);
+	r.nports = nn;
+	r.ports = xcalloc(nn, sizeof(uint32_t));
+	r.ntasks_per_node_n = nn;
+	r.ntasks_per_node = xcalloc(nn, sizeof(uint32_t));
+	const char **names = xmalloc(nn * sizeof(char *));
+	for (uint32_t i = 0; i < nn; i++) {
+		node_t *n = &cd->nodes[j->alloc.nodes[i]];
+		names[i] = n->cf->name;
+		strv_push(&r.node_names, n->cf->name);
+		strv_push(&r.node_addrs, n->cf->addr ? n->cf->addr : n->cf->name);
+		r.ports[i] = n->port;
+		r.ntasks_per_node[i] = ntasks / nn + (i < ntasks % nn);
+	}
+	r.nodes = alloc_nodes_string(cd, &(sched_alloc_t){ .nnodes = nn, .nodes = j->alloc.nodes });
+	free(names);
+	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
+		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
+		      .expires = ctld_now() + 3600 };
+	char *err = NULL;
+	r.cred = cred_create(cd->auth, &cr, &err);
+	if (!r.cred) {
+		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");
+		r.rc = SLUICE_E_AUTH;
+		free(err);
+	}
+	conn_send(c, MSG_STEP_CREATE_REPLY, &r);
+	proto_free(MSG_STEP_CREATE_REPLY, &r);
+}
+
+void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t gid, void *arg)
+{
+	ctld_t *cd = arg;
+	if (uid == AUTH_UID_NONE) {
+		reply_rc(c, ESLURM_ACCESS_DENIED, xstrdup("authentication required"));
+		return;
+	}
+	char *m = NULL;
+	int rc;
+	switch (type) {
+	case MSG_PING:
+		reply_rc(c, 0, NULL);
+		break;
+	case MSG_SUBMIT:
+		do_submit(cd, c, msg, uid, gid);
+		break;
+	case MSG_JOB_INFO_REQ:
+		do_job_info(cd, c, msg, uid);
+		break;
+	case MSG_NODE_INFO_REQ:
+		do_node_info(cd, c, msg);
+		break;
+	case MSG_PART_INFO_REQ:
+		do_part_info(cd, c, msg);
+		break;
+	case MSG_CONFIG_REQ:
+		do_config(cd, c);
+		break;
+	case MSG_CANCEL:
+		do_cancel(cd, c, msg, uid);
+		break;
+	case MSG_UPDATE_NODE:
+		rc = node_update(cd, msg, uid, &m);
+		reply_rc(c, rc, m);
+		break;
+	case MSG_UPDATE_PART:
+		rc = part_update(cd, msg, uid, &m);
+		reply_rc(c, rc, m);
+		break;
+	case MSG_UPDATE_JOB:
+		rc = job_update(cd, msg, uid);
+		reply_rc(c, rc, NULL);
+		break;
+	case MSG_JOB_WAIT:
+		do_wait(cd, c, msg, uid);
+		break;
+	case MSG_STEP_CREATE:
+		do_step_create(cd, c, msg, uid);
+		break;
+	case MSG_JOB_COMPLETE:
+		rc = job_complete(cd, msg, uid);
+		reply_rc(c, rc, NULL);
+		break;
+	case MSG_NODE_REGISTER:
+	case MSG_NODE_HEARTBEAT:
+		if (!is_admin(cd, uid)) {
+			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
+			break;
+		}
+		rc = node_register(cd, c, msg, type == MSG_NODE_HEARTBEAT);
+		if (type == MSG_NODE_REGISTER || rc)
+			reply_rc(c, rc, NULL);
+		break;
+	case MSG_RECONFIGURE:
+		if (!is_admin(cd, uid)) {
+			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
+			break;
+		}
+		/* Node/partition layout changes need a restart for now; the
+		 * call is accepted so tools that reconfigure keep working. */
+		info("reconfigure requested by uid %u", uid);
+		ctld_sched_request(cd);
+		reply_rc(c, 0, NULL);
+		break;
+	case MSG_SHUTDOWN:
+		if (!is_admin(cd, uid)) {
+			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
+			break;
+		}
+		info("shutdown requested by uid %u", uid);
+		cd->shutdown = 1;
+		reply_rc(c, 0, NULL);
+		break;
+	default:
+		reply_rc(c, SLUICE_E_PROTOCOL, xasprintf("unexpected message %s", proto_name(type)));
+		break;
+	}
+}
+
+void rpc_on_close(conn_t *c, void *arg)
+{
+	ctld_t *cd = arg;
+	size_t k = 0;
+	for (size_t i = 0; i < cd->nwaiters; i++)
+		if (cd->waiters[i].c != c)
+			cd->waiters[k++] = cd->waiters[i];
+	cd->nwaiters = k;
+	node_conn_closed(cd, c);
+}

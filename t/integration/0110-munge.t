@@ -1,0 +1,144 @@
+#!/bin/bash
+test_description='a cluster authenticated by MUNGE (its own munged and key)'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib.sh"
+
+# A private munged needs root (it must read a root-owned key) and the
+# daemon itself; probe by starting one, which also proves it accepts our
+# directory layout.
+if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/munged ]; then
+	probe=$(mktemp -d /tmp/sluice-mprobe.XXXXXX)
+	if munged_start "$probe" >/dev/null 2>&1; then
+		test_set_prereq MUNGED
+	fi
+	[ -s "$probe/munged.pid" ] && kill "$(cat "$probe/munged.pid")" 2>/dev/null
+	rm -rf "$probe"
+fi
+if ! test_have_prereq MUNGED; then
+	skip_all='needs root and a working /usr/sbin/munged'
+	test_done
+fi
+
+test_expect_success 'cluster starts and the nodes register over munge' '
+	AUTH=munge cluster_start 2 &&
+	grep -q "^AuthType=auth/munge$" "$SLURM_CONF" &&
+	grep -q "^AuthInfo=socket=$CL/munge/munge.sock$" "$SLURM_CONF"
+'
+
+test_expect_success 'scontrol shows the munge configuration' '
+	scontrol show config >conf &&
+	grep -Eq "^AuthType += auth/munge$" conf &&
+	grep -Eq "^AuthInfo += socket=$CL/munge/munge.sock$" conf
+'
+
+test_expect_success 'a batch job runs to completion' '
+	cd "$CL/work" &&
+	id=$(sbatch --parsable -o job.out --wrap="echo hello from \$SLURMD_NODENAME") &&
+	squeue -h -j $id -o %i >q && test "$(cat q)" = "$id" &&
+	wait_job_state $id COMPLETED &&
+	grep -Eq "^hello from comp00[12]$" job.out &&
+	test "$(job_field $id ExitCode)" = 0:0
+'
+
+test_expect_success 'scontrol updates work for root' '
+	scontrol update nodename=comp002 state=drain reason=munge-test &&
+	wait_for 10 test_node_state comp002 drained &&
+	scontrol update nodename=comp002 state=resume &&
+	wait_for 10 test_node_state comp002 idle
+'
+
+test_expect_success 'srun launches a step on two nodes (launch credential by munge)' '
+	cd "$CL/work" &&
+	srun -N2 -l sh -c "echo \$SLURMD_NODENAME" >out 2>err &&
+	sort out >actual &&
+	printf "0: comp001\n1: comp002\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'srun -n4 over two nodes of one host (credential checked by both)' '
+	srun -N2 -n4 sh -c "echo \$SLURM_PROCID" | sort >out &&
+	printf "0\n1\n2\n3\n" >expect &&
+	test_cmp expect out
+'
+
+test_expect_success 'srun steps inside a batch job' '
+	cd "$CL/work" &&
+	cat >steps.sh <<-\EOF &&
+	#!/bin/sh
+	#SBATCH -N 2
+	srun -l sh -c "echo step \$SLURM_STEP_ID on \$SLURMD_NODENAME" | sort
+	srun -N1 true
+	EOF
+	id=$(sbatch --parsable -o steps.out steps.sh) &&
+	wait_job_state $id COMPLETED &&
+	grep -q "^0: step 0 on comp001$" steps.out &&
+	grep -q "^1: step 0 on comp002$" steps.out
+'
+
+test_expect_success USERS 'a user submits over munge as herself' '
+	id=$(runuser -u alice -- sbatch --parsable -H -D /tmp -o /dev/null --wrap=true) &&
+	test "$(squeue -h -j $id -o %u)" = alice &&
+	runuser -u alice -- scancel $id &&
+	wait_job_state $id CANCELLED 10
+'
+
+test_expect_success USERS 'a user cannot cancel another user'"'"'s job' '
+	id=$(runuser -u bob -- sbatch --parsable -H -D /tmp -o /dev/null --wrap=true) &&
+	test_expect_code 210 runuser -u alice -- scancel $id 2>err &&
+	grep -q "Access/permission denied" err &&
+	test "$(job_state $id)" = PENDING &&
+	scancel $id
+'
+
+test_expect_success USERS 'a user'"'"'s batch job runs as her' '
+	d=$(mktemp -d) && chmod 777 $d &&
+	id=$(runuser -u alice -- sbatch --parsable -D $d -o id.out --wrap="id -u") &&
+	wait_job_state $id COMPLETED &&
+	id -u alice >expect &&
+	test_cmp expect $d/id.out &&
+	rm -rf $d
+'
+
+test_expect_success USERS 'a user'"'"'s srun runs as her' '
+	d=$(mktemp -d) && chmod 777 $d && cd $d &&
+	runuser -u alice -- srun -N2 id -un >out &&
+	printf "alice\nalice\n" >expect &&
+	test_cmp expect out &&
+	cd / && rm -rf $d
+'
+
+test_expect_success 'a request signed by another munge key is rejected' '
+	munged_start "$CL/munge-other" &&
+	mkdir -p other && cp "$CL/etc/"*.conf other/ &&
+	sed -i "s|^AuthInfo=.*|AuthInfo=socket=$CL/munge-other/munge.sock|" other/slurm.conf &&
+	before=$(squeue -h | wc -l) &&
+	test_must_fail env SLURM_CONF=$PWD/other/slurm.conf sbatch -H --wrap=true 2>err &&
+	test -s err &&
+	test_must_fail env SLURM_CONF=$PWD/other/slurm.conf scontrol update nodename=comp001 state=drain reason=x 2>err &&
+	test "$(squeue -h | wc -l)" = "$before" &&
+	test_node_state comp001 idle &&
+	grep -q "authentication failed" "$CL/log/ctld.log"
+'
+
+test_expect_success 'a node daemon with the wrong key cannot register' '
+	noded_kill comp002 &&
+	wait_for 10 test_node_state comp002 idle* &&
+	SLURM_CONF=$PWD/other/slurm.conf sluice noded -D -N comp002 >other-noded.log 2>&1 &
+	echo $! >"$CL/noded-comp002.pid" &&
+	sleep 1 &&
+	case "$(node_state comp002)" in idle*~|down*) true;; *) false;; esac
+'
+
+test_expect_success 'the node comes back with the right key' '
+	noded_kill comp002 &&
+	noded_start comp002 &&
+	wait_for 20 test_node_state comp002 idle
+'
+
+test_expect_success 'a replayed frame is rejected' '
+	srun -N1 true &&
+	scontrol ping | grep -q "is UP"
+'
+
+test_done
