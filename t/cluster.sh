@@ -170,8 +170,37 @@ cluster_start() {
 	wait_for 30 nodes_idle || { echo "nodes did not register:"; sinfo -N; tail -5 "$CL"/log/*; return 1; }
 }
 
+# cluster_reports: print every sanitizer report (ASan, LSan, UBSan) and
+# valgrind log with errors that the daemons and their supervisors left in
+# $CL/log; false if there is any.
+cluster_reports() {
+	local f bad=0
+	for f in "$CL"/log/*.stderr "$CL"/log/asan.* "$CL"/log/ubsan.*; do
+		[ -f "$f" ] && grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$f" || continue
+		echo "# sanitizer report in $f:" >&2
+		sed 's/^/# /' "$f" | head -300 >&2
+		bad=1
+	done
+	for f in "$CL"/log/vg-*.log; do
+		[ -f "$f" ] && grep -qE 'ERROR SUMMARY: [1-9]|definitely lost: [1-9]' "$f" || continue
+		echo "# valgrind errors in $f:" >&2
+		sed 's/^/# /' "$f" | head -300 >&2
+		bad=1
+	done
+	return $bad
+}
+
+# cluster_stop: stop everything; false (after printing them) if the daemons
+# left sanitizer or valgrind reports.
 cluster_stop() {
 	[ -n "${CL:-}" ] || return 0
+	# A clean SIGTERM shutdown first, so that the leak checks at exit
+	# (LeakSanitizer, valgrind) run; what is left after that is killed.
+	local f pid pids= bad=0
+	for f in "$CL"/noded-*.pid "$CL"/ctld.pid; do
+		[ -f "$f" ] && pid=$(cat "$f") && kill -TERM "$pid" 2>/dev/null && pids="$pids $pid"
+	done
+	for pid in $pids; do wait_for 5 sh -c "! kill -0 $pid 2>/dev/null"; done
 	for f in "$CL"/noded-*.pid "$CL"/ctld.pid "$CL"/munge*/munged.pid; do
 		[ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
 	done
@@ -180,13 +209,14 @@ cluster_stop() {
 		pid=$(cat "$f" 2>/dev/null) && [ -n "$pid" ] && kill -9 -- "-$pid" "$pid" 2>/dev/null
 	done
 	pkill -9 -f "$CL/" 2>/dev/null
-	if [ "${test_failure:-0}" = 0 ] && [ -z "${SLUICE_KEEP:-}" ]; then
+	cluster_reports || bad=1
+	if [ "${test_failure:-0}" = 0 ] && [ $bad = 0 ] && [ -z "${SLUICE_KEEP:-}" ]; then
 		rm -rf "$CL"
 	else
 		echo "# cluster state kept in $CL" >&2
 	fi
 	CL=
-	return 0
+	return $bad
 }
 
 # job_state ID: the job's state as squeue/scontrol print it.

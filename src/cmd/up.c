@@ -303,7 +303,9 @@ static int has_our_config(const char *dir)
 	return ours;
 }
 
-static pid_t spawn(const char *conf_path, char *const *args)
+/* Start a daemon in the foreground (-D) with its output appended to its
+ * log file, so this terminal shows only the banner and errors. */
+static pid_t spawn(const char *conf_path, char *const *args, const char *log)
 {
 	pid_t pid = fork();
 	if (pid < 0)
@@ -319,6 +321,11 @@ static pid_t spawn(const char *conf_path, char *const *args)
 		/* Ctrl-C in the terminal goes to `up`, which stops the
 		 * daemons in order; keep them out of the foreground group. */
 		setpgid(0, 0);
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
 		execv("/proc/self/exe", args);
 		fprintf(stderr, "sluice up: cannot run %s: %s\n", args[1], strerror(errno));
 		_exit(127);
@@ -623,7 +630,7 @@ int cmd_up(int argc, char **argv)
 		kids[0].what = xstrdup("ctld");
 		kids[0].log = conf->slurmctld_log_file ? xstrdup(conf->slurmctld_log_file)
 						       : xasprintf("%s/log/ctld.log", dir);
-		kids[0].pid = spawn(conf_path, args);
+		kids[0].pid = spawn(conf_path, args, kids[0].log);
 	}
 	for (size_t i = 0; i < conf->nnodes; i++) {
 		char *name = conf->nodes[i].name;
@@ -632,7 +639,7 @@ int cmd_up(int argc, char **argv)
 		kids[i + 1].log = conf->slurmd_log_file
 			? conf_expand_path(conf->slurmd_log_file, name, conf->nodes[i].hostname)
 			: xasprintf("%s/log/noded-%s.log", dir, name);
-		kids[i + 1].pid = spawn(conf_path, args);
+		kids[i + 1].pid = spawn(conf_path, args, kids[i + 1].log);
 	}
 
 	int rc = 0;
