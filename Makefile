@@ -33,9 +33,9 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun squeue sinfo scontrol scancel sluice
+LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sluice
 
-.PHONY: all deps up check test-unit test-integration test-san clean fuzz bench
+.PHONY: all deps up check test-unit test-integration test-san clean fuzz bench bench-sched
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -103,6 +103,14 @@ fuzz: $(BUILD)/libsluice.a
 	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LDLIBS) || exit 1; done
+
+# The scheduler core's pass benchmark (bench/sched_pass.c): builds and runs it.
+bench-sched: $(BUILD)/bench/sched_pass
+	$(BUILD)/bench/sched_pass
+
+$(BUILD)/bench/sched_pass: bench/sched_pass.c $(BUILD)/libsched.a $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
 
 clean:
 	rm -rf build build-san

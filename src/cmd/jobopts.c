@@ -34,7 +34,7 @@ enum opt_id {
 	ID_GRES, ID_JOBID, ID_MAIL_TYPE, ID_MAIL_USER, ID_MEM, ID_MEM_PER_CPU, ID_MPI,
 	ID_NICE, ID_NTASKS_PER_NODE, ID_OPEN_MODE, ID_PARSABLE, ID_PRIORITY, ID_PTY,
 	ID_REQUEUE, ID_NO_REQUEUE, ID_RESERVATION, ID_SIGNAL, ID_WCKEY, ID_WRAP,
-	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION,
+	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION, ID_SWITCHES,
 };
 
 struct optdef {
@@ -93,6 +93,7 @@ static const struct optdef optdefs[] = {
 	{ "requeue", no_argument, ID_REQUEUE, O_SB },
 	{ "reservation", required_argument, ID_RESERVATION, O_BOTH },
 	{ "signal", required_argument, ID_SIGNAL, O_BOTH },
+	{ "switches", required_argument, ID_SWITCHES, O_BOTH },
 	{ "time", required_argument, 't', O_BOTH },
 	{ "unbuffered", no_argument, 'u', O_SR },
 	{ "usage", no_argument, ID_USAGE, O_BOTH },
@@ -432,6 +433,19 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 				return fail255(o, "Invalid --nice value");
 		}
 		d->nice = (int32_t)v;
+		break;
+	}
+	case ID_SWITCHES: {
+		/* --switches=N[@max-time]; without a time Slurm waits
+		 * max_switch_wait (300 s by default). */
+		char *end;
+		unsigned long v = strtoul(arg, &end, 10);
+		uint32_t mins = 5;
+		if (end == arg || (*end && *end != '@') ||
+		    (*end == '@' && (time_limit_parse(end + 1, &mins) || mins == TIME_INFINITE)))
+			return fail255(o, "Invalid --switches value");
+		d->req_switch = (uint32_t)v;
+		d->wait4switch = *end == '@' ? mins * 60 : 300;
 		break;
 	}
 	case 'w': set_str(&d->req_nodes, arg); break;

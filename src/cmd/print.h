@@ -63,6 +63,7 @@ typedef struct sinfo_opts {
 	int responding, dead;         /* -r, -d */
 	const char *sort;             /* -S, NULL for the default */
 	const strv_t *states;         /* -t, lower-case names, may be NULL */
+	int states_and;               /* -t a&b: all of them, not any */
 } sinfo_opts_t;
 
 int node_fmt_valid(int c);
@@ -85,6 +86,12 @@ void print_sinfo_row(strbuf_t *sb, const fmt_t *f, const sinfo_row_t *r);
 void print_date_line(strbuf_t *sb, time_t now);
 
 void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner);
+/* scontrol show node -d: adds GresDrain/GresUsed after Gres. */
+void print_node_scontrol_detail(strbuf_t *sb, const node_info_t *n, int one_liner, int detail);
+/* sinfo --json / scontrol show node --json: Slurm 22.05's openapi v0.0.38
+ * document {"meta", "errors", "nodes"} with its own pretty printing (empty
+ * arrays as "[\n  ]", "/" escaped, no final newline). */
+void print_nodes_json(strbuf_t *sb, const node_info_t *nodes, size_t n);
 void print_part_scontrol(strbuf_t *sb, const part_info_t *p, int one_liner);
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/cmds.h"
 #include "cmd/print.h"
 #include "states.h"
 #include "timefmt.h"
@@ -29,12 +30,13 @@ struct nfield {
 	int exact_field;       /* distinguishes nodes with -e only */
 };
 
-enum { NF_GRES_USED = 256, NF_CPUS_STATE, NF_NODE_AI };
+enum { NF_GRES_USED = 256, NF_CPUS_STATE, NF_NODE_AI, NF_ALLOC_MEM, NF_COMMENT, NF_EXTRA,
+       NF_PORT, NF_STATE_COMPLETE };
 
 static const struct nfield nfields[] = {
 	{ 'a', "Available", "AVAIL", 1, 0, 0 },
 	{ 'A', "NodeAI", "NODES(A/I)", 0, 0, 0 },
-	{ 'b', "FeaturesAct", "ACTIVE_FEATURES", 0, 1, 0 },
+	{ 'b', "features_act", "ACTIVE_FEATURES", 0, 1, 0 },
 	{ 'B', "MaxCPUsPerNode", "MAX_CPUS_PER_NODE", 1, 0, 0 },
 	{ 'c', "CPUs", "CPUS", 0, 0, 1 },
 	{ 'C', "CPUsState", "CPUS(A/I/O/T)", 0, 0, 0 },
@@ -75,6 +77,13 @@ static const struct nfield nfields[] = {
 	{ 'Z', "Threads", "THREADS", 0, 0, 1 },
 	{ 'z', "SocketCoreThread", "S:C:T", 0, 0, 1 },
 	{ NF_GRES_USED, "GresUsed", "GRES_USED", 0, 1, 0 },
+	{ NF_ALLOC_MEM, "AllocMem", "ALLOCMEM", 0, 0, 1 },
+	{ NF_COMMENT, "Comment", "COMMENT", 0, 1, 0 },
+	{ NF_EXTRA, "Extra", "EXTRA", 0, 1, 0 },
+	{ NF_PORT, "Port", "PORT", 0, 1, 0 },
+	{ NF_STATE_COMPLETE, "StateComplete", "STATECOMPLETE", 0, 1, 0 },
+	{ 'i', "Reservation", "RESERVATION", 0, 0, 0 },
+	{ 'h', "Share", "OVERSUBSCRIBE", 1, 0, 0 },
 	{ 'T', "State", "STATE", 0, 1, 0 },
 };
 
@@ -136,6 +145,13 @@ static int node_matches(const sinfo_row_t *r, const node_info_t *n, const fmt_t 
 		case 'E': if (strcmp0(m->reason, n->reason)) return 0; break;
 		case 'G': if (strcmp0(m->gres, n->gres)) return 0; break;
 		case NF_GRES_USED: if (strcmp0(m->gres_used, n->gres_used)) return 0; break;
+		case NF_STATE_COMPLETE:
+			if (strcmp(node_state_string_scontrol(m->state, b1, sizeof(b1)),
+				   node_state_string_scontrol(n->state, b2, sizeof(b2))))
+				return 0;
+			break;
+		case NF_PORT: if (m->port != n->port) return 0; break;
+		case NF_ALLOC_MEM: if (m->alloc_mem != n->alloc_mem) return 0; break;
 		case 'H': if (m->reason_time != n->reason_time) return 0; break;
 		case 'u': case 'U': if (m->reason_uid != n->reason_uid) return 0; break;
 		case 'v': if (strcmp0(m->version, n->version)) return 0; break;
@@ -197,49 +213,106 @@ static void row_add_node(sinfo_row_t *r, const node_info_t *n)
 	}
 }
 
+/* A -t name as Slurm's sinfo reads it (a prefix of a long or compact
+ * name): a base state, a flag, or DRAIN|IDLE ("drained") / DRAIN|ALLOCATED
+ * ("draining"). -1 when unknown. */
+static long state_id(const char *s)
+{
+	static const struct { const char *lng, *cmp; uint32_t id; } bases[] = {
+		{ "UNKNOWN", "UNK", NODE_UNKNOWN }, { "DOWN", "DOWN", NODE_DOWN },
+		{ "IDLE", "IDLE", NODE_IDLE }, { "ALLOCATED", "ALLOC", NODE_ALLOCATED },
+		{ "ERROR", "ERR", NODE_ERROR }, { "MIXED", "MIX", NODE_MIXED },
+		{ "FUTURE", "FUTR", NODE_FUTURE },
+	};
+	static const struct { const char *a, *b; uint32_t id; } others[] = {
+		{ "PLANNED", "PLND", NODE_FLAG_PLANNED },
+		{ "DRAIN", NULL, NODE_FLAG_DRAIN },
+		{ "DRAINED", NULL, NODE_FLAG_DRAIN | NODE_IDLE },
+		{ "RESV", "RESERVED", NODE_FLAG_RESERVED },
+		{ "DRAINING", "DRNG", NODE_FLAG_DRAIN | NODE_ALLOCATED },
+		{ "COMPLETING", "COMP", NODE_FLAG_COMPLETING },
+		{ "NO_RESPOND", NULL, NODE_FLAG_NO_RESPOND },
+		{ "POWERING_DOWN", NULL, NODE_FLAG_POWER_DOWN },
+		{ "POWERED_DOWN", NULL, NODE_FLAG_POWERED_DOWN },
+		{ "POWER_DOWN", NULL, NODE_FLAG_POWER_DOWN },
+		{ "POWERING_UP", "POW_UP", NODE_FLAG_POWERING_UP },
+		{ "FAIL", NULL, NODE_FLAG_FAIL },
+		{ "MAINT", NULL, NODE_FLAG_MAINT },
+		{ "REBOOT_REQUESTED", "REBOOT", NODE_FLAG_REBOOT },
+		{ "INVAL", "INVALID_REG", NODE_FLAG_INVALID_REG },
+	};
+	size_t len = strlen(s);
+	if (!len)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++)
+		if (!strncasecmp(bases[i].lng, s, len) || !strncasecmp(bases[i].cmp, s, len))
+			return bases[i].id;
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++)
+		if (!strncasecmp(others[i].a, s, len) ||
+		    (others[i].b && !strncasecmp(others[i].b, s, len)))
+			return others[i].id;
+	return -1;
+}
+
+/* Slurm's sinfo state filter: DRAIN matches any drained or draining node;
+ * a draining (drained) node matches only DRAIN and DRAINING (DRAINED);
+ * a flag matches nodes with it; a base state matches that base. */
+static int state_match(const node_info_t *n, long id)
+{
+	uint32_t st = n->state, base = st & NODE_STATE_BASE;
+	int busy = base == NODE_ALLOCATED || base == NODE_MIXED || (st & NODE_FLAG_COMPLETING);
+	const uint32_t flags_mask = ~NODE_STATE_BASE;
+	if (id < 0)
+		return 0;
+	if ((uint32_t)id == NODE_FLAG_DRAIN)
+		return (st & NODE_FLAG_DRAIN) != 0;
+	if ((st & NODE_FLAG_DRAIN) && busy)
+		return (uint32_t)id == (NODE_FLAG_DRAIN | NODE_ALLOCATED);
+	if (st & NODE_FLAG_DRAIN)
+		return (uint32_t)id == (NODE_FLAG_DRAIN | NODE_IDLE);
+	if ((uint32_t)id & flags_mask)
+		return (st & (uint32_t)id & flags_mask) && !((uint32_t)id & NODE_STATE_BASE);
+	return base == (uint32_t)id;
+}
+
 static int state_wanted(const node_info_t *n, const sinfo_opts_t *o)
 {
 	uint32_t base = n->state & NODE_STATE_BASE;
 	if (o->responding && (n->state & NODE_FLAG_NO_RESPOND))
 		return 0;
-	if (o->dead && !((n->state & NODE_FLAG_NO_RESPOND) || base == NODE_DOWN))
+	if (o->dead && !(n->state & NODE_FLAG_NO_RESPOND))
 		return 0;
-	if (o->list_reasons && !o->states) {
-		if (!(base == NODE_DOWN || (n->state & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL))))
-			return 0;
+	if (o->list_reasons && (!o->states || !o->states->n)) {
+		/* -R: Slurm's implied -t down,fail,drain */
+		return base == NODE_DOWN || (n->state & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL));
 	}
 	if (!o->states || !o->states->n)
 		return 1;
-	char lng[64], cmp[64];
-	node_state_string(n->state, lng, sizeof(lng));
-	node_state_string_compact(n->state, cmp, sizeof(cmp));
-	/* "down*" matches "down": the marker is not part of the state. */
-	for (char *p = lng; *p; p++) if (*p == '*') *p = '\0';
-	for (char *p = cmp; *p; p++) if (*p == '*') *p = '\0';
+	int any = 0, all = 1;
 	for (uint32_t i = 0; i < o->states->n; i++) {
 		const char *s = o->states->v[i];
-		if (!strcasecmp(s, "all"))
-			return 1;
-		if (!strcasecmp(s, lng) || !strcasecmp(s, cmp))
-			return 1;
-		if (!strcasecmp(s, "drain") && (n->state & NODE_FLAG_DRAIN))
-			return 1;
-		if ((!strcasecmp(s, "alloc") || !strcasecmp(s, "allocated")) && base == NODE_ALLOCATED)
-			return 1;
-		if ((!strcasecmp(s, "mix") || !strcasecmp(s, "mixed")) && base == NODE_MIXED)
-			return 1;
-		if (!strcasecmp(s, "idle") && base == NODE_IDLE)
-			return 1;
-		if (!strcasecmp(s, "down") && base == NODE_DOWN)
-			return 1;
-		if ((!strcasecmp(s, "no_respond") || !strcasecmp(s, "noresp")) &&
-		    (n->state & NODE_FLAG_NO_RESPOND))
-			return 1;
+		int m = !strcasecmp(s, "all") || state_match(n, state_id(s));
+		any |= m;
+		all &= m;
 	}
-	return 0;
+	return o->states_and ? all : any;
 }
 
 struct rowv { sinfo_row_t *v; size_t n, alloc; };
+
+/* Is name one of the items of the comma-separated list? */
+static int in_csv(const char *list, const char *name)
+{
+	size_t nl = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == nl && !memcmp(p, name, nl))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
 
 static sinfo_row_t *row_new(struct rowv *rv, const part_info_t *p)
 {
@@ -348,8 +421,14 @@ size_t sinfo_build(const msg_part_info_t *pi, const msg_node_info_t *ni,
 		size_t matched = 0;
 		for (uint32_t k = 0; k < ni->nnodes; k++) {
 			const node_info_t *n = &ni->nodes[k];
-			if (!hl || hostlist_find(hl, n->name) < 0)
+			/* The node's own partition list answers membership in a
+			 * few compares; the partition's hostlist is the fallback. */
+			if (n->partitions && *n->partitions) {
+				if (!in_csv(n->partitions, p->name))
+					continue;
+			} else if (!hl || hostlist_find(hl, n->name) < 0) {
 				continue;
+			}
 			if (node_filter && hostlist_find(node_filter, n->name) < 0)
 				continue;
 			matched++;
@@ -518,6 +597,21 @@ static void node_field(strbuf_t *sb, const fmt_field_t *ff, const sinfo_row_t *r
 	case 'g': fmt_add(sb, p ? (p->allow_groups && strcasecmp(p->allow_groups, "ALL") ? p->allow_groups : "all") : "all", w, rj); break;
 	case 'G': fmt_add(sb, n ? nz(n->gres, "(null)") : "(null)", w, rj); break;
 	case NF_GRES_USED: fmt_add(sb, n ? nz(n->gres_used, "(null)") : "(null)", w, rj); break;
+	case NF_ALLOC_MEM: fmt_add_u(sb, n ? n->alloc_mem : 0, w, rj); break;
+	case NF_COMMENT: case NF_EXTRA: fmt_add(sb, "(null)", w, rj); break;
+	case NF_PORT: fmt_add_u(sb, n ? n->port : 0, w, rj); break;
+	case 'i': fmt_add(sb, "(null)", w, rj); break;
+	case NF_STATE_COMPLETE:
+		if (!n) {
+			fmt_add(sb, "n/a", w, rj);
+		} else {
+			/* "idle+drain": the scontrol form in lower case */
+			node_state_string_scontrol(r->state, buf, sizeof(buf));
+			for (char *q = buf; *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+			fmt_add(sb, buf, w, rj);
+		}
+		break;
 	case 'h': fmt_add(sb, p ? nz(p->oversubscribe, "NO") : "NO", w, rj); break;
 	case 'H':
 		if (n && n->reason_time)
@@ -659,6 +753,11 @@ static void sep(strbuf_t *sb, int one_liner)
 
 void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner)
 {
+	print_node_scontrol_detail(sb, n, one_liner, 0);
+}
+
+void print_node_scontrol_detail(strbuf_t *sb, const node_info_t *n, int one_liner, int detail)
+{
 	char b1[64], b2[64];
 	strbuf_addf(sb, "NodeName=%s Arch=%s CoresPerSocket=%u ", n->name,
 		    nz(n->arch, "(null)"), n->cores);
@@ -672,6 +771,12 @@ void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner)
 	sep(sb, one_liner);
 	strbuf_addf(sb, "Gres=%s", nz(n->gres, "(null)"));
 	sep(sb, one_liner);
+	if (detail) {
+		strbuf_addstr(sb, "GresDrain=N/A");
+		sep(sb, one_liner);
+		strbuf_addf(sb, "GresUsed=%s", nz(n->gres_used, "(null)"));
+		sep(sb, one_liner);
+	}
 	strbuf_addf(sb, "NodeAddr=%s NodeHostName=%s Port=%u Version=%s",
 		    nz(n->addr, n->name), nz(n->hostname, n->name), n->port, nz(n->version, "(null)"));
 	sep(sb, one_liner);
@@ -728,4 +833,201 @@ void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner)
 			    n->reason_user ? n->reason_user : cmd_user_name(n->reason_uid), b1);
 	}
 	strbuf_addstr(sb, one_liner ? "\n" : "\n\n");
+}
+
+/* ---- JSON (sinfo --json, scontrol show node --json) ---- */
+
+/* A writer for Slurm's serializer/json pretty layout: two-space indent,
+ * "key": value, every container closed on a line of its own. */
+struct jw {
+	strbuf_t *sb;
+	int depth;
+	int first[16];
+};
+
+static void jw_indent(struct jw *w)
+{
+	for (int i = 0; i < w->depth; i++)
+		strbuf_addstr(w->sb, "  ");
+}
+
+static void jw_item(struct jw *w, const char *key)
+{
+	strbuf_addstr(w->sb, w->first[w->depth] ? "\n" : ",\n");
+	w->first[w->depth] = 0;
+	jw_indent(w);
+	if (key)
+		strbuf_addf(w->sb, "\"%s\": ", key);
+}
+
+static void jw_open(struct jw *w, const char *key, char c)
+{
+	if (w->depth >= 0 && (key || w->depth))
+		jw_item(w, key);
+	strbuf_addch(w->sb, c);
+	w->depth++;
+	w->first[w->depth] = 1;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	w->depth--;
+	strbuf_addch(w->sb, '\n');
+	jw_indent(w);
+	strbuf_addch(w->sb, c);
+}
+
+static void jw_str(struct jw *w, const char *key, const char *v)
+{
+	jw_item(w, key);
+	if (!v) {
+		strbuf_addstr(w->sb, "null");
+		return;
+	}
+	strbuf_addch(w->sb, '"');
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		switch (*p) {
+		case '"': strbuf_addstr(w->sb, "\\\""); break;
+		case '\\': strbuf_addstr(w->sb, "\\\\"); break;
+		case '/': strbuf_addstr(w->sb, "\\/"); break;
+		case '\n': strbuf_addstr(w->sb, "\\n"); break;
+		case '\t': strbuf_addstr(w->sb, "\\t"); break;
+		case '\r': strbuf_addstr(w->sb, "\\r"); break;
+		default:
+			if (*p < 0x20)
+				strbuf_addf(w->sb, "\\u%04x", *p);
+			else
+				strbuf_addch(w->sb, (char)*p);
+		}
+	}
+	strbuf_addch(w->sb, '"');
+}
+
+static void jw_int(struct jw *w, const char *key, long long v)
+{
+	jw_item(w, key);
+	strbuf_addf(w->sb, "%lld", v);
+}
+
+static void jw_null(struct jw *w, const char *key)
+{
+	jw_item(w, key);
+	strbuf_addstr(w->sb, "null");
+}
+
+/* "cpu=6,mem=10G" -> the CPU count, which is what the billing-weighted
+ * TRES of a node comes to with no TRESBillingWeights. */
+static double tres_cpus(const char *tres)
+{
+	const char *p = tres ? strstr(tres, "cpu=") : NULL;
+	return p ? strtod(p + 4, NULL) : 0.0;
+}
+
+void print_nodes_json(strbuf_t *sb, const node_info_t *nodes, size_t cnt)
+{
+	struct jw w = { .sb = sb, .depth = 0 };
+	w.first[0] = 1;
+	strbuf_addch(sb, '{');
+	w.depth = 1;
+	w.first[1] = 1;
+	jw_open(&w, "meta", '{');
+	jw_open(&w, "plugin", '{');
+	jw_str(&w, "type", "openapi/v0.0.38");
+	jw_str(&w, "name", "Slurm OpenAPI v0.0.38");
+	jw_close(&w, '}');
+	jw_open(&w, "Slurm", '{');
+	jw_open(&w, "version", '{');
+	jw_int(&w, "major", 22);
+	jw_int(&w, "micro", 8);
+	jw_int(&w, "minor", 5);
+	jw_close(&w, '}');
+	jw_str(&w, "release", SLURM_COMPAT_VERSION);
+	jw_close(&w, '}');
+	jw_close(&w, '}');
+	jw_open(&w, "errors", '[');
+	jw_close(&w, ']');
+	jw_open(&w, "nodes", '[');
+	for (size_t i = 0; i < cnt; i++) {
+		const node_info_t *n = &nodes[i];
+		char st[256];
+		jw_open(&w, NULL, '{');
+		jw_str(&w, "architecture", nz(n->arch, ""));
+		jw_str(&w, "burstbuffer_network_address", "");
+		jw_int(&w, "boards", n->boards ? n->boards : 1);
+		jw_int(&w, "boot_time", n->boot_time);
+		jw_str(&w, "comment", "");
+		jw_int(&w, "cores", n->cores);
+		jw_int(&w, "cpu_binding", 0);
+		jw_int(&w, "cpu_load", n->cpu_load);
+		jw_str(&w, "extra", "");
+		jw_int(&w, "free_memory", (long long)n->free_mem);
+		jw_int(&w, "cpus", n->cpus);
+		jw_int(&w, "last_busy", n->last_busy);
+		jw_str(&w, "features", nz(n->features, ""));
+		jw_str(&w, "active_features", nz(n->features_active, nz(n->features, "")));
+		jw_str(&w, "gres", nz(n->gres, ""));
+		jw_str(&w, "gres_drained", "N/A");
+		jw_str(&w, "gres_used", nz(n->gres_used, ""));
+		jw_str(&w, "mcs_label", "");
+		jw_str(&w, "name", n->name);
+		jw_str(&w, "next_state_after_reboot", "invalid");
+		jw_str(&w, "address", nz(n->addr, n->name));
+		jw_str(&w, "hostname", nz(n->hostname, n->name));
+		/* "IDLE+DRAIN+PLANNED": the base in lower case, then the flags */
+		node_state_string_scontrol(n->state, st, sizeof(st));
+		char *plus = strchr(st, '+');
+		if (plus)
+			*plus = '\0';
+		for (char *p = st; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		jw_str(&w, "state", st);
+		jw_open(&w, "state_flags", '[');
+		if (plus) {
+			char *save = NULL;
+			for (char *t = strtok_r(plus + 1, "+", &save); t; t = strtok_r(NULL, "+", &save))
+				jw_str(&w, NULL, t);
+		}
+		jw_close(&w, ']');
+		jw_open(&w, "next_state_after_reboot_flags", '[');
+		jw_close(&w, ']');
+		jw_str(&w, "operating_system", nz(n->os, ""));
+		jw_null(&w, "owner");
+		jw_open(&w, "partitions", '[');
+		if (n->partitions && *n->partitions) {
+			char *copy = xstrdup(n->partitions), *save = NULL;
+			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				jw_str(&w, NULL, t);
+			free(copy);
+		}
+		jw_close(&w, ']');
+		jw_int(&w, "port", n->port);
+		jw_int(&w, "real_memory", (long long)n->real_memory);
+		jw_str(&w, "reason", nz(n->reason, ""));
+		jw_int(&w, "reason_changed_at", n->reason && *n->reason ? n->reason_time : 0);
+		if (n->reason && *n->reason)
+			jw_str(&w, "reason_set_by_user",
+			       n->reason_user ? n->reason_user : cmd_user_name(n->reason_uid));
+		else
+			jw_null(&w, "reason_set_by_user");
+		jw_int(&w, "slurmd_start_time", n->slurmd_start_time);
+		jw_int(&w, "sockets", n->sockets);
+		jw_int(&w, "threads", n->threads);
+		jw_int(&w, "temporary_disk", (long long)n->tmp_disk);
+		jw_int(&w, "weight", n->weight);
+		jw_str(&w, "tres", nz(n->cfg_tres, ""));
+		jw_str(&w, "slurmd_version", nz(n->version, ""));
+		jw_int(&w, "alloc_memory", (long long)n->alloc_mem);
+		jw_int(&w, "alloc_cpus", n->cpus_alloc);
+		jw_int(&w, "idle_cpus", n->cpus > n->cpus_alloc ? n->cpus - n->cpus_alloc : 0);
+		if (n->alloc_tres && *n->alloc_tres)
+			jw_str(&w, "tres_used", n->alloc_tres);
+		else
+			jw_null(&w, "tres_used");
+		jw_item(&w, "tres_weighted");
+		strbuf_addf(sb, "%.1f", tres_cpus(n->alloc_tres));
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	w.depth = 0;
+	strbuf_addstr(sb, "\n}");
 }

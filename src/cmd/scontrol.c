@@ -27,6 +27,7 @@
 #include "xalloc.h"
 
 static int detail, one_liner, quiet;
+static int json_out;              /* --json (show node) */
 
 enum { OPT_HELP = 0x100, OPT_USAGE, OPT_JSON, OPT_YAML, OPT_LOCAL, OPT_SIBLING,
        OPT_FEDERATION, OPT_HIDE };
@@ -184,14 +185,28 @@ static int show_nodes(const char *name)
 	}
 	strbuf_t sb = STRBUF_INIT;
 	size_t shown = 0;
+	/* --json shows the selected nodes as sinfo --json does */
+	node_info_t *sel = json_out ? xcalloc(ni->nnodes ? ni->nnodes : 1, sizeof(*sel)) : NULL;
 	for (uint32_t i = 0; i < ni->nnodes; i++) {
 		const node_info_t *n = &ni->nodes[i];
 		if (want && hostlist_find(want, n->name) < 0)
 			continue;
 		if (req.name && strcmp(n->name, req.name))
 			continue;
-		print_node_scontrol(&sb, n, one_liner);
+		if (sel)
+			sel[shown] = *n;
+		else
+			print_node_scontrol_detail(&sb, n, one_liner, detail);
 		shown++;
+	}
+	if (sel) {
+		print_nodes_json(&sb, sel, shown);
+		free(sel);
+		fwrite(sb.buf, 1, sb.len, stdout);
+		strbuf_release(&sb);
+		hostlist_destroy(want);
+		proto_msg_destroy(MSG_NODE_INFO, ni);
+		return 0;
 	}
 	int rc = 0;
 	if (!shown) {
@@ -399,67 +414,74 @@ static int report_update(int rc)
 	return 1;
 }
 
-static int node_state_ok(const char *s)
+/* scontrol's keyword rule: tag may abbreviate name down to min letters. */
+static int tag_is(const char *tag, size_t tag_len, const char *name, size_t min)
 {
-	static const char *ok[] = {
-		"noresp", "drain", "fail", "future", "resume", "power_down",
-		"power_down_asap", "power_down_force", "power_up", "undrain",
-		"cancel_reboot", "down", "idle", "unknown",
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
-		if (!strcasecmp(s, ok[i]))
-			return 1;
-	return 0;
+	return !strncasecmp(tag, name, tag_len > min ? tag_len : min) &&
+	       tag_len <= strlen(name);
 }
 
 static int update_node(int argc, char **argv)
 {
 	msg_update_node_t m = { 0 };
 	int changes = 0, rc = 0;
+	char *reason = NULL;
 	for (int i = 0; i < argc; i++) {
-		char *key;
-		const char *val;
-		if (split_kv(argv[i], &key, &val)) {
-			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", argv[i]);
+		const char *tag = argv[i], *eq = strchr(argv[i], '=');
+		if (!eq) {
+			fprintf(stderr, "scontrol: error: Invalid input: %s  Request aborted\n", argv[i]);
 			rc = 1;
 			goto out;
 		}
-		if (!strcasecmp(key, "NodeName") || !strcasecmp(key, "Node")) {
+		size_t tl = (size_t)(eq - tag);
+		const char *val = eq + 1;
+		if (tag_is(tag, tl, "NodeName", 1)) {
 			m.names = (char *)val;
-		} else if (!strcasecmp(key, "State")) {
-			if (!node_state_ok(val)) {
+		} else if (tag_is(tag, tl, "State", 1)) {
+			if (node_update_state_parse(val) < 0) {
 				fprintf(stderr, "Invalid input: %s\nRequest aborted\n"
 					"Valid states are: NoResp DRAIN FAIL FUTURE RESUME POWER_DOWN POWER_UP UNDRAIN\n"
 					"Not all states are valid given a node's prior state\n", argv[i]);
-				free(key);
 				rc = 1;
 				goto out;
 			}
 			m.state = (char *)val;
 			changes++;
-		} else if (!strcasecmp(key, "Reason")) {
-			m.reason = (char *)val;
+		} else if (tag_is(tag, tl, "Reason", 1)) {
+			/* a quoted reason loses its quotes, as in scontrol */
+			free(reason);
+			reason = xstrdup(val[0] == '"' ? val + 1 : val);
+			size_t rl = strlen(reason);
+			if (rl && reason[rl - 1] == '"')
+				reason[rl - 1] = '\0';
+			m.reason = reason;
 			changes++;
-		} else if (!strcasecmp(key, "Features") || !strcasecmp(key, "AvailableFeatures")) {
+		} else if (tag_is(tag, tl, "Features", 1) || tag_is(tag, tl, "AvailableFeatures", 3)) {
 			m.features = (char *)val;
 			changes++;
-		} else if (!strcasecmp(key, "Gres")) {
+		} else if (tag_is(tag, tl, "Gres", 1)) {
 			m.gres = (char *)val;
 			changes++;
-		} else if (!strcasecmp(key, "Weight")) {
-			m.weight = (uint32_t)strtoul(val, NULL, 10);
+		} else if (tag_is(tag, tl, "Weight", 1)) {
+			char *end = NULL;
+			unsigned long w = strtoul(val, &end, 10);
+			if (!*val || *end) {
+				fprintf(stderr, "scontrol: error: Invalid value %s for Weight\n", argv[i]);
+				rc = 1;
+				goto out;
+			}
+			m.weight = (uint32_t)w;
 			changes++;
 		} else {
 			fprintf(stderr, "Update of this parameter is not supported: %s\nRequest aborted\n",
 				argv[i]);
-			free(key);
 			rc = 1;
 			goto out;
 		}
-		free(key);
 	}
-	if (m.state && (!strcasecmp(m.state, "down") || !strcasecmp(m.state, "drain") ||
-			!strcasecmp(m.state, "fail")) && (!m.reason || !*m.reason)) {
+	int st = m.state ? node_update_state_parse(m.state) : 0;
+	if ((st == NODE_UPD_DOWN || st == NODE_UPD_DRAIN || st == NODE_UPD_FAIL) &&
+	    (!m.reason || !*m.reason)) {
 		fprintf(stderr, "You must specify a reason when DOWNING or DRAINING a node. Request denied\n");
 		rc = 1;
 		goto out;
@@ -471,6 +493,7 @@ static int update_node(int argc, char **argv)
 	}
 	rc = report_update(cmd_call_rc(MSG_UPDATE_NODE, &m));
 out:
+	free(reason);
 	return rc;
 }
 
@@ -625,6 +648,29 @@ static int simple_rpc(enum msg_type type, const char *what)
 	return 0;
 }
 
+/* The controller re-reads its config files; a rejected config comes back
+ * with every reason (file:line ...), one per line, each printed here. */
+static int do_reconfigure(void)
+{
+	char *msg = NULL;
+	int err = rpc_call_ctld_rc(cmd_conf(), MSG_RECONFIGURE, &(msg_empty_t){ 0 }, &msg);
+	if (!err) {
+		free(msg);
+		return 0;
+	}
+	if (!msg || !*msg) {
+		fprintf(stderr, "slurm_reconfigure error: %s\n", slurm_strerror(err));
+	} else {
+		for (char *line = msg, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			fprintf(stderr, "slurm_reconfigure error: %.*s\n",
+				(int)(nl ? nl - line : (long)strlen(line)), line);
+		}
+	}
+	free(msg);
+	return 1;
+}
+
 int cmd_scontrol(int argc, char **argv)
 {
 	int c;
@@ -645,7 +691,8 @@ int cmd_scontrol(int argc, char **argv)
 		case 'o': one_liner = 1; break;
 		case 'Q': quiet = 1; break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
-		case OPT_JSON: case OPT_YAML: case OPT_LOCAL: case OPT_SIBLING:
+		case OPT_JSON: json_out = 1; break;
+		case OPT_YAML: case OPT_LOCAL: case OPT_SIBLING:
 		case OPT_FEDERATION: case OPT_HIDE:
 			break;
 		default:
@@ -687,7 +734,7 @@ int cmd_scontrol(int argc, char **argv)
 	if (kw(cmd, "requeue", 3))
 		return cmd_hold("requeue", nargs, args);
 	if (kw(cmd, "reconfigure", 3))
-		return simple_rpc(MSG_RECONFIGURE, "slurm_reconfigure");
+		return do_reconfigure();
 	if (kw(cmd, "shutdown", 8))
 		return simple_rpc(MSG_SHUTDOWN, "slurm_shutdown");
 	if (kw(cmd, "version", 4)) {

@@ -107,76 +107,47 @@ static void bad_name(const char *name, void *arg)
 	fprintf(stderr, "Invalid node format specification: %s\n", name);
 }
 
-static void print_json(const msg_node_info_t *ni)
+/* sinfo -t: a state name as Slurm's _node_state_id() takes it, a
+ * case-insensitive prefix of a long or compact name. 0 when unknown. */
+static int state_name_ok(const char *s)
 {
-	json_t *root = json_object();
-	json_object_set_new(root, "meta",
-			    json_pack("{s:{s:s,s:s},s:{s:{s:i,s:i,s:i},s:s}}",
-				      "plugin", "type", "openapi/v0.0.38", "name", "Slurm OpenAPI v0.0.38",
-				      "Slurm", "version", "major", 22, "micro", 8, "minor", 5,
-				      "release", SLURM_COMPAT_VERSION));
-	json_object_set_new(root, "errors", json_array());
-	json_t *nodes = json_array();
-	for (uint32_t i = 0; i < ni->nnodes; i++) {
-		const node_info_t *n = &ni->nodes[i];
-		char st[64];
-		json_t *o = json_object();
-		json_object_set_new(o, "architecture", json_string(n->arch ? n->arch : ""));
-		json_object_set_new(o, "boards", json_integer(n->boards));
-		json_object_set_new(o, "boot_time", json_integer(n->boot_time));
-		json_object_set_new(o, "cores", json_integer(n->cores));
-		json_object_set_new(o, "cpu_load", json_integer(n->cpu_load));
-		json_object_set_new(o, "free_memory", json_integer((json_int_t)n->free_mem));
-		json_object_set_new(o, "cpus", json_integer(n->cpus));
-		json_object_set_new(o, "last_busy", json_integer(n->last_busy));
-		json_object_set_new(o, "features", json_string(n->features ? n->features : ""));
-		json_object_set_new(o, "active_features",
-				    json_string(n->features_active ? n->features_active : ""));
-		json_object_set_new(o, "gres", json_string(n->gres ? n->gres : ""));
-		json_object_set_new(o, "gres_used", json_string(n->gres_used ? n->gres_used : ""));
-		json_object_set_new(o, "name", json_string(n->name));
-		json_object_set_new(o, "address", json_string(n->addr ? n->addr : ""));
-		json_object_set_new(o, "hostname", json_string(n->hostname ? n->hostname : ""));
-		node_state_string(n->state & NODE_STATE_BASE, st, sizeof(st));
-		json_object_set_new(o, "state", json_string(st));
-		json_t *parts = json_array();
-		strv_t pv = { 0 };
-		cmd_split(&pv, n->partitions);
-		for (uint32_t k = 0; k < pv.n; k++)
-			json_array_append_new(parts, json_string(pv.v[k]));
-		strv_free(&pv);
-		json_object_set_new(o, "partitions", parts);
-		json_object_set_new(o, "port", json_integer(n->port));
-		json_object_set_new(o, "real_memory", json_integer((json_int_t)n->real_memory));
-		json_object_set_new(o, "reason", json_string(n->reason ? n->reason : ""));
-		json_object_set_new(o, "reason_changed_at", json_integer(n->reason_time));
-		json_object_set_new(o, "sockets", json_integer(n->sockets));
-		json_object_set_new(o, "threads", json_integer(n->threads));
-		json_object_set_new(o, "temporary_disk", json_integer((json_int_t)n->tmp_disk));
-		json_object_set_new(o, "weight", json_integer(n->weight));
-		json_object_set_new(o, "tres", json_string(n->cfg_tres ? n->cfg_tres : ""));
-		json_object_set_new(o, "slurmd_version", json_string(n->version ? n->version : ""));
-		json_object_set_new(o, "alloc_memory", json_integer((json_int_t)n->alloc_mem));
-		json_object_set_new(o, "alloc_cpus", json_integer(n->cpus_alloc));
-		json_object_set_new(o, "idle_cpus", json_integer(n->cpus - n->cpus_alloc));
-		json_array_append_new(nodes, o);
-	}
-	json_object_set_new(root, "nodes", nodes);
-	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ESCAPE_SLASH);
-	fputs(s, stdout);
-	free(s);
-	json_decref(root);
+	static const char *const names[] = {
+		"unknown", "unk", "down", "idle", "allocated", "alloc", "error", "err",
+		"mixed", "mix", "future", "futr", "planned", "plnd", "drain", "drained",
+		"resv", "reserved", "draining", "drng", "completing", "comp", "no_respond",
+		"powering_down", "powered_down", "power_down", "powering_up", "pow_up",
+		"fail", "maint", "reboot_requested", "reboot", "reboot_issued", "cloud",
+		"inval", "invalid_reg", "all",
+	};
+	size_t len = strlen(s);
+	if (!len)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strncasecmp(names[i], s, len))
+			return 1;
+	return 0;
 }
+
+static const char valid_states[] =
+	"unknown,down,idle,allocated,error,mixed,future,drain,drained,draining,"
+	"no_respond,reserved,planned,cloud,completing,powering_down,powered_down,"
+	"power_down,powering_up,fail,maint,reboot_requested,reboot_issued";
 
 int cmd_sinfo(int argc, char **argv)
 {
-	int c, no_header = 0, long_fmt = 0, iterate = 0, json = 0;
+	int c, no_header = 0, long_fmt = 0, iterate = 0, json = 0, verbose = 0;
 	const char *format = NULL, *format_long = NULL, *sort = NULL;
 	strv_t parts = { 0 }, states = { 0 };
 	hostlist_t *node_filter = NULL;
 	sinfo_opts_t so = { 0 };
 	int rc = 0;
 	const char *env;
+
+	/* Environment first; options override it. */
+	if ((env = getenv("SINFO_PARTITION")) && *env)
+		cmd_split(&parts, env);
+	if ((env = getenv("SINFO_SORT")) && *env)
+		sort = env;
 
 	log_init("sinfo", 0, LOG_LVL_INFO, NULL);
 	/* getopt names the program from argv[0]: print "sinfo:" as Slurm does
@@ -187,18 +158,26 @@ int cmd_sinfo(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "abdehi:lM:n:No:O:p:rRsS:t:TvV",
 				long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': case 'b': case 'M': case 'T': case 'v': break;
+		case 'b': case 'M': case 'T': break;
+		case 'v': verbose++; break;
 		case 'd': so.dead = 1; break;
 		case 'e': so.exact = 1; break;
 		case 'h': no_header = 1; break;
-		case 'i': iterate = atoi(optarg); break;
+		case 'i':
+			iterate = atoi(optarg);
+			if (iterate <= 0) {
+				fprintf(stderr, "sinfo: error: Error: invalid entry for --iterate=%s\n",
+					optarg);
+				return 1;
+			}
+			break;
 		case 'l': long_fmt = 1; break;
 		case 'n': {
 			char *err = NULL;
 			hostlist_destroy(node_filter);
 			node_filter = hostlist_create(optarg, &err);
 			if (!node_filter) {
-				fprintf(stderr, "sinfo: error: Invalid node name %s\n", optarg);
+				fprintf(stderr, "sinfo: error: '%s' invalid entry for --nodes\n", optarg);
 				free(err);
 				return 1;
 			}
@@ -208,11 +187,32 @@ int cmd_sinfo(int argc, char **argv)
 		case 'o': format = optarg; format_long = NULL; break;
 		case 'O': format_long = optarg; format = NULL; break;
 		case 'p': strv_free(&parts); cmd_split(&parts, optarg); break;
+		case 'a': strv_free(&parts); break;
 		case 'r': so.responding = 1; break;
 		case 'R': so.list_reasons = 1; break;
 		case 's': so.summarize = 1; break;
 		case 'S': sort = optarg; break;
-		case 't': cmd_split(&states, optarg); break;
+		case 't':
+			strv_free(&states);
+			/* "a&b" asks for nodes in all the states; "a,b" any */
+			for (char *c2 = optarg; *c2; c2++)
+				if (*c2 == '&')
+					so.states_and = 1;
+			{
+				char *copy = xstrdup(optarg), *save = NULL;
+				for (char *t = strtok_r(copy, ",&", &save); t; t = strtok_r(NULL, ",&", &save))
+					strv_push(&states, t);
+				free(copy);
+			}
+			for (uint32_t i = 0; i < states.n; i++) {
+				if (!state_name_ok(states.v[i])) {
+					fprintf(stderr, "sinfo: error: Bad state string: \"%s\"\n"
+						"sinfo: error: valid states: %s\n", states.v[i], valid_states);
+					strv_free(&states);
+					return 1;
+				}
+			}
+			break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		case OPT_HELP: help(); return 0;
 		case OPT_USAGE: usage(stdout); return 0;
@@ -227,23 +227,6 @@ int cmd_sinfo(int argc, char **argv)
 		fprintf(stderr, "sinfo: error: Unrecognized option: %s\n", argv[optind]);
 		usage(stderr);
 		return 1;
-	}
-	for (uint32_t i = 0; i < states.n; i++) {
-		static const char *known[] = {
-			"all", "alloc", "allocated", "cloud", "comp", "completing", "down",
-			"drain", "drained", "draining", "fail", "failing", "future", "idle",
-			"maint", "mix", "mixed", "no_respond", "npc", "perfctrs", "planned",
-			"power_down", "powering_down", "powered_down", "powering_up", "reboot",
-			"reboot_issued", "reboot_requested", "resv", "reserved", "unk", "unknown",
-			"drng", "plnd", "inval", "invalid", "dyn", "dynamic_future", "dynamic_norm",
-		};
-		int ok = 0;
-		for (size_t k = 0; k < ARRAY_SIZE(known) && !ok; k++)
-			ok = !strcasecmp(states.v[i], known[k]);
-		if (!ok) {
-			fprintf(stderr, "sinfo: error: Invalid node state specified: %s\n", states.v[i]);
-			return 1;
-		}
 	}
 	so.states = states.n ? &states : NULL;
 	so.sort = sort;
@@ -298,7 +281,10 @@ int cmd_sinfo(int argc, char **argv)
 		}
 		time_t now = time(NULL);
 		if (json) {
-			print_json(ni);
+			strbuf_t sb = STRBUF_INIT;
+			print_nodes_json(&sb, ni->nodes, ni->nnodes);
+			fwrite(sb.buf, 1, sb.len, stdout);
+			strbuf_release(&sb);
 		} else {
 			sinfo_row_t *rows = NULL;
 			size_t n = sinfo_build(pi, ni, &fmt, &so, parts.n ? &parts : NULL,
@@ -309,7 +295,8 @@ int cmd_sinfo(int argc, char **argv)
 			f2.f = fcopy;
 			sinfo_fix_widths(&f2, rows, n);
 			strbuf_t sb = STRBUF_INIT;
-			if (long_fmt)
+			/* Slurm dates the output of -l, -i and -v unless -h. */
+			if (!no_header && (long_fmt || iterate || verbose))
 				print_date_line(&sb, now);
 			if (!no_header)
 				print_sinfo_header(&sb, &f2);

@@ -59,6 +59,8 @@ typedef struct job {
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
 	char *tres;               /* cached TRES string (req or alloc) */
+	char *sched_nodes;        /* pending: nodes backfill plans for it */
+	uint8_t backfilled;       /* started by backfill (Scheduler=Backfill) */
 	struct job *hnext;        /* hash chain */
 } job_t;
 
@@ -96,6 +98,28 @@ typedef struct waiter {
 	conn_t *c;
 	uint32_t job_id, until;
 } waiter_t;
+
+/* sdiag counters (rpc_sched.c keeps and reports them). One entry per RPC
+ * kind as Slurm numbers them (id), and per calling uid. */
+typedef struct ctld_rpc_stat {
+	uint32_t id;              /* Slurm message number, or uid */
+	uint32_t count;
+	uint64_t time_us;
+} ctld_rpc_stat_t;
+
+typedef struct ctld_stats {
+	int64_t since;            /* start, or the last sdiag -r */
+	uint32_t jobs_submitted, jobs_started, jobs_completed, jobs_canceled, jobs_failed;
+	uint32_t sched_cycles, sched_last_us, sched_max_us, sched_last_queue;
+	uint64_t sched_sum_us, sched_depth_sum;
+	uint32_t bf_cycles, bf_last_us, bf_max_us, bf_last_depth, bf_last_depth_try;
+	uint32_t bf_last_queue, bf_last_table, bf_backfilled, bf_backfilled_total;
+	uint64_t bf_sum_us, bf_depth_sum, bf_depth_try_sum, bf_queue_sum, bf_table_sum;
+	int64_t bf_last_when;
+	uint32_t gtod_latency_us; /* 1000 gettimeofday() calls, at start */
+	ctld_rpc_stat_t *rpc_types; size_t nrpc_types, arpc_types;
+	ctld_rpc_stat_t *rpc_users; size_t nrpc_users, arpc_users;
+} ctld_stats_t;
 
 typedef struct ctld {
 	conf_t *conf;
@@ -144,6 +168,8 @@ typedef struct ctld {
 	int multifactor;
 	uint32_t w_age, w_part, w_size, max_age_s;
 	uint32_t max_pjf, total_cpus;
+
+	ctld_stats_t stats;      /* sdiag */
 } ctld_t;
 
 /* ---- state_db.c ---- */
@@ -203,10 +229,41 @@ void sched_glue_free(ctld_t *cd);
 void ctld_schedule(ctld_t *cd);
 int job_launch(ctld_t *cd, job_t *j);
 int job_sched_validate(ctld_t *cd, const job_t *j);
+/* (Re)load SchedulerType/SchedulerParameters/TopologyParam and the
+ * Priority* weights from cd->conf into cd->sched (params, prio); called by
+ * sched_glue_build and after a reconfigure. */
+void ctld_load_sched_conf(ctld_t *cd);
+/* The job's priority now (multifactor or basic, per the config) and, if f
+ * is not NULL, its factors (sprio). Held jobs: 0. */
+uint32_t sched_glue_priority(ctld_t *cd, const job_t *j, int64_t now, sched_prio_factors_t *f);
 
 /* ---- rpc.c ---- */
 void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t gid, void *arg);
 void rpc_on_close(conn_t *c, void *arg);
+
+/* ---- reconfig.c ---- */
+/* Re-read the config files and swap them in (see reconfig.c). 0, or
+ * SLURM_ERROR with *msg (malloc'd): every reason, one per line; the
+ * running config then stays in force. */
+int ctld_reconfigure(ctld_t *cd, char **msg);
+
+/* ---- rpc_sched.c (sprio, sdiag) ---- */
+void rpc_prio_info(ctld_t *cd, conn_t *c, const void *req, uint32_t uid);
+void rpc_stats_info(ctld_t *cd, conn_t *c, const void *req, uint32_t uid);
+uint64_t ctld_stats_us(void);     /* monotonic microseconds */
+void ctld_stats_init(ctld_t *cd);
+/* Around one request's handling: begin (before the handler, which may
+ * take the message over) notes its kind and the time; ctld_stats_rpc
+ * (after) counts it for its kind and its caller. */
+typedef struct ctld_rpc_mark {
+	uint32_t kind;            /* Slurm message number */
+	uint64_t t0;
+} ctld_rpc_mark_t;
+ctld_rpc_mark_t ctld_stats_begin(enum msg_type type, const void *msg);
+void ctld_stats_rpc(ctld_t *cd, const ctld_rpc_mark_t *mark, uint32_t uid);
+/* One scheduling pass: started at t0, cd->sched.last holds its counters. */
+void ctld_stats_pass(ctld_t *cd, uint64_t t0);
+void ctld_stats_job_end(ctld_t *cd, uint32_t state);
 
 /* ---- helpers ---- */
 int64_t ctld_now(void);

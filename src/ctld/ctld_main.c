@@ -94,7 +94,11 @@ static void signal_cb(loop_t *l, int fd, uint32_t events, void *arg)
 			cd->shutdown = 1;
 			loop_stop(l);
 		} else if (si.ssi_signo == SIGHUP) {
-			info("SIGHUP: reconfigure not supported yet; ignored");
+			char *msg = NULL;
+			info("SIGHUP: reconfigure");
+			if (ctld_reconfigure(cd, &msg))
+				error("reconfigure refused, running config kept:\n%s", msg);
+			free(msg);
 		}
 	}
 	(void)events;
@@ -191,6 +195,7 @@ int cmd_ctld(int argc, char **argv)
 	ctld_t *cd = xcalloc(1, sizeof(*cd));
 	cd->conf = conf;
 	cd->boot_time = ctld_now();
+	ctld_stats_init(cd);
 	cd->slurm_uid = 0;
 	if (conf->slurm_user) {
 		struct passwd pw, *res = NULL;
@@ -283,8 +288,9 @@ int cmd_ctld(int argc, char **argv)
 	db_commit(cd);
 	conn_flush_all(cd->loop);
 	info("sluice ctld stopped");
-	if (!foreground && conf->slurmctld_pid_file)
-		unlink(conf->slurmctld_pid_file);
+	/* cd->conf: a reconfigure may have replaced the one loaded here. */
+	if (!foreground && cd->conf->slurmctld_pid_file)
+		unlink(cd->conf->slurmctld_pid_file);
 	db_close(cd);
 	return 0;
 }

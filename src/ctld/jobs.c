@@ -128,6 +128,7 @@ void job_free(job_t *j)
 	free(j->exc_idx);
 	sched_alloc_free(&j->alloc);
 	free(j->nodes);
+	free(j->sched_nodes);
 	free(j->tres);
 	free(j);
 }
@@ -231,30 +232,8 @@ void job_set_tres(ctld_t *cd, job_t *j)
 
 uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now)
 {
-	if (j->hold)
-		return 0;
-	int64_t p;
-	if (!cd->multifactor) {
-		/* priority/basic: FIFO by id */
-		p = (int64_t)0xffff0000u - j->job_id;
-	} else {
-		double age = 0;
-		if (cd->max_age_s && now > j->submit_time)
-			age = (double)(now - j->submit_time) / cd->max_age_s;
-		if (age > 1)
-			age = 1;
-		double part = cd->max_pjf ? (double)cd->parts[j->part].priority_job_factor / cd->max_pjf : 0;
-		double size = cd->total_cpus ? (double)job_ntasks(j) * job_cpt(j) / cd->total_cpus : 0;
-		if (size > 1)
-			size = 1;
-		p = (int64_t)(cd->w_age * age + cd->w_part * part + cd->w_size * size + 0.5);
-	}
-	p -= j->desc->nice;
-	if (p < 1)
-		p = 1;
-	if (p > 0xfffffffe)
-		p = 0xfffffffe;
-	return (uint32_t)p;
+	/* The formula lives in the scheduler core (sched_priority). */
+	return sched_glue_priority(cd, j, now, NULL);
 }
 
 /* ---- dependencies ---- */
@@ -676,6 +655,11 @@ void job_release(ctld_t *cd, job_t *j)
 /* Record the end state (resources are released separately). */
 void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now)
 {
+	/* A pending job's start_time is backfill's estimate, not a start. */
+	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
+		j->start_time = 0;
+	xfree(j->sched_nodes);
+	ctld_stats_job_end(cd, state);     /* sdiag */
 	j->state = state;
 	j->exit_code = exit_code;
 	j->end_time = now;
@@ -968,7 +952,8 @@ void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji)
 	else
 		ji->tres_req = ji->tres_alloc = j->tres;
 	ji->comment = d->comment;
-	ji->scheduler = (char *)"Main";
+	ji->scheduler = (char *)(j->backfilled ? "Backfill" : "Main");
+	ji->sched_nodes = (j->state & JOB_STATE_BASE) == JOB_PENDING ? j->sched_nodes : NULL;
 }
 
 /* ---- batch environment ---- */

@@ -8,10 +8,18 @@
  * heartbeats, connection loss, SlurmdTimeout, `scontrol update node` and
  * `scontrol update partition` all live here, as do the node_info_t and
  * part_info_t views.
+ *
+ * Transitions follow slurmctld's update_node(): DRAIN/FAIL set a flag and
+ * need a reason; RESUME (or IDLE) clears DRAIN/FAIL and the reason and
+ * brings a DOWN node back (not responding until its noded checks in);
+ * UNDRAIN clears DRAIN only; DOWN ends or requeues the node's jobs; a
+ * registration with fewer resources than configured drains the node with
+ * slurmctld's reason and the INVALID_REG flag ("inval").
  */
 #include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,24 +62,69 @@ void node_sync_sched(ctld_t *cd, node_t *n)
 	sched_node_t *sn = &cd->sched.nodes[n->idx];
 	int was = sn->usable;
 	sn->usable = n->base == NODE_IDLE &&
-		     !(n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_NO_RESPOND));
+		     !(n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_NO_RESPOND |
+				   NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWER_DOWN |
+				   NODE_FLAG_POWERING_UP | NODE_FLAG_INVALID_REG));
 	if (sn->usable && !was)
 		ctld_sched_request(cd);
+}
+
+/* Jobs that ended (cancelled, node failure, ...) but still hold their
+ * resources until the supervisor reports: their nodes are COMPLETING.
+ * Counted per node in one pass over the jobs; the count is rebuilt once per
+ * node listing (rpc.c fills nodes 0..N-1 in one go) and for any call out of
+ * that sequence, so a single-node query is always current. */
+static uint32_t *comp_cnt, comp_n, comp_last_idx = UINT32_MAX;
+static uint64_t comp_built_ms = UINT64_MAX;
+
+static void completing_rebuild(const ctld_t *cd)
+{
+	if (comp_n != cd->nnodes) {
+		free(comp_cnt);
+		comp_n = cd->nnodes;
+		comp_cnt = xcalloc(comp_n ? comp_n : 1, sizeof(*comp_cnt));
+	} else {
+		memset(comp_cnt, 0, comp_n * sizeof(*comp_cnt));
+	}
+	for (size_t i = 0; i < cd->njobs; i++) {
+		const job_t *j = cd->jobs[i];
+		if (!j->alloc_held || !JOB_IS_FINISHED(j->state))
+			continue;
+		for (uint32_t k = 0; k < j->alloc.nnodes; k++)
+			if (j->alloc.nodes[k] < comp_n)
+				comp_cnt[j->alloc.nodes[k]]++;
+	}
+}
+
+static uint32_t node_completing(const ctld_t *cd, const node_t *n)
+{
+	uint64_t now = cd->loop ? loop_now_ms(cd->loop) : 0;
+	if (n->idx == 0 || n->idx != comp_last_idx + 1 || now != comp_built_ms ||
+	    comp_n != cd->nnodes) {
+		completing_rebuild(cd);
+		comp_built_ms = now;
+	}
+	comp_last_idx = n->idx;
+	return n->idx < comp_n ? comp_cnt[n->idx] : 0;
 }
 
 uint32_t node_state(const ctld_t *cd, const node_t *n)
 {
 	const sched_node_t *sn = &cd->sched.nodes[n->idx];
-	uint32_t base = n->base;
+	uint32_t base = n->base, flags = n->flags;
+	uint32_t comp = sn->njobs ? node_completing(cd, n) : 0;
+	uint32_t running = sn->njobs > comp ? sn->njobs - comp : 0;
+	if (comp)
+		flags |= NODE_FLAG_COMPLETING;
 	if (base == NODE_IDLE || (base == NODE_UNKNOWN && sn->njobs)) {
-		if (!sn->njobs)
+		if (!running)
 			base = NODE_IDLE;
 		else if (sn->exclusive || sn->cpus_used >= sn->cpus)
 			base = NODE_ALLOCATED;
 		else
 			base = NODE_MIXED;
 	}
-	return base | n->flags;
+	return base | flags;
 }
 
 static char *topo_addr(const conf_t *conf, long node_idx)
@@ -184,7 +237,10 @@ static int alloc_has(const sched_alloc_t *a, uint32_t x)
 	return 0;
 }
 
-/* The node died: its running jobs end NODE_FAIL (resources released). */
+/* The node died (DOWN, not responding, FUTURE): as slurmctld's
+ * kill_running_job_by_node_name(), a batch job that may be requeued
+ * (JobRequeue=1 is the default; --no-requeue refuses) goes back to
+ * PENDING; any other running job ends NODE_FAIL. Resources are released. */
 void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now)
 {
 	for (size_t i = 0; i < cd->njobs; i++) {
@@ -192,8 +248,15 @@ void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now)
 		if (!j->alloc_held || !alloc_has(&j->alloc, n->idx))
 			continue;
 		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
-			info("job %u: node %s failed", j->job_id, n->cf->name);
 			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_NODE_FAIL);
+			if (!(j->desc->flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE))) {
+				info("job %u: requeued due to failure of node %s", j->job_id,
+				     n->cf->name);
+				j->launch_seq++;   /* the old supervisor's report is stale */
+				job_requeue(cd, j);
+				continue;
+			}
+			info("job %u: node %s failed", j->job_id, n->cf->name);
 			job_end(cd, j, JOB_NODE_FAIL, 0, now);
 		}
 		job_release(cd, j);
@@ -212,6 +275,65 @@ static void set_str(char **dst, const char *src)
 	*dst = xstrdup(src);
 }
 
+/* Sum of the counts of one GRES name in a "gpu:h100:8,gpu:2" string. */
+static uint64_t gres_count(const char *gres, const char *name)
+{
+	uint64_t total = 0;
+	if (!gres)
+		return 0;
+	char *copy = xstrdup(gres), *save = NULL;
+	size_t nl = strlen(name);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strncmp(t, name, nl) || (t[nl] != ':' && t[nl] != '\0'))
+			continue;
+		const char *last = strrchr(t, ':');
+		char *end = NULL;
+		unsigned long long x = last ? strtoull(last + 1, &end, 10) : 1;
+		total += last && (end == last + 1 || *end) ? 1 : x;
+	}
+	free(copy);
+	return total;
+}
+
+/* slurmctld's validate_node_specs(): NULL when the registration offers
+ * at least the configured resources, else the reason the node is drained
+ * for (the GRES check first, then CPUs, memory, disk, joined by ", "). */
+static char *reg_check(const ctld_t *cd, const node_t *n, const msg_node_register_t *m)
+{
+	const conf_node_t *cf = n->cf;
+	strbuf_t sb = STRBUF_INIT;
+	uint64_t want = conf_node_gpus(cf), got = gres_count(m->gres, "gpu");
+	if (want && got < want)
+		strbuf_addf(&sb, "gres/gpu count reported lower than configured (%" PRIu64
+			    " < %" PRIu64 ")", got, want);
+	if (m->cpus && m->cpus < cf->cpus)
+		strbuf_addf(&sb, "%sLow CPUs", sb.len ? ", " : "");
+	if (m->real_memory < cf->real_memory)
+		strbuf_addf(&sb, "%sLow RealMemory (reported:%" PRIu64 " < 100.00%% of configured:%"
+			    PRIu64 ")", sb.len ? ", " : "", m->real_memory, (uint64_t)cf->real_memory);
+	if (m->tmp_disk < cf->tmp_disk)
+		strbuf_addf(&sb, "%sLow TmpDisk", sb.len ? ", " : "");
+	(void)cd;
+	return sb.len ? strbuf_detach(&sb) : (strbuf_release(&sb), NULL);
+}
+
+static void set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, int64_t now)
+{
+	(void)cd;
+	if (!reason || !*reason) {
+		xfree(n->reason);
+		n->reason_uid = 0;
+		n->reason_time = 0;
+		return;
+	}
+	if (!n->reason || strcmp(n->reason, reason)) {
+		free(n->reason);
+		n->reason = xstrdup(reason);
+	}
+	n->reason_uid = uid;
+	n->reason_time = now;
+}
+
 int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 {
 	long idx = m->name ? conf_node_find(cd->conf, m->name) : -1;
@@ -222,8 +344,15 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	n->last_heard = now;
 	n->cpu_load = m->cpu_load;
 	n->free_mem = m->free_mem;
-	if (heartbeat && n->conn == c)
+	if (heartbeat && n->conn == c) {
+		/* Heard from: clears an admin's NoResp and a power up. */
+		if (n->flags & (NODE_FLAG_NO_RESPOND | NODE_FLAG_POWERING_UP)) {
+			n->flags &= ~(NODE_FLAG_NO_RESPOND | NODE_FLAG_POWERING_UP);
+			node_dirty(cd, n);
+			node_sync_sched(cd, n);
+		}
 		return 0;
+	}
 	if (n->conn && n->conn != c) {
 		conn_set_data(n->conn, NULL);
 		conn_close(n->conn);
@@ -237,18 +366,29 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	n->start_time = m->start_time;
 	if (m->port)
 		n->port = m->port;
-	n->flags &= ~NODE_FLAG_NO_RESPOND;
+	n->flags &= ~(NODE_FLAG_NO_RESPOND | NODE_FLAG_POWERING_UP);
 	uint32_t rts = cd->conf->return_to_service;
+	char *bad = reg_check(cd, n, m);
 	if (n->base == NODE_UNKNOWN) {
 		n->base = NODE_IDLE;
-	} else if (n->base == NODE_DOWN) {
+	} else if (n->base == NODE_DOWN && !bad) {
+		/* ReturnToService=1: only a node DOWN for not responding comes
+		 * back by itself; =2: any DOWN node with a valid registration. */
 		int noresp = n->reason && !strcmp(n->reason, "Not responding");
 		if (rts == 2 || (rts == 1 && noresp)) {
 			n->base = NODE_IDLE;
-			xfree(n->reason);
-			n->reason_uid = 0;
-			n->reason_time = 0;
+			set_reason(cd, n, NULL, 0, now);
 		}
+	}
+	if (bad) {
+		error("Setting node %s state to INVAL with reason:%s", n->cf->name, bad);
+		n->flags |= NODE_FLAG_DRAIN | NODE_FLAG_INVALID_REG;
+		set_reason(cd, n, bad, cd->slurm_uid, now);
+		free(bad);
+	} else if (n->flags & NODE_FLAG_INVALID_REG) {
+		/* A valid registration clears INVAL and the drain it caused. */
+		n->flags &= ~(NODE_FLAG_INVALID_REG | NODE_FLAG_DRAIN);
+		set_reason(cd, n, NULL, 0, now);
 	}
 	node_dirty(cd, n);
 	info("node %s registered (%u jobs running there)", n->cf->name, m->njob_ids);
@@ -307,20 +447,23 @@ void node_conn_closed(ctld_t *cd, conn_t *c)
 void nodes_periodic(ctld_t *cd, int64_t now)
 {
 	uint32_t to = cd->conf->slurmd_timeout;
-	if (!to)
-		return;
 	for (uint32_t i = 0; i < cd->nnodes; i++) {
 		node_t *n = &cd->nodes[i];
-		if (n->base == NODE_DOWN || n->base == NODE_FUTURE)
+		/* POWER_DOWN_ASAP: powered down once its last job is gone */
+		if ((n->flags & NODE_FLAG_POWER_DOWN) && !cd->sched.nodes[i].njobs) {
+			n->flags = (n->flags & ~NODE_FLAG_POWER_DOWN) | NODE_FLAG_POWERED_DOWN;
+			node_dirty(cd, n);
+		}
+		if (!to || n->base == NODE_DOWN || n->base == NODE_FUTURE)
 			continue;
 		if (n->last_heard + (int64_t)to > now)
 			continue;
+		if (n->flags & (NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWERING_UP))
+			continue;   /* not expected to answer while powered off */
 		info("node %s not responding for %us: DOWN", n->cf->name, to);
 		n->base = NODE_DOWN;
 		n->flags |= NODE_FLAG_NO_RESPOND;
-		set_str(&n->reason, "Not responding");
-		n->reason_uid = 0;
-		n->reason_time = now;
+		set_reason(cd, n, "Not responding", cd->slurm_uid, now);
 		node_dirty(cd, n);
 		node_sync_sched(cd, n);
 		node_fail_jobs(cd, n, now);
@@ -329,12 +472,97 @@ void nodes_periodic(ctld_t *cd, int64_t now)
 
 /* ---- scontrol update node / partition ---- */
 
+/* Apply one parsed State= (enum node_update_state, 0 for none) to n.
+ * Returns 0 or an ESLURM_* code for this node; *kill is set when its jobs
+ * must be ended or requeued. */
+static int node_apply_state(ctld_t *cd, node_t *n, int op, int64_t now, int *kill)
+{
+	const sched_node_t *sn = &cd->sched.nodes[n->idx];
+	switch (op) {
+	case 0:
+		return 0;
+	case NODE_UPD_DRAIN:
+		n->flags |= NODE_FLAG_DRAIN;
+		return 0;
+	case NODE_UPD_FAIL:
+		n->flags |= NODE_FLAG_FAIL;
+		return 0;
+	case NODE_UPD_UNDRAIN:
+		n->flags &= ~NODE_FLAG_DRAIN;
+		return 0;
+	case NODE_UPD_RESUME:
+		/* slurmctld: only DOWN, DRAIN(ED/ING), FAIL, powered down or
+		 * REBOOT nodes can be resumed. */
+		if (n->base != NODE_DOWN && n->base != NODE_FUTURE &&
+		    !(n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_REBOOT |
+				  NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWER_DOWN |
+				  NODE_FLAG_INVALID_REG)))
+			return ESLURM_INVALID_NODE_STATE;
+		/* fall through */
+	case NODE_UPD_IDLE:
+		n->flags &= ~(NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_REBOOT |
+			      NODE_FLAG_POWER_DOWN | NODE_FLAG_INVALID_REG);
+		if (n->base == NODE_DOWN || n->base == NODE_FUTURE || n->base == NODE_UNKNOWN) {
+			n->base = NODE_IDLE;
+			n->last_heard = now;  /* SlurmdTimeout from now to check in */
+			/* "IDLE and NoResp" until its noded registers */
+			if (!n->conn)
+				n->flags |= NODE_FLAG_NO_RESPOND;
+		}
+		return 0;
+	case NODE_UPD_DOWN:
+		n->base = NODE_DOWN;
+		*kill = 1;
+		return 0;
+	case NODE_UPD_FUTURE:
+		if (n->base == NODE_FUTURE)
+			return 0;
+		if (sn->njobs)
+			return ESLURM_NODES_BUSY;
+		n->base = NODE_FUTURE;
+		n->flags &= ~(NODE_FLAG_NO_RESPOND | NODE_FLAG_POWERING_UP);
+		return 0;
+	case NODE_UPD_NORESP:
+		/* cleared again by the next heartbeat of a live noded */
+		n->flags |= NODE_FLAG_NO_RESPOND;
+		return 0;
+	case NODE_UPD_POWER_DOWN_FORCE:
+		*kill = 1;
+		/* fall through */
+	case NODE_UPD_POWER_DOWN:
+		n->flags &= ~(NODE_FLAG_POWERING_UP | NODE_FLAG_POWER_DOWN);
+		n->flags |= NODE_FLAG_POWERED_DOWN;
+		return 0;
+	case NODE_UPD_POWER_DOWN_ASAP:
+		/* drain now, power down once the running jobs are done */
+		n->flags |= NODE_FLAG_DRAIN;
+		if (sn->njobs)
+			n->flags |= NODE_FLAG_POWER_DOWN;
+		else
+			n->flags |= NODE_FLAG_POWERED_DOWN;
+		return 0;
+	case NODE_UPD_POWER_UP:
+		if (!(n->flags & (NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWER_DOWN)))
+			return 0;   /* already up: nothing to do */
+		n->flags &= ~(NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWER_DOWN);
+		/* until its noded is heard from again */
+		n->flags |= NODE_FLAG_POWERING_UP;
+		n->last_heard = now;
+		return 0;
+	case NODE_UPD_CANCEL_REBOOT:
+		n->flags &= ~NODE_FLAG_REBOOT;
+		return 0;
+	default:   /* UNKNOWN, ALLOCATED, MIXED, ERROR */
+		return ESLURM_INVALID_NODE_STATE;
+	}
+}
+
 int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg)
 {
 	if (!is_admin(cd, uid))
 		return ESLURM_ACCESS_DENIED;
 	char *err = NULL;
-	hostlist_t *hl = m->names ? hostlist_create(m->names, &err) : NULL;
+	hostlist_t *hl = m->names && *m->names ? hostlist_create(m->names, &err) : NULL;
 	if (!hl) {
 		*msg = err;
 		return ESLURM_INVALID_NODE_NAME;
@@ -344,30 +572,23 @@ int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg
 	for (size_t i = 0; i < cnt; i++) {
 		idx[i] = conf_node_find(cd->conf, hostlist_nth(hl, i));
 		if (idx[i] < 0) {
-			*msg = xasprintf("Invalid node name specified: %s", hostlist_nth(hl, i));
+			info("update_node: node %s does not exist", hostlist_nth(hl, i));
 			free(idx);
 			hostlist_destroy(hl);
 			return ESLURM_INVALID_NODE_NAME;
 		}
 	}
 	hostlist_destroy(hl);
-	const char *st = m->state;
-	enum { S_NONE, S_DRAIN, S_RESUME, S_UNDRAIN, S_DOWN, S_IDLE, S_FAIL, S_NORESP, S_FUTURE } op = S_NONE;
-	if (st && *st) {
-		if (!strcasecmp(st, "drain")) op = S_DRAIN;
-		else if (!strcasecmp(st, "resume")) op = S_RESUME;
-		else if (!strcasecmp(st, "undrain")) op = S_UNDRAIN;
-		else if (!strcasecmp(st, "down")) op = S_DOWN;
-		else if (!strcasecmp(st, "idle")) op = S_IDLE;
-		else if (!strcasecmp(st, "fail")) op = S_FAIL;
-		else if (!strcasecmp(st, "noresp")) op = S_NORESP;
-		else if (!strcasecmp(st, "future")) op = S_FUTURE;
-		else {
+	int op = 0;
+	if (m->state && *m->state) {
+		op = node_update_state_parse(m->state);
+		if (op < 0) {
 			free(idx);
 			return ESLURM_INVALID_NODE_STATE;
 		}
 	}
-	if ((op == S_DRAIN || op == S_DOWN || op == S_FAIL) && (!m->reason || !*m->reason)) {
+	int has_reason = m->reason && *m->reason;
+	if ((op == NODE_UPD_DRAIN || op == NODE_UPD_DOWN || op == NODE_UPD_FAIL) && !has_reason) {
 		*msg = xstrdup("You must specify a reason when DOWNING or DRAINING a node. Request denied");
 		free(idx);
 		return ESLURM_INVALID_NODE_STATE;
@@ -376,61 +597,34 @@ int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg
 	int rc = 0;
 	for (size_t i = 0; i < cnt; i++) {
 		node_t *n = &cd->nodes[idx[i]];
-		switch (op) {
-		case S_DRAIN:
-			n->flags |= NODE_FLAG_DRAIN;
-			break;
-		case S_FAIL:
-			n->flags |= NODE_FLAG_FAIL | NODE_FLAG_DRAIN;
-			break;
-		case S_UNDRAIN:
-			n->flags &= ~NODE_FLAG_DRAIN;
-			break;
-		case S_RESUME:
-		case S_IDLE:
-			if (op == S_RESUME && n->base != NODE_DOWN && n->base != NODE_FUTURE &&
-			    !(n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL))) {
-				rc = ESLURM_INVALID_NODE_STATE;
-				continue;
-			}
-			n->flags &= ~(NODE_FLAG_DRAIN | NODE_FLAG_FAIL);
-			if (n->base == NODE_DOWN || n->base == NODE_FUTURE || n->base == NODE_UNKNOWN) {
-				n->base = NODE_IDLE;
-				n->last_heard = now;  /* give it SlurmdTimeout to check in */
-				if (!n->conn)
-					n->flags |= NODE_FLAG_NO_RESPOND;
-			}
-			break;
-		case S_DOWN:
-			n->base = NODE_DOWN;
-			break;
-		case S_NORESP:
-			n->flags |= NODE_FLAG_NO_RESPOND;
-			break;
-		case S_FUTURE:
-			n->base = NODE_FUTURE;
-			break;
-		case S_NONE:
-			break;
+		char before[128], after[128];
+		node_state_string_scontrol(node_state(cd, n), before, sizeof(before));
+		int kill = 0;
+		int nrc = node_apply_state(cd, n, op, now, &kill);
+		if (nrc) {
+			info("Invalid node state transition requested for node %s from=%s to=%s",
+			     n->cf->name, before, m->state);
+			rc = nrc;
+			continue;
 		}
-		if (op == S_DRAIN || op == S_DOWN || op == S_FAIL || (op == S_NONE && m->reason)) {
-			set_str(&n->reason, m->reason);
-			n->reason_uid = uid;
-			n->reason_time = now;
-		} else if (op == S_RESUME || op == S_IDLE || op == S_UNDRAIN) {
-			xfree(n->reason);
-			n->reason_uid = 0;
-			n->reason_time = 0;
-		}
+		/* A reason is recorded with who set it and when; leaving
+		 * DRAIN/DOWN/FAIL behind clears it. */
+		if (op == NODE_UPD_RESUME || op == NODE_UPD_IDLE ||
+		    (op == NODE_UPD_UNDRAIN && n->base != NODE_DOWN && !(n->flags & NODE_FLAG_FAIL)))
+			set_reason(cd, n, NULL, 0, now);
+		else if (has_reason)
+			set_reason(cd, n, m->reason, uid, now);
 		if (m->weight) {
 			cd->sched.nodes[n->idx].weight = m->weight;
 			ctld_sched_request(cd);
 		}
 		node_dirty(cd, n);
 		node_sync_sched(cd, n);
-		if (op == S_DOWN || op == S_FUTURE)
+		if (kill)
 			node_fail_jobs(cd, n, now);
-		info("node %s updated by uid %u: state=%s", n->cf->name, uid, st ? st : "-");
+		node_state_string_scontrol(node_state(cd, n), after, sizeof(after));
+		info("update_node: node %s state set to %s by uid %u%s%s", n->cf->name, after, uid,
+		     n->reason ? ", reason: " : "", n->reason ? n->reason : "");
 	}
 	free(idx);
 	ctld_sched_request(cd);

@@ -36,6 +36,7 @@ static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint3
 	char *msg = NULL;
 	int interactive = d->flags & JOB_F_INTERACTIVE;
 	int rc = job_submit(cd, d, uid, gid, &id, &msg);
+	cd->stats.jobs_submitted += rc == 0;
 	/* srun asks right after whether it got its allocation; answer that
 	 * from a pass made in this very turn, as Slurm's allocate call does. */
 	if (!rc && interactive)
@@ -234,6 +235,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	}
 	char *m = NULL;
 	int rc;
+	ctld_rpc_mark_t mark = ctld_stats_begin(type, msg);
 	switch (type) {
 	case MSG_PING:
 		reply_rc(c, 0, NULL);
@@ -293,11 +295,11 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
 			break;
 		}
-		/* Node/partition layout changes need a restart for now; the
-		 * call is accepted so tools that reconfigure keep working. */
 		info("reconfigure requested by uid %u", uid);
-		ctld_sched_request(cd);
-		reply_rc(c, 0, NULL);
+		rc = ctld_reconfigure(cd, &m);
+		if (rc)
+			error("reconfigure refused, running config kept:\n%s", m);
+		reply_rc(c, rc, m);
 		break;
 	case MSG_SHUTDOWN:
 		if (!is_admin(cd, uid)) {
@@ -308,10 +310,17 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		cd->shutdown = 1;
 		reply_rc(c, 0, NULL);
 		break;
+	case MSG_PRIO_INFO_REQ:
+		rpc_prio_info(cd, c, msg, uid);
+		break;
+	case MSG_STATS_REQ:
+		rpc_stats_info(cd, c, msg, uid);
+		break;
 	default:
 		reply_rc(c, SLUICE_E_PROTOCOL, xasprintf("unexpected message %s", proto_name(type)));
 		break;
 	}
+	ctld_stats_rpc(cd, &mark, uid);
 }
 
 void rpc_on_close(conn_t *c, void *arg)

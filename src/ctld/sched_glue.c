@@ -2,12 +2,16 @@
  * sched_glue.c: between the controller's records and the pure scheduler
  * core. Builds the sched_t mirror of nodes and partitions at start, turns
  * pending jobs into sched_job_t for a pass, applies the decisions (start:
- * RUNNING + launch; pending: reason), and launches batch jobs on their
- * batch host's registered connection.
+ * RUNNING + launch; pending: reason, expected StartTime, SchedNodeList),
+ * marks the nodes backfill holds for a reservation PLANNED, loads the
+ * scheduler and priority parameters from slurm.conf into the core's
+ * structs, computes priorities through the core (sched_priority), and
+ * launches batch jobs on their batch host's registered connection.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ctld/ctld.h"
 
@@ -70,8 +74,67 @@ void sched_glue_build(ctld_t *cd)
 		for (size_t k = 0; k < cf->nnodes; k++)
 			sp->nodes[k] = (uint32_t)cf->node_idx[k];
 		sp->priority_tier = cf->priority_tier;
+		sp->priority_job_factor = cf->priority_job_factor;
 		sp->def_mem_per_cpu = cf->def_mem_per_cpu ? cf->def_mem_per_cpu : conf->def_mem_per_cpu;
 	}
+	sched_totals(s);
+	ctld_load_sched_conf(cd);
+}
+
+void ctld_load_sched_conf(ctld_t *cd)
+{
+	conf_t *conf = cd->conf;
+	sched_t *s = &cd->sched;
+	sched_params_parse(&s->params, conf->scheduler_type, conf->scheduler_parameters);
+	const char *v = conf_get(conf, "TopologyParam");
+	s->params.topo_optional = v && strcasestr(v, "TopoOptional") != NULL;
+	sched_prio_conf_t *pc = &s->prio;
+	memset(pc, 0, sizeof(*pc));
+	pc->multifactor = conf->priority_type && strstr(conf->priority_type, "multifactor") != NULL;
+#define W(field, key) pc->field = (v = conf_get(conf, key)) ? (uint32_t)strtoul(v, NULL, 10) : 0
+	W(w_age, "PriorityWeightAge");
+	W(w_assoc, "PriorityWeightAssoc");
+	W(w_fairshare, "PriorityWeightFairshare");
+	W(w_jobsize, "PriorityWeightJobSize");
+	W(w_partition, "PriorityWeightPartition");
+	W(w_qos, "PriorityWeightQOS");
+#undef W
+	sched_prio_parse_tres(pc, conf_get(conf, "PriorityWeightTRES"));
+	uint32_t mins = 7 * 24 * 60;
+	if ((v = conf_get(conf, "PriorityMaxAge")))
+		time_limit_parse(v, &mins);
+	pc->max_age = mins == TIME_INFINITE ? 0 : mins * 60;
+	v = conf_get(conf, "PriorityFavorSmall");
+	pc->favor_small = v && (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1"));
+	if ((v = conf_get(conf, "PriorityFlags"))) {
+		if (strcasestr(v, "SMALL_RELATIVE_TO_TIME"))
+			pc->flags |= SCHED_PRIO_F_SMALL_RELATIVE_TO_TIME;
+		if (strcasestr(v, "ACCRUE_ALWAYS"))
+			pc->flags |= SCHED_PRIO_F_ACCRUE_ALWAYS;
+		if (strcasestr(v, "NO_NORMAL_PART"))
+			pc->flags |= SCHED_PRIO_F_NO_NORMAL_PART;
+	}
+	pc->cluster_nodes = s->nnodes;
+	pc->cluster_cpus = 0;
+	for (uint32_t i = 0; i < s->nnodes; i++)
+		pc->cluster_cpus += s->nodes[i].cpus;
+	pc->parts = s->parts;
+	pc->nparts = s->nparts;
+	cd->multifactor = pc->multifactor;
+}
+
+/* Partition factors can change at run time (scontrol update). */
+static void prio_sync_parts(ctld_t *cd)
+{
+	sched_prio_conf_t *pc = &cd->sched.prio;
+	pc->max_part_job_factor = 0;
+	for (uint32_t p = 0; p < cd->nparts && p < cd->sched.nparts; p++) {
+		cd->sched.parts[p].priority_job_factor = cd->parts[p].priority_job_factor;
+		if (cd->parts[p].priority_job_factor > pc->max_part_job_factor)
+			pc->max_part_job_factor = cd->parts[p].priority_job_factor;
+	}
+	pc->parts = cd->sched.parts;
+	pc->nparts = cd->sched.nparts;
 }
 
 /* Partition state (possibly recovered from the DB) into the mirror. */
@@ -132,7 +195,34 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 	sj->exc_nodes = j->exc_idx;
 	sj->nexc_nodes = j->nexc;
 	sj->features = d->features;
-	(void)cd;
+	sj->user_id = j->user_id;
+	sj->nice = d->nice;
+	sj->eligible_time = j->eligible_time ? j->eligible_time
+			  : d->begin_time > j->submit_time ? d->begin_time : j->submit_time;
+	if (j->part < cd->nparts)
+		sj->part_job_factor = cd->parts[j->part].priority_job_factor;
+	sj->req_switch = d->req_switch;
+	sj->wait4switch = d->wait4switch;
+}
+
+uint32_t sched_glue_priority(ctld_t *cd, const job_t *j, int64_t now, sched_prio_factors_t *f)
+{
+	if (f)
+		memset(f, 0, sizeof(*f));
+	if (j->hold)
+		return 0;
+	if (!cd->sched.prio.multifactor) {
+		uint32_t p = sched_priority_basic(j->job_id, j->desc->nice);
+		if (f) {
+			f->priority = p;
+			f->nice = j->desc->nice;
+		}
+		return p;
+	}
+	prio_sync_parts(cd);
+	sched_job_t sj;
+	job_to_sched(cd, j, &sj);
+	return sched_priority(&cd->sched.prio, &sj, now, f);
 }
 
 int job_sched_validate(ctld_t *cd, const job_t *j)
@@ -185,20 +275,51 @@ int job_launch(ctld_t *cd, job_t *j)
 	return 0;
 }
 
+/* Backfill cycles run every bf_interval seconds, and in every pass while
+ * the queue is short (a cycle then costs next to nothing, and the
+ * expected start times stay current). */
+static int64_t last_backfill;
+
+static void set_planned(ctld_t *cd)
+{
+	int changed = 0;
+	for (uint32_t i = 0; i < cd->nnodes && i < cd->sched.nnodes; i++) {
+		node_t *n = &cd->nodes[i];
+		uint32_t want = cd->sched.nodes[i].planned ? NODE_FLAG_PLANNED : 0;
+		if ((n->flags & NODE_FLAG_PLANNED) != want) {
+			n->flags = (n->flags & ~NODE_FLAG_PLANNED) | want;
+			changed = 1;
+		}
+	}
+	if (changed)
+		cd->last_node_update = ctld_now();
+}
+
 void ctld_schedule(ctld_t *cd)
 {
 	int64_t now = ctld_now();
+	uint64_t t0 = ctld_stats_us();
 	sync_parts(cd);
-	size_t np = 0;
-	for (size_t i = 0; i < cd->njobs; i++)
-		np += (cd->jobs[i]->state & JOB_STATE_BASE) == JOB_PENDING;
+	prio_sync_parts(cd);
+	size_t np = 0, nrun = 0;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		uint32_t st = cd->jobs[i]->state & JOB_STATE_BASE;
+		np += st == JOB_PENDING;
+		nrun += cd->jobs[i]->alloc_held && cd->jobs[i]->alloc.nnodes;
+	}
 	if (!np)
 		return;
 	sched_job_t *sj = xmalloc(np * sizeof(*sj));
 	job_t **map = xmalloc(np * sizeof(*map));
-	size_t k = 0;
+	sched_running_t *run = xmalloc((nrun ? nrun : 1) * sizeof(*run));
+	size_t k = 0, r = 0;
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
+		if (j->alloc_held && j->alloc.nnodes && r < nrun) {
+			run[r].alloc = &j->alloc;
+			run[r].end_time = j->end_time ? j->end_time : now + 365 * 86400;
+			r++;
+		}
 		if ((j->state & JOB_STATE_BASE) != JOB_PENDING)
 			continue;
 		if (j->ndeps) {
@@ -211,19 +332,56 @@ void ctld_schedule(ctld_t *cd)
 			if (was != j->dep_state)
 				job_dirty(cd, j);
 		}
-		if (cd->multifactor && !j->hold)
-			j->priority = job_priority(cd, j, now);
+		if (j->hold) {
+			/* What sched_pass would decide for a held job, without
+			 * making it part of the pass: a queue of many held jobs
+			 * then costs a pass almost nothing (no conversion, no
+			 * sort), and submits stay O(1) however deep it is. */
+			uint32_t rs = j->hold;
+			if (j->reason != rs || j->reason_detail) {
+				j->reason = rs;
+				free(j->reason_detail);
+				j->reason_detail = NULL;
+				job_dirty(cd, j);
+			}
+			j->last_eval = now;
+			continue;
+		}
+		if (cd->sched.prio.multifactor) {
+			uint32_t p = sched_glue_priority(cd, j, now, NULL);
+			if (p != j->priority) {
+				j->priority = p;
+				job_dirty(cd, j);
+			}
+		}
 		job_to_sched(cd, j, &sj[k]);
 		map[k++] = j;
 	}
+	sched_t *s = &cd->sched;
+	s->running = run;
+	s->nrunning = (uint32_t)r;
+	s->run_backfill = s->params.backfill &&
+		(now - last_backfill >= (int64_t)s->params.bf_interval ||
+		 k <= s->params.default_queue_depth);
 	sched_decision_t *d = NULL;
-	sched_pass(&cd->sched, sj, (uint32_t)k, now, &d);
+	sched_pass(s, sj, (uint32_t)k, now, &d);
+	s->running = NULL;
+	s->nrunning = 0;
+	if (s->last.bf_ran) {
+		last_backfill = now;
+		set_planned(cd);
+	}
 	for (size_t i = 0; i < k; i++) {
 		job_t *j = map[d[i].job_index];
-		j->last_eval = now;
+		if (d[i].reason != SCHED_REASON_KEEP)
+			j->last_eval = now;
 		if (d[i].start) {
+			free(j->sched_nodes);
+			j->sched_nodes = NULL;
+			j->backfilled = (uint8_t)d[i].backfilled;
 			job_start(cd, j, &d[i].alloc, now);
-			info("job %u started on %s", j->job_id, j->nodes);
+			info("job %u started on %s%s", j->job_id, j->nodes,
+			     j->backfilled ? " (backfill)" : "");
 			if (j->desc->flags & JOB_F_INTERACTIVE) {
 				jobs_wake_waiters(cd, j);
 			} else if (job_launch(cd, j)) {
@@ -233,6 +391,18 @@ void ctld_schedule(ctld_t *cd)
 			}
 			continue;
 		}
+		if (s->last.bf_ran) {
+			/* Backfill's plan: expected start and planned nodes. */
+			if (j->start_time != d[i].start_time) {
+				j->start_time = d[i].start_time;
+				cd->last_job_update = now;
+			}
+			free(j->sched_nodes);
+			j->sched_nodes = d[i].sched_nodes;
+			d[i].sched_nodes = NULL;
+		}
+		if (d[i].reason == SCHED_REASON_KEEP)
+			continue;
 		int changed = j->reason != d[i].reason ||
 			      (d[i].reason_detail == NULL) != (j->reason_detail == NULL) ||
 			      (d[i].reason_detail && strcmp(d[i].reason_detail, j->reason_detail));
@@ -247,4 +417,6 @@ void ctld_schedule(ctld_t *cd)
 	sched_decisions_free(d, (uint32_t)k);
 	free(sj);
 	free(map);
+	free(run);
+	ctld_stats_pass(cd, t0);
 }

@@ -16,18 +16,15 @@
  * hex is used as raw key bytes (as a key made by other tools would be).
  */
 #include "auth.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <munge.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,7 +115,7 @@ static int key_load(auth_t *a, const char *path, char **err)
 	}
 	if (len < KEY_MIN) {
 		*err = xasprintf("key '%s' is too short (%zu bytes, need %d)", path, len, KEY_MIN);
-		OPENSSL_cleanse(buf, KEY_MAX + 1);
+		explicit_bzero(buf, KEY_MAX + 1);
 		free(buf);
 		return -1;
 	}
@@ -186,7 +183,7 @@ void auth_destroy(auth_t *a)
 	if (!a)
 		return;
 	if (a->key) {
-		OPENSSL_cleanse(a->key, a->keylen);
+		explicit_bzero(a->key, a->keylen);
 		free(a->key);
 	}
 	if (a->ctx)
@@ -220,14 +217,23 @@ static uint64_t get_be(const uint8_t *p, int n)
 	return v;
 }
 
+/* constant-time comparison, so a forger learns nothing from timing */
+static int ct_memcmp(const void *x, const void *y, size_t n)
+{
+	const volatile uint8_t *p = x, *q = y;
+	uint8_t d = 0;
+	for (size_t i = 0; i < n; i++)
+		d |= p[i] ^ q[i];
+	return d != 0;
+}
+
 /* mac over hdr (33 bytes) || digest */
 static void hmac_mac(const auth_t *a, const uint8_t *hdr, const uint8_t *digest, uint8_t *mac)
 {
 	uint8_t msg[33 + 32];
-	unsigned int ml = 32;
 	memcpy(msg, hdr, 33);
 	memcpy(msg + 33, digest, 32);
-	HMAC(EVP_sha256(), a->key, (int)a->keylen, msg, sizeof(msg), mac, &ml);
+	hmac_sha256(a->key, a->keylen, msg, sizeof(msg), mac);
 }
 
 int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err)
@@ -238,14 +244,14 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
 			*err = xstrdup("this process cannot sign credentials (no key)");
 		return -1;
 	}
-	SHA256(payload, len, digest);
+	sha256(payload, len, digest);
 	if (a->kind == AUTH_HMAC) {
 		uint8_t c[HMAC_CRED_LEN];
 		c[0] = HMAC_CRED_VERSION;
 		put_be(c + 1, geteuid(), 4);
 		put_be(c + 5, getegid(), 4);
 		put_be(c + 9, (uint64_t)(int64_t)time(NULL), 8);
-		if (RAND_bytes(c + 17, 16) != 1) {
+		if (getrandom(c + 17, 16, 0) != 16) {
 			if (err)
 				*err = xstrdup("unable to get random bytes");
 			return -1;
@@ -277,7 +283,7 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 		e = xstrdup("no authentication configured");
 		goto fail;
 	}
-	SHA256(payload, len, digest);
+	sha256(payload, len, digest);
 	if (a->kind == AUTH_HMAC) {
 		const uint8_t *c = cred;
 		uint8_t mac[32];
@@ -290,7 +296,7 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 			goto fail;
 		}
 		hmac_mac(a, c, digest, mac);
-		if (CRYPTO_memcmp(mac, c + 33, 32) != 0) {
+		if (ct_memcmp(mac, c + 33, 32) != 0) {
 			e = xstrdup("bad signature");
 			goto fail;
 		}
@@ -327,7 +333,7 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 		free(pl);
 		goto fail;
 	}
-	int match = pl && plen == 32 && CRYPTO_memcmp(pl, digest, 32) == 0;
+	int match = pl && plen == 32 && ct_memcmp(pl, digest, 32) == 0;
 	free(pl);
 	if (!match) {
 		e = xstrdup("bad signature");
@@ -361,7 +367,7 @@ int auth_keygen(const char *path, char **err)
 {
 	uint8_t key[32];
 	char hex[65 + 1];
-	if (RAND_bytes(key, sizeof(key)) != 1) {
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
 		if (err)
 			*err = xstrdup("unable to get random bytes");
 		return -1;
@@ -370,7 +376,7 @@ int auth_keygen(const char *path, char **err)
 		snprintf(hex + 2 * i, 3, "%02x", key[i]);
 	hex[64] = '\n';
 	hex[65] = '\0';
-	OPENSSL_cleanse(key, sizeof(key));
+	explicit_bzero(key, sizeof(key));
 
 	char *tmp = xasprintf("%s.new", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -396,7 +402,7 @@ int auth_keygen(const char *path, char **err)
 		ok = 0;
 		e = errno;
 	}
-	OPENSSL_cleanse(hex, sizeof(hex));
+	explicit_bzero(hex, sizeof(hex));
 	if (!ok) {
 		if (fd >= 0)
 			unlink(tmp);

@@ -67,6 +67,10 @@ enum msg_type {
 	MSG_STEP_TASK_EXIT,      /* msg_step_task_exit_t */
 	MSG_RECONFIGURE,         /* msg_empty_t -> MSG_RC */
 	MSG_SHUTDOWN,            /* msg_empty_t -> MSG_RC */
+	MSG_PRIO_INFO_REQ,       /* msg_prio_req_t -> MSG_PRIO_INFO (sprio) */
+	MSG_PRIO_INFO,           /* msg_prio_info_t */
+	MSG_STATS_REQ,           /* msg_stats_req_t -> MSG_STATS (sdiag; reset -> MSG_RC) */
+	MSG_STATS,               /* msg_stats_t */
 	MSG_TYPE_END
 };
 
@@ -114,6 +118,8 @@ typedef struct job_desc {
 	char *alloc_node;        /* submitting host */
 	uint32_t alloc_sid;      /* submitting session id */
 	uint32_t kill_on_invalid_dep;
+	uint32_t req_switch;     /* --switches=N: max leaf switches, 0 = any */
+	uint32_t wait4switch;    /* --switches=N@time: seconds to wait for it */
 } job_desc_t;
 
 typedef struct msg_submit_reply {
@@ -382,6 +388,94 @@ typedef struct msg_step_task_exit {
 	uint32_t task;
 	uint32_t status;         /* raw wait status */
 } msg_step_task_exit_t;
+
+/* sprio: the priority factors of pending jobs. Filters are optional
+ * (empty = all). Factor values are doubles carried as their IEEE-754 bit
+ * patterns in uint64_t fields (the codec has no float type): use
+ * proto_dbl()/proto_dbl_bits(). */
+typedef struct msg_prio_req {
+	uint32_t njob_ids;
+	uint32_t *job_ids;
+	uint32_t nuser_ids;
+	uint32_t *user_ids;
+	char *partitions;        /* comma list or NULL */
+} msg_prio_req_t;
+
+typedef struct prio_tres {
+	char *name;              /* "cpu", "mem", "node", "gres/gpu" */
+	uint64_t weighted;       /* double bits: weight * factor */
+	uint64_t weight;         /* double bits */
+} prio_tres_t;
+
+typedef struct prio_job {
+	uint32_t job_id, user_id;
+	char *partition;
+	uint32_t priority;       /* the job's priority as the scheduler uses it */
+	int64_t site;
+	int32_t nice;
+	uint64_t age, assoc, fairshare, jobsize, part, qos;   /* double bits, weighted */
+	uint32_t ntres;
+	prio_tres_t *tres;
+	uint32_t direct;         /* priority set by an admin: factors not used */
+} prio_job_t;
+
+typedef struct msg_prio_info {
+	uint32_t multifactor;    /* 0: PriorityType is not priority/multifactor */
+	char *priority_type;
+	uint32_t w_age, w_assoc, w_fairshare, w_jobsize, w_part, w_qos;
+	char *w_tres;            /* PriorityWeightTRES as configured, or NULL */
+	uint32_t njobs;
+	prio_job_t *jobs;
+} msg_prio_info_t;
+
+/* sdiag. flags STATS_F_RESET: zero the counters (admins) -> MSG_RC. */
+#define STATS_F_RESET 0x1u
+typedef struct msg_stats_req {
+	uint32_t flags;
+} msg_stats_req_t;
+
+/* Per RPC kind (id = Slurm's message number, name = Slurm's name) or per
+ * user (id = uid, name unset). Times in microseconds. */
+typedef struct rpc_stat {
+	uint32_t id;
+	char *name;
+	uint32_t count;
+	uint64_t time_us;
+} rpc_stat_t;
+
+typedef struct msg_stats {
+	int64_t req_time, req_time_start;   /* now, counters' start */
+	uint32_t server_threads, agent_queue, agent_count, agent_threads, dbd_queue;
+	uint32_t jobs_submitted, jobs_started, jobs_completed, jobs_canceled, jobs_failed;
+	int64_t job_states_ts;
+	uint32_t jobs_pending, jobs_running;
+	uint32_t sched_last, sched_max, sched_cycles, sched_mean, sched_mean_depth,
+		 sched_queue_len;
+	uint32_t bf_backfilled_total, bf_backfilled, bf_backfilled_het, bf_cycles;
+	int64_t bf_last_when;
+	uint32_t bf_last, bf_max, bf_mean, bf_last_depth, bf_last_depth_try,
+		 bf_depth_mean, bf_depth_try_mean, bf_queue_len, bf_queue_mean,
+		 bf_table_size, bf_table_mean;
+	uint32_t gtod_latency;
+	uint32_t nrpc_types;
+	rpc_stat_t *rpc_types;
+	uint32_t nrpc_users;
+	rpc_stat_t *rpc_users;
+} msg_stats_t;
+
+static inline double proto_dbl(uint64_t bits)
+{
+	double d;
+	__builtin_memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+static inline uint64_t proto_dbl_bits(double d)
+{
+	uint64_t b;
+	__builtin_memcpy(&b, &d, sizeof(b));
+	return b;
+}
 
 /* ---- codec ---- */
 

@@ -68,6 +68,8 @@ static const proto_field_t job_desc_f[] = {
 	STR(job_desc_t, alloc_node, 34),
 	U32(job_desc_t, alloc_sid, 35),
 	U32(job_desc_t, kill_on_invalid_dep, 36),
+	U32(job_desc_t, req_switch, 37),
+	U32(job_desc_t, wait4switch, 38),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
@@ -407,6 +409,109 @@ static const proto_field_t step_task_exit_f[] = {
 };
 SCHEMA(step_task_exit_schema, msg_step_task_exit_t, "msg_step_task_exit", step_task_exit_f);
 
+static const proto_field_t prio_req_f[] = {
+	ARR(msg_prio_req_t, job_ids, njob_ids, 1, FT_U32ARR),
+	ARR(msg_prio_req_t, user_ids, nuser_ids, 2, FT_U32ARR),
+	STR(msg_prio_req_t, partitions, 3),
+};
+SCHEMA(prio_req_schema, msg_prio_req_t, "msg_prio_req", prio_req_f);
+
+static const proto_field_t prio_tres_f[] = {
+	STR(prio_tres_t, name, 1),
+	U64(prio_tres_t, weighted, 2),
+	U64(prio_tres_t, weight, 3),
+};
+SCHEMA(prio_tres_schema, prio_tres_t, "prio_tres", prio_tres_f);
+
+static const proto_field_t prio_job_f[] = {
+	U32(prio_job_t, job_id, 1),
+	U32(prio_job_t, user_id, 2),
+	STR(prio_job_t, partition, 3),
+	U32(prio_job_t, priority, 4),
+	I64(prio_job_t, site, 5),
+	I32(prio_job_t, nice, 6),
+	U64(prio_job_t, age, 7),
+	U64(prio_job_t, assoc, 8),
+	U64(prio_job_t, fairshare, 9),
+	U64(prio_job_t, jobsize, 10),
+	U64(prio_job_t, part, 11),
+	U64(prio_job_t, qos, 12),
+	LIST(prio_job_t, tres, ntres, 13, prio_tres_schema),
+	U32(prio_job_t, direct, 14),
+};
+SCHEMA(prio_job_schema, prio_job_t, "prio_job", prio_job_f);
+
+static const proto_field_t prio_info_f[] = {
+	U32(msg_prio_info_t, multifactor, 1),
+	STR(msg_prio_info_t, priority_type, 2),
+	U32(msg_prio_info_t, w_age, 3),
+	U32(msg_prio_info_t, w_assoc, 4),
+	U32(msg_prio_info_t, w_fairshare, 5),
+	U32(msg_prio_info_t, w_jobsize, 6),
+	U32(msg_prio_info_t, w_part, 7),
+	U32(msg_prio_info_t, w_qos, 8),
+	STR(msg_prio_info_t, w_tres, 9),
+	LIST(msg_prio_info_t, jobs, njobs, 10, prio_job_schema),
+};
+SCHEMA(prio_info_schema, msg_prio_info_t, "msg_prio_info", prio_info_f);
+
+static const proto_field_t stats_req_f[] = {
+	U32(msg_stats_req_t, flags, 1),
+};
+SCHEMA(stats_req_schema, msg_stats_req_t, "msg_stats_req", stats_req_f);
+
+static const proto_field_t rpc_stat_f[] = {
+	U32(rpc_stat_t, id, 1),
+	STR(rpc_stat_t, name, 2),
+	U32(rpc_stat_t, count, 3),
+	U64(rpc_stat_t, time_us, 4),
+};
+SCHEMA(rpc_stat_schema, rpc_stat_t, "rpc_stat", rpc_stat_f);
+
+static const proto_field_t stats_f[] = {
+	I64(msg_stats_t, req_time, 1),
+	I64(msg_stats_t, req_time_start, 2),
+	U32(msg_stats_t, server_threads, 3),
+	U32(msg_stats_t, agent_queue, 4),
+	U32(msg_stats_t, agent_count, 5),
+	U32(msg_stats_t, agent_threads, 6),
+	U32(msg_stats_t, dbd_queue, 7),
+	U32(msg_stats_t, jobs_submitted, 8),
+	U32(msg_stats_t, jobs_started, 9),
+	U32(msg_stats_t, jobs_completed, 10),
+	U32(msg_stats_t, jobs_canceled, 11),
+	U32(msg_stats_t, jobs_failed, 12),
+	I64(msg_stats_t, job_states_ts, 13),
+	U32(msg_stats_t, jobs_pending, 14),
+	U32(msg_stats_t, jobs_running, 15),
+	U32(msg_stats_t, sched_last, 16),
+	U32(msg_stats_t, sched_max, 17),
+	U32(msg_stats_t, sched_cycles, 18),
+	U32(msg_stats_t, sched_mean, 19),
+	U32(msg_stats_t, sched_mean_depth, 20),
+	U32(msg_stats_t, sched_queue_len, 21),
+	U32(msg_stats_t, bf_backfilled_total, 22),
+	U32(msg_stats_t, bf_backfilled, 23),
+	U32(msg_stats_t, bf_backfilled_het, 24),
+	U32(msg_stats_t, bf_cycles, 25),
+	I64(msg_stats_t, bf_last_when, 26),
+	U32(msg_stats_t, bf_last, 27),
+	U32(msg_stats_t, bf_max, 28),
+	U32(msg_stats_t, bf_mean, 29),
+	U32(msg_stats_t, bf_last_depth, 30),
+	U32(msg_stats_t, bf_last_depth_try, 31),
+	U32(msg_stats_t, bf_depth_mean, 32),
+	U32(msg_stats_t, bf_depth_try_mean, 33),
+	U32(msg_stats_t, bf_queue_len, 34),
+	U32(msg_stats_t, bf_queue_mean, 35),
+	U32(msg_stats_t, bf_table_size, 36),
+	U32(msg_stats_t, bf_table_mean, 37),
+	U32(msg_stats_t, gtod_latency, 38),
+	LIST(msg_stats_t, rpc_types, nrpc_types, 39, rpc_stat_schema),
+	LIST(msg_stats_t, rpc_users, nrpc_users, 40, rpc_stat_schema),
+};
+SCHEMA(stats_schema, msg_stats_t, "msg_stats", stats_f);
+
 static const struct {
 	const char *name;
 	const proto_schema_t *schema;
@@ -441,6 +546,10 @@ static const struct {
 	[MSG_STEP_TASK_EXIT] = { "MSG_STEP_TASK_EXIT", &step_task_exit_schema },
 	[MSG_RECONFIGURE] = { "MSG_RECONFIGURE", &empty_schema },
 	[MSG_SHUTDOWN] = { "MSG_SHUTDOWN", &empty_schema },
+	[MSG_PRIO_INFO_REQ] = { "MSG_PRIO_INFO_REQ", &prio_req_schema },
+	[MSG_PRIO_INFO] = { "MSG_PRIO_INFO", &prio_info_schema },
+	[MSG_STATS_REQ] = { "MSG_STATS_REQ", &stats_req_schema },
+	[MSG_STATS] = { "MSG_STATS", &stats_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

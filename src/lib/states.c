@@ -119,6 +119,8 @@ static char node_suffix(uint32_t s)
 		return '#';
 	if (s & NODE_FLAG_POWERED_DOWN)
 		return '~';
+	if (s & NODE_FLAG_POWER_DOWN)
+		return '!';
 	if (s & NODE_FLAG_NO_RESPOND)
 		return '*';
 	return 0;
@@ -133,6 +135,10 @@ static struct node_name node_name(uint32_t s)
 	char suf = node_suffix(s);
 	struct node_name n = { NULL, NULL, 0 };
 
+	/* A node that registered with less than configured shows INVAL
+	 * whatever else it is (it is drained as well). */
+	if (s & NODE_FLAG_INVALID_REG)
+		return (struct node_name){ "INVAL", "INVAL", no_resp ? '*' : 0 };
 	if ((s & NODE_FLAG_MAINT) && !(s & NODE_FLAG_DRAIN) && !busy && base != NODE_DOWN)
 		return (struct node_name){ "MAINT", "MAINT", no_resp ? '*' : 0 };
 	if ((s & NODE_FLAG_REBOOT) && !busy)
@@ -212,8 +218,10 @@ const char *node_state_string_scontrol(uint32_t state, char *buf, int len)
 	static const struct { uint32_t flag; const char *name; } flags[] = {
 		{ NODE_FLAG_COMPLETING, "COMPLETING" },
 		{ NODE_FLAG_DRAIN, "DRAIN" },
+		{ NODE_FLAG_INVALID_REG, "INVALID_REG" },
 		{ NODE_FLAG_FAIL, "FAIL" },
 		{ NODE_FLAG_MAINT, "MAINTENANCE" },
+		{ NODE_FLAG_POWER_DOWN, "POWER_DOWN" },
 		{ NODE_FLAG_POWERED_DOWN, "POWERED_DOWN" },
 		{ NODE_FLAG_REBOOT, "REBOOT_REQUESTED" },
 		{ NODE_FLAG_RESERVED, "RESERVED" },
@@ -233,4 +241,45 @@ const char *node_state_string_scontrol(uint32_t state, char *buf, int len)
 		n += snprintf(buf + n, (size_t)(len - n), "+%s", flags[i].name);
 	}
 	return buf;
+}
+
+/* scontrol's rule: the value may abbreviate the keyword down to 3 letters
+ * but may not be longer than it. */
+static int kw_prefix(const char *val, const char *kw, size_t min)
+{
+	size_t len = strlen(val);
+	if (len < min)
+		len = min;
+	return !strncasecmp(val, kw, len);
+}
+
+int node_update_state_parse(const char *s)
+{
+	static const struct { const char *kw; size_t min; int st; } kws[] = {
+		{ "NoResp", 3, NODE_UPD_NORESP },
+		{ "CANCEL_REBOOT", 3, NODE_UPD_CANCEL_REBOOT },
+		{ "DRAIN", 3, NODE_UPD_DRAIN },
+		{ "FAIL", 3, NODE_UPD_FAIL },
+		{ "FUTURE", 3, NODE_UPD_FUTURE },
+		{ "RESUME", 3, NODE_UPD_RESUME },
+		{ "POWER_DOWN_ASAP", 12, NODE_UPD_POWER_DOWN_ASAP },
+		{ "POWER_DOWN_FORCE", 12, NODE_UPD_POWER_DOWN_FORCE },
+		{ "POWER_DOWN", 7, NODE_UPD_POWER_DOWN },
+		{ "POWER_UP", 7, NODE_UPD_POWER_UP },
+		{ "UNDRAIN", 3, NODE_UPD_UNDRAIN },
+		/* then the base state names, in Slurm's order */
+		{ "UNKNOWN", 3, NODE_UPD_UNKNOWN },
+		{ "DOWN", 3, NODE_UPD_DOWN },
+		{ "IDLE", 3, NODE_UPD_IDLE },
+		{ "ALLOCATED", 3, NODE_UPD_ALLOCATED },
+		{ "ERROR", 3, NODE_UPD_ERROR },
+		{ "MIXED", 3, NODE_UPD_MIXED },
+		{ "FUTURE", 3, NODE_UPD_FUTURE },
+	};
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
+		if (kw_prefix(s, kws[i].kw, kws[i].min))
+			return kws[i].st;
+	return -1;
 }

@@ -71,6 +71,8 @@ enum node_state_base {
 #define NODE_FLAG_REBOOT     0x00020000u
 #define NODE_FLAG_PLANNED    0x00040000u
 #define NODE_FLAG_RESERVED   0x00080000u
+#define NODE_FLAG_INVALID_REG 0x00100000u  /* registered with less than configured */
+#define NODE_FLAG_POWER_DOWN  0x00200000u  /* power down requested, not done yet */
 
 /* Long lower-case name as sinfo %T prints ("idle", "mixed", "allocated",
  * "draining", "drained", "down", "planned", "completing", "unknown", ...)
@@ -82,5 +84,19 @@ const char *node_state_string_compact(uint32_t state, char *buf, int len);
 /* Upper-case form as scontrol show node State= prints
  * ("IDLE", "MIXED", "IDLE+DRAIN", "DOWN+NOT_RESPONDING", "ALLOCATED+DRAIN"). */
 const char *node_state_string_scontrol(uint32_t state, char *buf, int len);
+
+/* Parse a State= value of `scontrol update node` as scontrol does: a
+ * case-insensitive prefix of at least 3 letters of a keyword (NoResp,
+ * DRAIN, FAIL, FUTURE, RESUME, POWER_DOWN[_ASAP|_FORCE], POWER_UP, UNDRAIN,
+ * CANCEL_REBOOT) or of a base state name (DOWN, IDLE, ...). Returns one of
+ * enum node_update_state, or -1 when nothing matches. */
+enum node_update_state {
+	NODE_UPD_NORESP = 1, NODE_UPD_CANCEL_REBOOT, NODE_UPD_DRAIN, NODE_UPD_FAIL,
+	NODE_UPD_FUTURE, NODE_UPD_RESUME, NODE_UPD_POWER_DOWN_ASAP,
+	NODE_UPD_POWER_DOWN_FORCE, NODE_UPD_POWER_DOWN, NODE_UPD_POWER_UP,
+	NODE_UPD_UNDRAIN, NODE_UPD_UNKNOWN, NODE_UPD_DOWN, NODE_UPD_IDLE,
+	NODE_UPD_ALLOCATED, NODE_UPD_ERROR, NODE_UPD_MIXED,
+};
+int node_update_state_parse(const char *s);
 
 #endif

@@ -38,6 +38,7 @@ struct ctld_link {
 	uint64_t retry_timer, hb_timer;
 	size_t host_idx;
 	uint64_t hb_ms;
+	int dying;               /* destroyed; freed when conn's on_close runs */
 };
 
 static void link_connect(loop_t *l, void *arg);
@@ -169,6 +170,10 @@ static void link_on_close(conn_t *c, void *arg)
 	ctld_link_t *lk = arg;
 	if (c != lk->conn)
 		return;
+	if (lk->dying) {
+		free(lk);
+		return;
+	}
 	info("lost the connection to the controller; reconnecting");
 	lk->conn = NULL;
 	lk->registered = 0;
@@ -275,7 +280,13 @@ void ctld_link_destroy(ctld_link_t *lk)
 		loop_del_fd(lk->nd->loop, lk->fd);
 		close(lk->fd);
 	}
-	if (lk->conn)
+	if (lk->conn) {
+		/* The conn layer frees the conn from a loop timer and calls
+		 * link_on_close then, which must still find lk: lk goes there
+		 * (the caller runs the loop a last turn). */
+		lk->dying = 1;
 		conn_close(lk->conn);
+		return;
+	}
 	free(lk);
 }

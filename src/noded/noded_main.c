@@ -100,6 +100,11 @@ static void before_sleep(loop_t *l, void *arg)
 	conn_flush_all(l);
 }
 
+static void stop_cb(loop_t *l, void *arg)
+{
+	loop_stop(l);
+}
+
 int cmd_noded(int argc, char **argv)
 {
 	int foreground = 0, verbose_n = 0, opt;
@@ -226,6 +231,10 @@ int cmd_noded(int argc, char **argv)
 
 	ctld_link_destroy(nd->link);
 	conn_flush_all(nd->loop);
+	/* Closed conns are freed by zero-delay loop timers: a last turn runs
+	 * them (the 1 ms stop timer comes after them in the heap). */
+	loop_add_timer(nd->loop, 1, stop_cb, NULL);
+	loop_run(nd->loop);
 	loop_destroy(nd->loop);
 	close(sigfd);
 	auth_destroy(nd->auth);

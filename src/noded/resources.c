@@ -4,6 +4,12 @@
  * share one host, so the host's own counts would be wrong for each of
  * them); free memory, load, architecture, OS and boot time are the host's
  * real values, as slurmd reports them.
+ *
+ * Tests fake a node with fewer resources than configured through
+ * SLUICE_FAKE_CPUS, SLUICE_FAKE_MEM (MB) and SLUICE_FAKE_GPUS (count of
+ * every gpu GRES entry): the controller must then drain it as slurmctld
+ * does ("Low CPUs", "Low RealMemory ...", "gres/gpu count reported lower
+ * than configured ...").
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -67,6 +73,17 @@ int64_t stat_btime(const char *stat)
 	return v ? strtoll(v, NULL, 10) : 0;
 }
 
+/* An unsigned override from the environment, or dflt. */
+static uint64_t fake_u64(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return dflt;
+	char *end = NULL;
+	unsigned long long x = strtoull(v, &end, 10);
+	return end && !*end ? (uint64_t)x : dflt;
+}
+
 char *gres_string(const conf_node_t *n)
 {
 	strbuf_t sb = STRBUF_INIT;
@@ -77,7 +94,10 @@ char *gres_string(const conf_node_t *n)
 		strbuf_addstr(&sb, g->name);
 		if (g->type)
 			strbuf_addf(&sb, ":%s", g->type);
-		strbuf_addf(&sb, ":%u", g->count);
+		uint32_t count = g->count;
+		if (!strcmp(g->name, "gpu"))
+			count = (uint32_t)fake_u64("SLUICE_FAKE_GPUS", count);
+		strbuf_addf(&sb, ":%u", count);
 	}
 	return sb.len ? strbuf_detach(&sb) : (strbuf_release(&sb), NULL);
 }
@@ -87,12 +107,12 @@ void resources_fill(const noded_t *nd, msg_node_register_t *reg)
 	const conf_node_t *n = nd->node;
 	reg->name = xstrdup(nd->name);
 	reg->port = n->port;
-	reg->cpus = n->cpus;
+	reg->cpus = (uint32_t)fake_u64("SLUICE_FAKE_CPUS", n->cpus);
 	reg->boards = n->boards;
 	reg->sockets = n->sockets;
 	reg->cores = n->cores_per_socket;
 	reg->threads = n->threads_per_core;
-	reg->real_memory = n->real_memory;
+	reg->real_memory = fake_u64("SLUICE_FAKE_MEM", n->real_memory);
 	reg->tmp_disk = n->tmp_disk;
 	reg->gres = gres_string(n);
 

@@ -1,22 +1,41 @@
 /*
  * sched.c: the pure scheduler core (see sched.h for the contract).
  *
- * A pass orders the pending jobs (sched_job_cmp), then walks them once:
- * cheap checks first (held, dependency, begin time, partition state and
- * limits), then a node search. Node search walks the partition's nodes in
- * (Weight, index) order and takes the first ones that fit; multi-node jobs
- * on a cluster with a leaf-switch topology prefer the leaf with the fewest
- * candidate nodes that can hold the whole job (best fit, keeps big leaves
- * whole for big jobs). Once a job of a partition is blocked on Resources,
- * the later jobs of that partition get Reason=Priority without a search:
- * strict priority order, no backfill yet. A backfill stage would slot in
- * where a blocked partition is marked (plan the blocked job's start, then
- * let later jobs run if they end before it).
+ * A pass orders the pending jobs (PriorityTier of their partition, then
+ * sched_job_cmp) and walks them twice:
  *
- * Performance: each partition keeps a segment tree (max free CPUs) over
- * its ordered nodes, so the search jumps straight to the next node with
- * room for one task instead of walking full nodes; best fit by leaf looks
- * at a bounded number of fitting leaves.
+ * Main pass (Slurm's schedule()): cheap checks first (held, dependency,
+ * begin time, partition state and limits), then a node search. Once a job
+ * of a partition is blocked on Resources, the later jobs of that partition
+ * get Reason=Priority without a search, as in Slurm; with sched/backfill
+ * at most default_queue_depth jobs are searched (the rest keep their
+ * reason, SCHED_REASON_KEEP).
+ *
+ * Backfill cycle (sched/backfill, when the caller says one is due): a
+ * timeline per node of the resources coming back (running jobs end at
+ * start + time limit) and taken by reservations. In priority order, up to
+ * bf_max_job_test jobs (bf_max_job_user per user) get their earliest start
+ * within bf_window: a job whose start is now and whose whole run fits
+ * around every reservation made so far starts (Scheduler=Backfill); any
+ * other gets a reservation (StartTime, SchedNodeList, nodes planned) that
+ * later jobs cannot touch. So a lower-priority job never delays a higher
+ * one's planned start (the conservative backfill Slurm does, limited by
+ * bf_max_job_test).
+ *
+ * Placement (select/cons_tres + topology/tree): nodes in (Weight, index)
+ * order; multi-node jobs on a cluster with leaf switches go to the leaf
+ * with the fewest candidate nodes that can hold the whole job (best fit),
+ * else span as few leaves as possible (largest first, the last one the
+ * smallest that completes the job). --switches=N@wait refuses placements
+ * over N leaves until the wait has passed; TopologyParam=TopoOptional
+ * limits topology-aware placement to jobs that asked for --switches.
+ *
+ * Performance: each partition keeps a segment tree (max free CPUs and
+ * GPUs) over its ordered nodes, so the main search jumps straight to the
+ * next node with room; best fit by leaf looks at a bounded number of
+ * fitting leaves; backfill scans each node's short event list once per
+ * tested job and sorts candidates only when the earliest-ready nodes are
+ * not enough (bench/sched_pass.c, docs/benchmarks.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +138,12 @@ static uint64_t gpu_mask(const sched_node_t *n, const char *want)
 		const sched_gpu_type_t *t = &n->gpu_types[i];
 		if (!gpu_type_ok(t, want))
 			continue;
-		for (uint32_t g = t->first; g < t->first + t->count && g < SCHED_MAX_GPUS; g++)
-			m |= 1ull << g;
+		if (t->first >= SCHED_MAX_GPUS || !t->count)
+			continue;
+		uint32_t c = t->count;
+		if (c > SCHED_MAX_GPUS - t->first)
+			c = SCHED_MAX_GPUS - t->first;
+		m |= (c >= 64 ? ~0ull : ((1ull << c) - 1)) << t->first;
 	}
 	return m;
 }
@@ -178,22 +201,13 @@ static void req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 	r->gtype = j->gpu_type;
 }
 
-/* Tasks node n can take for the job (0: none). empty: judge the node as
- * if nothing ran on it (submit-time validation). *gfree gets the free
- * GPUs of the wanted type. */
-static uint32_t node_cap(const sched_node_t *n, const sched_job_t *j, const req_t *r,
-			 int empty, uint32_t *gfree)
+/* Tasks a node with the given free resources can take for the job (0:
+ * none); *gfree gets the free GPUs of the wanted type. */
+static uint32_t cap_free(const sched_node_t *n, const sched_job_t *j, const req_t *r,
+			 uint32_t cpus_free, uint64_t mem_free, uint64_t gavail, uint32_t *gfree)
 {
-	uint32_t cpus_free = n->cpus;
-	uint64_t mem_free = n->mem;
-	uint64_t gavail = gpu_mask(n, r->gtype);
-	if (!empty) {
-		if (n->exclusive || (j->exclusive && n->njobs))
-			return 0;
-		cpus_free = n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
-		mem_free = n->mem > n->mem_used ? n->mem - n->mem_used : 0;
-		gavail &= ~n->gpus_used;
-	}
+	if (j->exclusive && (cpus_free < n->cpus || (n->mem && mem_free < n->mem)))
+		return 0;
 	uint32_t cap = cpus_free / r->cpt;
 	if (r->tpn && cap > r->tpn)
 		cap = r->tpn;
@@ -218,10 +232,29 @@ static uint32_t node_cap(const sched_node_t *n, const sched_job_t *j, const req_
 	return cap;
 }
 
+/* Tasks node n can take for the job now (0: none). empty: judge the node
+ * as if nothing ran on it (submit-time validation). */
+static uint32_t node_cap(const sched_node_t *n, const sched_job_t *j, const req_t *r,
+			 int empty, uint32_t *gfree)
+{
+	uint32_t cpus_free = n->cpus;
+	uint64_t mem_free = n->mem;
+	uint64_t gavail = gpu_mask(n, r->gtype);
+	if (!empty) {
+		if (n->exclusive || (j->exclusive && n->njobs))
+			return 0;
+		cpus_free = n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
+		mem_free = n->mem > n->mem_used ? n->mem - n->mem_used : 0;
+		gavail &= ~n->gpus_used;
+	}
+	return cap_free(n, j, r, cpus_free, mem_free, gavail, gfree);
+}
+
 /* ---- the pass context ---- */
 
 typedef struct cand {
 	uint32_t node, cap, gfree;
+	uint64_t gmask;          /* GPUs the job may take on the node */
 } cand_t;
 
 typedef struct part_ctx {
@@ -240,7 +273,10 @@ typedef struct ctx {
 	uint8_t *mark;           /* per node: 1 excluded, 2 required */
 	cand_t *cands;
 	uint32_t *leaf_cnt, *leaf_cap, *leaf_gpu;
+	uint32_t *leaf_tmp;      /* 3 per leaf, for place() */
+	uint8_t *leaf_seen;
 	int nleaves;             /* max leaf index + 1, 0 without topology */
+	int64_t now;
 } ctx_t;
 
 static const sched_t *cmp_sched;
@@ -369,6 +405,8 @@ static void ctx_init(ctx_t *c, sched_t *s)
 		c->leaf_cnt = xcalloc((size_t)c->nleaves, sizeof(uint32_t));
 		c->leaf_cap = xcalloc((size_t)c->nleaves, sizeof(uint32_t));
 		c->leaf_gpu = xcalloc((size_t)c->nleaves, sizeof(uint32_t));
+		c->leaf_tmp = xcalloc(3 * (size_t)c->nleaves, sizeof(uint32_t));
+		c->leaf_seen = xcalloc((size_t)c->nleaves, 1);
 	}
 }
 
@@ -386,6 +424,8 @@ static void ctx_release(ctx_t *c)
 	free(c->leaf_cnt);
 	free(c->leaf_cap);
 	free(c->leaf_gpu);
+	free(c->leaf_tmp);
+	free(c->leaf_seen);
 }
 
 /* Is the candidate set enough? (count, tasks, gpus) */
@@ -477,7 +517,7 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 			a->mem[i] = r->mem_per_cpu * a->cpus[i];
 		if (n->mem && a->mem[i] > n->mem)
 			a->mem[i] = n->mem;
-		uint64_t avail = gpu_mask(n, r->gtype) & ~n->gpus_used;
+		uint64_t avail = sorted[i].gmask;
 		uint32_t want = r->gpn;
 		if (gleft) {
 			uint32_t f = (uint32_t)__builtin_popcountll(avail);
@@ -494,6 +534,151 @@ enum { SEL_OK = 0, SEL_BUSY, SEL_NOT_AVAIL };
 /* Best fit by leaf compares this many leaves that could hold the job (the
  * first ones in node order) instead of every leaf of the cluster. */
 #define SCHED_LEAF_LOOKAHEAD 8
+
+/* Does this job use topology-aware placement? (TopoOptional: only jobs
+ * that asked for --switches.) */
+static int job_by_leaf(const ctx_t *c, const sched_job_t *j, const req_t *r)
+{
+	if (!c->nleaves || j->nreq_nodes)
+		return 0;
+	if (c->s->params.topo_optional && !j->req_switch)
+		return 0;
+	return r->min_nodes > 1 || r->gpj;
+}
+
+static uint32_t leaves_spanned(ctx_t *c, const cand_t *cd, uint32_t k)
+{
+	uint32_t cnt = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		int l = c->s->nodes[cd[i].node].leaf;
+		if (l >= 0 && !c->leaf_seen[l]) {
+			c->leaf_seen[l] = 1;
+			cnt++;
+		}
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		int l = c->s->nodes[cd[i].node].leaf;
+		if (l >= 0)
+			c->leaf_seen[l] = 0;
+	}
+	return cnt;
+}
+
+static int leaf_cap_cmp(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;   /* {leaf, cap, cnt} triples */
+	if (x[1] != y[1])
+		return x[1] > y[1] ? -1 : 1;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Place the job on candidates cd[0..n) (preference order, the first nreq
+ * required): topology-aware when the job uses it: the leaf with the fewest
+ * candidate nodes that can hold the whole job (best fit), else as few
+ * leaves as possible (largest leaves first, the last one best fit).
+ * Returns the count chosen (moved to the front of cd), 0 if none. */
+static uint32_t place(ctx_t *c, const sched_job_t *j, const req_t *r, cand_t *cd,
+		      uint32_t n, uint32_t nreq)
+{
+	sched_t *s = c->s;
+	if (!job_by_leaf(c, j, r) || n < 2)
+		return choose(r, cd, n, nreq);
+	uint32_t nl = (uint32_t)c->nleaves;
+	memset(c->leaf_cnt, 0, nl * sizeof(uint32_t));
+	memset(c->leaf_cap, 0, nl * sizeof(uint32_t));
+	memset(c->leaf_gpu, 0, nl * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++) {
+		int l = s->nodes[cd[i].node].leaf;
+		if (l < 0)
+			continue;
+		c->leaf_cnt[l]++;
+		c->leaf_cap[l] += cd[i].cap;
+		c->leaf_gpu[l] += cd[i].gfree;
+	}
+	int best = -1;
+	for (uint32_t l = 0; l < nl; l++) {
+		if (!c->leaf_cnt[l] || !enough(r, c->leaf_cnt[l], c->leaf_cap[l], c->leaf_gpu[l]))
+			continue;
+		if (best < 0 || c->leaf_cnt[l] < c->leaf_cnt[best])
+			best = (int)l;
+	}
+	if (best >= 0) {
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (s->nodes[cd[i].node].leaf == best) {
+				cand_t t = cd[k];
+				cd[k++] = cd[i];
+				cd[i] = t;
+			}
+		uint32_t got = choose(r, cd, k, 0);
+		if (got)
+			return got;
+	}
+	/* Span leaves: the fewest leaves whose nodes are enough, largest
+	 * first; the last leaf is the smallest one that completes the job. */
+	uint32_t *lv = c->leaf_tmp, m = 0;
+	for (uint32_t l = 0; l < nl; l++)
+		if (c->leaf_cnt[l]) {
+			lv[3 * m] = l;
+			lv[3 * m + 1] = c->leaf_cap[l];
+			lv[3 * m + 2] = c->leaf_cnt[l];
+			m++;
+		}
+	qsort(lv, m, 3 * sizeof(uint32_t), leaf_cap_cmp);
+	uint64_t tasks = 0, gpus = 0;
+	uint32_t cnt = 0, used = 0;
+	for (; used < m; used++) {
+		uint32_t l = lv[3 * used];
+		/* Would a smaller leaf later in the list complete the job? */
+		int last = -1;
+		for (uint32_t q = used; q < m; q++) {
+			uint32_t ll = lv[3 * q];
+			if (enough(r, cnt + c->leaf_cnt[ll], tasks + c->leaf_cap[ll], gpus + c->leaf_gpu[ll]))
+				last = (int)q;
+		}
+		if (last >= 0) {
+			uint32_t t[3];
+			memcpy(t, &lv[3 * used], sizeof(t));
+			memcpy(&lv[3 * used], &lv[3 * last], sizeof(t));
+			memcpy(&lv[3 * last], t, sizeof(t));
+			used++;
+			break;
+		}
+		cnt += c->leaf_cnt[l];
+		tasks += c->leaf_cap[l];
+		gpus += c->leaf_gpu[l];
+	}
+	if (used <= m && used) {
+		for (uint32_t q = 0; q < used; q++)
+			c->leaf_seen[lv[3 * q]] = (uint8_t)(q + 1 < 255 ? q + 1 : 255);
+		/* Order: nodes of the chosen leaves, in leaf order. */
+		uint32_t k = 0;
+		for (uint32_t q = 0; q < used; q++)
+			for (uint32_t i = k; i < n; i++)
+				if (s->nodes[cd[i].node].leaf == (int)lv[3 * q]) {
+					cand_t t = cd[k];
+					cd[k++] = cd[i];
+					cd[i] = t;
+				}
+		for (uint32_t q = 0; q < used; q++)
+			c->leaf_seen[lv[3 * q]] = 0;
+		uint32_t got = choose(r, cd, k, 0);
+		if (got)
+			return got;
+	}
+	return choose(r, cd, n, nreq);
+}
+
+/* --switches=N@wait: too many leaves and still within the wait. */
+static int switches_refused(ctx_t *c, const sched_job_t *j, const cand_t *cd, uint32_t k)
+{
+	if (!j->req_switch || !c->nleaves)
+		return 0;
+	int64_t since = j->eligible_time ? j->eligible_time : j->submit_time;
+	if (c->now - since >= (int64_t)j->wait4switch)
+		return 0;
+	return leaves_spanned(c, cd, k) > j->req_switch;
+}
 
 /* Find an allocation for job j. SEL_NOT_AVAIL sets *detail to the
  * required nodes that are not usable. */
@@ -512,10 +697,7 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 			continue;
 		const sched_node_t *nd = &s->nodes[x];
 		if (!nd->usable) {
-			if (rc != SEL_NOT_AVAIL) {
-				rc = SEL_NOT_AVAIL;
-				/* collect all unavailable ones */
-			}
+			rc = SEL_NOT_AVAIL;
 			c->mark[x] = 3;
 			continue;
 		}
@@ -526,7 +708,7 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 				rc = SEL_BUSY;
 			continue;
 		}
-		c->cands[n++] = (cand_t){ x, cap, gf };
+		c->cands[n++] = (cand_t){ x, cap, gf, gpu_mask(nd, r->gtype) & ~nd->gpus_used };
 	}
 	if (rc == SEL_NOT_AVAIL) {
 		const char **names = xmalloc(j->nreq_nodes * sizeof(char *));
@@ -546,9 +728,9 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		if (j->exc_nodes[i] < s->nnodes && !c->mark[j->exc_nodes[i]])
 			c->mark[j->exc_nodes[i]] = 1;
 
-	/* Best fit by leaf looks at more candidates (until a few leaves
-	 * could hold the job); otherwise stop at the first fit. */
-	int by_leaf = c->nleaves && !nreq && (r->min_nodes > 1 || r->gpj);
+	/* Topology-aware placement looks at more candidates (until a few
+	 * leaves could hold the job); otherwise stop at the first fit. */
+	int by_leaf = job_by_leaf(c, j, r);
 	int leaves_fit = 0;
 	if (by_leaf) {
 		memset(c->leaf_cnt, 0, (size_t)c->nleaves * sizeof(uint32_t));
@@ -568,6 +750,8 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		needc = r->ntasks * r->cpt;
 	if (one && r->gpj > needg)
 		needg = r->gpj;
+	int whole_fit = 0;   /* tasks/gpus enough: with topology, keep going
+	                      * until a leaf could hold the job */
 	for (uint32_t i = seg_find(pc, 0, needc, needg); i < pc->n;
 	     i = seg_find(pc, i + 1, needc, needg)) {
 		uint32_t x = pc->order[i];
@@ -581,7 +765,7 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		uint32_t gf = 0, cap = node_cap(nd, j, r, 0, &gf);
 		if (!cap || (one && !nreq && (cap < r->ntasks || gf < r->gpj)))
 			continue;
-		c->cands[n++] = (cand_t){ x, cap, gf };
+		c->cands[n++] = (cand_t){ x, cap, gf, gpu_mask(nd, r->gtype) & ~nd->gpus_used };
 		tasks += cap;
 		gpus += gf;
 		if (by_leaf && nd->leaf >= 0) {
@@ -596,36 +780,20 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		}
 		if (!by_leaf && n <= r->max_nodes && enough(r, n, tasks, gpus))
 			break;
+		if (by_leaf)
+			whole_fit = enough(r, n, tasks, gpus);
 	}
-	if (by_leaf && n > 1) {
-		int best = -1;
-		for (int l = 0; l < c->nleaves; l++) {
-			if (!c->leaf_cnt[l] || !enough(r, c->leaf_cnt[l], c->leaf_cap[l], c->leaf_gpu[l]))
-				continue;
-			if (best < 0 || c->leaf_cnt[l] < c->leaf_cnt[best])
-				best = l;
-		}
-		if (best >= 0) {
-			uint32_t k = 0;
-			for (uint32_t i = 0; i < n; i++)
-				if (s->nodes[c->cands[i].node].leaf == best)
-					c->cands[k++] = c->cands[i];
-			uint32_t got = choose(r, c->cands, k, 0);
-			if (got) {
-				build_alloc(s, j, r, c->cands, got, a);
-				goto done;
-			}
-		}
-	}
+	(void)whole_fit;
 pick:
 	if (rc == SEL_OK) {
-		uint32_t got = choose(r, c->cands, n, nreq);
+		uint32_t got = place(c, j, r, c->cands, n, nreq);
+		if (got && switches_refused(c, j, c->cands, got))
+			got = 0;
 		if (got)
 			build_alloc(s, j, r, c->cands, got, a);
 		else
 			rc = SEL_BUSY;
 	}
-done:
 	for (uint32_t i = 0; i < j->nreq_nodes; i++)
 		if (j->req_nodes[i] < s->nnodes)
 			c->mark[j->req_nodes[i]] = 0;
@@ -700,13 +868,287 @@ out:
 	return rc;
 }
 
+/* ---- backfill: a per-node timeline of future changes ---- */
+
+/* One change of a node's free resources at time t: sign +1 gives back
+ * (a running job ends, a reservation ends), -1 takes (a reservation
+ * starts). */
+typedef struct tl_ev {
+	int64_t t;
+	int32_t sign;
+	uint32_t cpus;
+	uint64_t mem;
+	uint64_t gpus;           /* mask */
+} tl_ev_t;
+
+typedef struct tl_node {
+	tl_ev_t *ev;
+	uint32_t n, cap;
+} tl_node_t;
+
+typedef struct bf {
+	tl_node_t *tl;           /* per node */
+	uint32_t nev;            /* total events (sdiag table size) */
+	int64_t horizon;         /* now + bf_window */
+} bf_t;
+
+static void tl_add(bf_t *b, uint32_t x, int64_t t, int32_t sign, uint32_t cpus,
+		   uint64_t mem, uint64_t gpus)
+{
+	tl_node_t *tn = &b->tl[x];
+	if (tn->n == tn->cap) {
+		tn->cap = tn->cap ? tn->cap * 2 : 4;
+		tn->ev = xrealloc(tn->ev, tn->cap * sizeof(tl_ev_t));
+	}
+	/* Keep sorted by time; at equal times give back before taking. */
+	uint32_t i = tn->n;
+	while (i > 0 && (tn->ev[i - 1].t > t || (tn->ev[i - 1].t == t && tn->ev[i - 1].sign < sign))) {
+		tn->ev[i] = tn->ev[i - 1];
+		i--;
+	}
+	tn->ev[i] = (tl_ev_t){ t, sign, cpus, mem, gpus };
+	tn->n++;
+	b->nev++;
+}
+
+typedef struct nfree {
+	uint32_t cpus;
+	uint64_t mem;
+	uint64_t gpus;
+} nfree_t;
+
+static void nfree_apply(nfree_t *f, const tl_ev_t *e)
+{
+	if (e->sign > 0) {
+		f->cpus += e->cpus;
+		f->mem += e->mem;
+		f->gpus |= e->gpus;
+	} else {
+		f->cpus = f->cpus > e->cpus ? f->cpus - e->cpus : 0;
+		f->mem = f->mem > e->mem ? f->mem - e->mem : 0;
+		f->gpus &= ~e->gpus;
+	}
+}
+
+static void nfree_min(nfree_t *m, const nfree_t *f)
+{
+	if (f->cpus < m->cpus)
+		m->cpus = f->cpus;
+	if (f->mem < m->mem)
+		m->mem = f->mem;
+	m->gpus &= f->gpus;
+}
+
+/* Earliest start >= now (among now and the times resources come back)
+ * at which node x can hold the job for dur seconds, with the resources
+ * free over the whole window in *win; INT64_MAX if none before the
+ * horizon. Only starts >= not_before are considered (the caller checks
+ * a given time T by passing not_before = T and comparing). */
+static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sched_job_t *j,
+			     const req_t *r, int64_t dur, int64_t not_before, nfree_t *win,
+			     uint32_t *cap, uint32_t *gfree)
+{
+	const sched_node_t *n = &c->s->nodes[x];
+	const tl_node_t *tn = &b->tl[x];
+	nfree_t f = {
+		n->exclusive ? 0 : (n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0),
+		n->mem > n->mem_used ? n->mem - n->mem_used : 0,
+		gpu_mask(n, r->gtype) & ~n->gpus_used,
+	};
+	uint32_t k = 0;
+	int64_t t = not_before > c->now ? not_before : c->now;
+	for (;;) {
+		/* state at t: apply events <= t */
+		while (k < tn->n && tn->ev[k].t <= t)
+			nfree_apply(&f, &tn->ev[k++]);
+		if (t > b->horizon)
+			return INT64_MAX;
+		{
+			nfree_t m = f;
+			uint32_t q = k;
+			int64_t end = t + dur;
+			nfree_t g = f;
+			while (q < tn->n && tn->ev[q].t < end) {
+				nfree_apply(&g, &tn->ev[q]);
+				if (tn->ev[q].sign < 0)
+					nfree_min(&m, &g);
+				q++;
+			}
+			m.gpus &= gpu_mask(n, r->gtype);
+			uint32_t gf = 0;
+			uint32_t cp = cap_free(n, j, r, m.cpus, m.mem, m.gpus, &gf);
+			/* A one-node job needs all of it here. */
+			int fits = r->max_nodes == 1 ? cp >= r->ntasks && gf >= r->gpj : cp > 0;
+			if (fits) {
+				*win = m;
+				*cap = cp;
+				*gfree = gf;
+				return t;
+			}
+		}
+		/* next time something comes back */
+		while (k < tn->n && tn->ev[k].sign < 0)
+			nfree_apply(&f, &tn->ev[k++]);
+		if (k >= tn->n)
+			return INT64_MAX;
+		t = tn->ev[k].t;
+	}
+}
+
+typedef struct bcand {
+	int64_t t;
+	uint32_t node;
+} bcand_t;
+
+static int bcand_cmp(const void *a, const void *b)
+{
+	const bcand_t *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int64_t job_duration(const sched_job_t *j, const sched_part_t *p)
+{
+	uint32_t tl = j->time_limit;
+	if (tl == TIME_NO_VAL || !tl)
+		tl = p->max_time ? p->max_time : TIME_INFINITE;
+	if (tl == TIME_INFINITE || tl == TIME_NO_VAL)
+		return (int64_t)365 * 86400;
+	return (int64_t)tl * 60;
+}
+
+/* Plan job j: earliest start T and nodes (an allocation built against
+ * the resources free over [T, T+dur)). Returns T or INT64_MAX. */
+static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
+		       bcand_t *bc, nfree_t *wins, sched_alloc_t *a)
+{
+	sched_t *s = c->s;
+	part_ctx_t *pc = &c->parts[j->part];
+	const sched_part_t *p = &s->parts[j->part];
+	int64_t dur = job_duration(j, p);
+	for (uint32_t i = 0; i < j->nexc_nodes; i++)
+		if (j->exc_nodes[i] < s->nnodes)
+			c->mark[j->exc_nodes[i]] = 1;
+	for (uint32_t i = 0; i < j->nreq_nodes; i++)
+		if (j->req_nodes[i] < s->nnodes)
+			c->mark[j->req_nodes[i]] |= 2;
+	uint32_t nb = 0;
+	int64_t res = INT64_MAX, tmin = INT64_MAX;
+	/* A one-node job that fits now on a node takes the first such node
+	 * (first fit, as the main pass): no need to look further. */
+	int one = r->max_nodes == 1 && !j->nreq_nodes;
+	for (uint32_t i = 0; i < pc->n; i++) {
+		uint32_t x = pc->order[i];
+		const sched_node_t *nd = &s->nodes[x];
+		if ((c->mark[x] & 1) || !nd->usable)
+			continue;
+		if (j->nreq_nodes && !(c->mark[x] & 2) && j->nreq_nodes >= r->max_nodes)
+			continue;
+		if (j->features && !features_match(nd->features, j->features))
+			continue;
+		nfree_t w;
+		uint32_t cap, gf;
+		int64_t t = node_earliest(c, b, x, j, r, dur, c->now, &w, &cap, &gf);
+		if (t == INT64_MAX) {
+			if (c->mark[x] & 2)
+				goto out;    /* a required node never fits */
+			continue;
+		}
+		bc[nb++] = (bcand_t){ t, x };
+		if (t < tmin)
+			tmin = t;
+		if (one && t == c->now)
+			break;
+	}
+	if (!nb)
+		goto out;
+	/* Sorting every candidate is the costly part: when the nodes ready
+	 * at the earliest time are enough, they come first and the rest
+	 * stays unsorted (only tried if those fail). */
+	uint32_t at_min = 0;
+	for (uint32_t i = 0; i < nb; i++)
+		if (bc[i].t == tmin) {
+			bcand_t t = bc[at_min];
+			bc[at_min++] = bc[i];
+			bc[i] = t;
+		}
+	if (at_min < r->min_nodes || j->nreq_nodes)
+		qsort(bc, nb, sizeof(*bc), bcand_cmp);
+	else
+		qsort(bc, at_min, sizeof(*bc), bcand_cmp);
+	int sorted = at_min < r->min_nodes || j->nreq_nodes;
+	/* Try the distinct candidate times in order (a bounded number). */
+	uint32_t tries = 0;
+	for (uint32_t i = 0; i < nb && tries < 32; ) {
+		if (!sorted && i >= at_min) {
+			qsort(bc + at_min, nb - at_min, sizeof(*bc), bcand_cmp);
+			sorted = 1;
+		}
+		int64_t T = bc[i].t;
+		while (i < nb && bc[i].t == T)
+			i++;
+		/* Not enough nodes become ready by T: no need to check. */
+		if (i < r->min_nodes)
+			continue;
+		tries++;
+		uint32_t n = 0, nreq = 0;
+		uint64_t tasks = 0, gpus = 0;
+		/* required nodes first */
+		for (int pass = 0; pass < 2; pass++)
+			for (uint32_t q = 0; q < i; q++) {
+				uint32_t x = bc[q].node;
+				int req = (c->mark[x] & 2) != 0;
+				if (req != (pass == 0))
+					continue;
+				nfree_t w;
+				uint32_t cap, gf;
+				int64_t t = node_earliest(c, b, x, j, r, dur, T, &w, &cap, &gf);
+				if (t != T)
+					continue;
+				wins[n] = w;
+				c->cands[n++] = (cand_t){ x, cap, gf, w.gpus };
+				tasks += cap;
+				gpus += gf;
+				nreq += req;
+			}
+		if (nreq < j->nreq_nodes && j->nreq_nodes)
+			continue;
+		if (n < r->min_nodes || !enough(r, n, tasks, gpus))
+			continue;
+		uint32_t got = place(c, j, r, c->cands, n, nreq);
+		if (!got)
+			continue;
+		if (switches_refused(c, j, c->cands, got))
+			continue;
+		build_alloc(s, j, r, c->cands, got, a);
+		res = T;
+		break;
+	}
+out:
+	for (uint32_t i = 0; i < j->nexc_nodes; i++)
+		if (j->exc_nodes[i] < s->nnodes)
+			c->mark[j->exc_nodes[i]] = 0;
+	for (uint32_t i = 0; i < j->nreq_nodes; i++)
+		if (j->req_nodes[i] < s->nnodes)
+			c->mark[j->req_nodes[i]] = 0;
+	return res;
+}
+
 /* ---- the pass ---- */
 
+static const sched_t *sort_sched;
 static sched_job_t *sort_base;
 static int job_idx_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return sched_job_cmp(&sort_base[x], &sort_base[y]);
+	const sched_job_t *jx = &sort_base[x], *jy = &sort_base[y];
+	/* Higher PriorityTier partitions first, as Slurm's queue sort. */
+	uint32_t tx = jx->part < sort_sched->nparts ? sort_sched->parts[jx->part].priority_tier : 0;
+	uint32_t ty = jy->part < sort_sched->nparts ? sort_sched->parts[jy->part].priority_tier : 0;
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return sched_job_cmp(jx, jy);
 }
 
 static uint32_t part_max_time(const sched_part_t *p)
@@ -714,86 +1156,214 @@ static uint32_t part_max_time(const sched_part_t *p)
 	return p->max_time ? p->max_time : TIME_INFINITE;
 }
 
+/* The checks that do not need a node search: 0 or the reason the job
+ * cannot start whatever the nodes. */
+static uint32_t job_static_reason(const sched_t *s, const ctx_t *c, const sched_job_t *j,
+				  int64_t now, req_t *r)
+{
+	if (j->held)
+		return j->held_reason ? j->held_reason : WAIT_HELD_USER;
+	if (j->dependency_wait)
+		return j->dependency_wait == 2 ? WAIT_DEP_INVALID : WAIT_DEPENDENCY;
+	if (j->begin_time > now)
+		return WAIT_TIME;
+	if (j->part >= s->nparts)
+		return WAIT_PART_CONFIG;
+	const sched_part_t *p = &s->parts[j->part];
+	const part_ctx_t *pc = &c->parts[j->part];
+	if (!p->up)
+		return p->inactive ? WAIT_PART_INACTIVE : WAIT_PART_DOWN;
+	if (j->time_limit != TIME_NO_VAL && j->time_limit != TIME_INFINITE &&
+	    part_max_time(p) != TIME_INFINITE && j->time_limit > part_max_time(p))
+		return WAIT_PART_TIME_LIMIT;
+	if (j->time_limit == TIME_INFINITE && part_max_time(p) != TIME_INFINITE)
+		return WAIT_PART_TIME_LIMIT;
+	req_init(s, j, r);
+	if (r->min_nodes > pc->n)
+		return WAIT_PART_CONFIG;
+	if ((p->max_nodes && p->max_nodes != UINT32_MAX && r->min_nodes > p->max_nodes) ||
+	    (p->min_nodes && r->max_nodes < p->min_nodes))
+		return WAIT_PART_NODE_LIMIT;
+	return 0;
+}
+
+static void commit_start(ctx_t *c, sched_decision_t *dd)
+{
+	dd->start = 1;
+	dd->reason = WAIT_NO_REASON;
+	sched_alloc_commit(c->s, &dd->alloc);
+	for (uint32_t i = 0; i < dd->alloc.nnodes; i++)
+		ctx_node_changed(c, dd->alloc.nodes[i]);
+}
+
+static void bf_add_alloc(bf_t *b, const sched_alloc_t *a, int64_t from, int64_t to)
+{
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		if (from != INT64_MIN)
+			tl_add(b, a->nodes[i], from, -1, a->cpus[i], a->mem[i], a->gpus[i]);
+		tl_add(b, a->nodes[i], to, +1, a->cpus[i], a->mem[i], a->gpus[i]);
+	}
+}
+
+/* The backfill cycle: in priority order, each job that could not start
+ * gets the earliest start the timeline allows (running jobs end at their
+ * time limit, earlier jobs' reservations are respected); it starts now if
+ * that start is now, otherwise it reserves the nodes (conservative
+ * backfill within bf_window and bf_max_job_test, as sched/backfill). */
+static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t n,
+		     sched_decision_t *d, const uint8_t *cand)
+{
+	sched_t *s = c->s;
+	const sched_params_t *pp = &s->params;
+	bf_t b = { 0 };
+	b.tl = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(tl_node_t));
+	b.horizon = c->now + (int64_t)pp->bf_window * 60;
+	for (uint32_t i = 0; i < s->nrunning; i++) {
+		const sched_running_t *rj = &s->running[i];
+		if (!rj->alloc)
+			continue;
+		int64_t end = rj->end_time > c->now ? rj->end_time : c->now + 1;
+		bf_add_alloc(&b, rj->alloc, INT64_MIN, end);
+	}
+	/* Jobs the main pass just started. */
+	for (uint32_t k = 0; k < n; k++)
+		if (d[k].start)
+			bf_add_alloc(&b, &d[k].alloc, INT64_MIN,
+				     c->now + job_duration(&jobs[idx[k]], &s->parts[jobs[idx[k]].part]));
+	for (uint32_t x = 0; x < s->nnodes; x++)
+		s->nodes[x].planned = 0;
+	bcand_t *bc = xmalloc((s->nnodes ? s->nnodes : 1) * sizeof(*bc));
+	nfree_t *wins = xmalloc((s->nnodes ? s->nnodes : 1) * sizeof(*wins));
+	/* bf_max_job_user: jobs tested per user (small open hash). */
+	uint32_t usz = 1024, *uid = NULL, *ucnt = NULL;
+	if (pp->bf_max_job_user) {
+		uid = xmalloc(usz * sizeof(uint32_t));
+		ucnt = xcalloc(usz, sizeof(uint32_t));
+		memset(uid, 0xff, usz * sizeof(uint32_t));
+	}
+	uint32_t tested = 0;
+	for (uint32_t k = 0; k < n && tested < pp->bf_max_job_test; k++) {
+		sched_decision_t *dd = &d[k];
+		if (dd->start || !cand[k])
+			continue;
+		sched_job_t *j = &jobs[idx[k]];
+		if (uid) {
+			uint32_t h = (j->user_id * 2654435761u) & (usz - 1), probes = 0;
+			while (uid[h] != UINT32_MAX && uid[h] != j->user_id && probes++ < usz)
+				h = (h + 1) & (usz - 1);
+			if (uid[h] == UINT32_MAX)
+				uid[h] = j->user_id;
+			if (uid[h] == j->user_id && ucnt[h]++ >= pp->bf_max_job_user)
+				continue;
+		}
+		tested++;
+		s->last.bf_depth++;
+		req_t r;
+		req_init(s, j, &r);
+		s->last.bf_depth_try++;
+		sched_alloc_t a;
+		memset(&a, 0, sizeof(a));
+		int64_t T = bf_plan(c, &b, j, &r, bc, wins, &a);
+		if (T == INT64_MAX)
+			continue;
+		int64_t dur = job_duration(j, &s->parts[j->part]);
+		if (T <= c->now) {
+			sched_alloc_free(&dd->alloc);
+			dd->alloc = a;
+			commit_start(c, dd);
+			dd->backfilled = 1;
+			free(dd->reason_detail);
+			dd->reason_detail = NULL;
+			s->last.bf_started++;
+			bf_add_alloc(&b, &dd->alloc, INT64_MIN, c->now + dur);
+			continue;
+		}
+		dd->start_time = T;
+		const char **names = xmalloc((a.nnodes ? a.nnodes : 1) * sizeof(char *));
+		for (uint32_t i = 0; i < a.nnodes; i++) {
+			names[i] = s->nodes[a.nodes[i]].name;
+			s->nodes[a.nodes[i]].planned = 1;
+		}
+		free(dd->sched_nodes);
+		dd->sched_nodes = hostlist_compress(names, a.nnodes);
+		free(names);
+		bf_add_alloc(&b, &a, T, T + dur);
+		sched_alloc_free(&a);
+	}
+	s->last.bf_ran = 1;
+	s->last.bf_table_size = b.nev;
+	for (uint32_t x = 0; x < s->nnodes; x++)
+		free(b.tl[x].ev);
+	free(b.tl);
+	free(bc);
+	free(wins);
+	free(uid);
+	free(ucnt);
+}
+
 void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 		sched_decision_t **out)
 {
 	sched_decision_t *d = xcalloc(n ? n : 1, sizeof(*d));
 	uint32_t *idx = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	uint8_t *cand = xcalloc(n ? n : 1, 1);   /* backfill may try it */
 	for (uint32_t i = 0; i < n; i++)
 		idx[i] = i;
 	sort_base = jobs;
+	sort_sched = s;
 	qsort(idx, n, sizeof(uint32_t), job_idx_cmp);
 	ctx_t c;
 	ctx_init(&c, s);
+	c.now = now;
+	memset(&s->last, 0, sizeof(s->last));
+	s->last.queue_len = n;
+	uint32_t depth = s->params.default_queue_depth;
+	int backfill_on = s->params.backfill && s->run_backfill;
+	uint32_t searched = 0;
 
 	for (uint32_t k = 0; k < n; k++) {
 		sched_job_t *j = &jobs[idx[k]];
 		sched_decision_t *dd = &d[k];
 		dd->job_index = idx[k];
-		if (j->held) {
-			dd->reason = j->held_reason ? j->held_reason : WAIT_HELD_USER;
-			continue;
-		}
-		if (j->dependency_wait) {
-			dd->reason = j->dependency_wait == 2 ? WAIT_DEP_INVALID : WAIT_DEPENDENCY;
-			continue;
-		}
-		if (j->begin_time > now) {
-			dd->reason = WAIT_TIME;
-			continue;
-		}
-		if (j->part >= s->nparts) {
-			dd->reason = WAIT_PART_CONFIG;
-			continue;
-		}
-		const sched_part_t *p = &s->parts[j->part];
-		part_ctx_t *pc = &c.parts[j->part];
-		if (!p->up) {
-			dd->reason = p->inactive ? WAIT_PART_INACTIVE : WAIT_PART_DOWN;
-			continue;
-		}
-		if (j->time_limit != TIME_NO_VAL && j->time_limit != TIME_INFINITE &&
-		    part_max_time(p) != TIME_INFINITE && j->time_limit > part_max_time(p)) {
-			dd->reason = WAIT_PART_TIME_LIMIT;
-			continue;
-		}
-		if (j->time_limit == TIME_INFINITE && part_max_time(p) != TIME_INFINITE) {
-			dd->reason = WAIT_PART_TIME_LIMIT;
-			continue;
-		}
 		req_t r;
-		req_init(s, j, &r);
-		if (r.min_nodes > pc->n) {
-			dd->reason = WAIT_PART_CONFIG;
+		uint32_t why = job_static_reason(s, &c, j, now, &r);
+		if (why) {
+			dd->reason = why;
 			continue;
 		}
-		if ((p->max_nodes && p->max_nodes != UINT32_MAX && r.min_nodes > p->max_nodes) ||
-		    (p->min_nodes && r.max_nodes < p->min_nodes)) {
-			dd->reason = WAIT_PART_NODE_LIMIT;
-			continue;
-		}
+		part_ctx_t *pc = &c.parts[j->part];
+		cand[k] = 1;
 		if (pc->blocked) {
 			dd->reason = WAIT_PRIORITY;
 			continue;
 		}
+		/* default_queue_depth bounds the node searches of the main
+		 * pass with sched/backfill (backfill looks further). */
+		if (s->params.backfill && depth && searched >= depth) {
+			dd->reason = SCHED_REASON_KEEP;
+			continue;
+		}
+		searched++;
+		s->last.main_depth++;
 		char *detail = NULL;
 		int rc = select_nodes(&c, j, &r, &dd->alloc, &detail);
 		if (rc == SEL_OK) {
-			dd->start = 1;
-			dd->reason = WAIT_NO_REASON;
-			sched_alloc_commit(s, &dd->alloc);
-			for (uint32_t i = 0; i < dd->alloc.nnodes; i++)
-				ctx_node_changed(&c, dd->alloc.nodes[i]);
+			commit_start(&c, dd);
+			s->last.main_started++;
 		} else if (rc == SEL_NOT_AVAIL) {
 			dd->reason = WAIT_NODE_NOT_AVAIL;
 			dd->reason_detail = detail;
+			cand[k] = 0;
 		} else {
 			dd->reason = WAIT_RESOURCES;
 			pc->blocked = 1;
 		}
 	}
+	if (backfill_on)
+		backfill(&c, jobs, idx, n, d, cand);
 	ctx_release(&c);
 	free(idx);
+	free(cand);
 	*out = d;
 }
 
@@ -803,6 +1373,7 @@ void sched_decisions_free(sched_decision_t *d, uint32_t n)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		free(d[i].reason_detail);
+		free(d[i].sched_nodes);
 		sched_alloc_free(&d[i].alloc);
 	}
 	free(d);
@@ -871,4 +1442,22 @@ void sched_alloc_copy(sched_alloc_t *dst, const sched_alloc_t *src)
 	memcpy(dst->mem, src->mem, k * sizeof(uint64_t));
 	memcpy(dst->gpus, src->gpus, k * sizeof(uint64_t));
 	memcpy(dst->tasks, src->tasks, k * sizeof(uint32_t));
+}
+
+void sched_totals(sched_t *s)
+{
+	for (uint32_t p = 0; p < s->nparts; p++) {
+		sched_part_t *sp = &s->parts[p];
+		sp->total_cpus = sp->total_nodes = sp->total_gpus = 0;
+		sp->total_mem = 0;
+		for (uint32_t i = 0; i < sp->nnodes; i++) {
+			if (sp->nodes[i] >= s->nnodes)
+				continue;
+			const sched_node_t *n = &s->nodes[sp->nodes[i]];
+			sp->total_nodes++;
+			sp->total_cpus += n->cpus;
+			sp->total_mem += n->mem;
+			sp->total_gpus += n->ngpus;
+		}
+	}
 }

@@ -10,10 +10,17 @@
  * releases allocations when jobs end (sched_alloc_release). A future
  * simulator and the unit tests drive the same functions.
  *
- * Cost: a pass is O(pending jobs x candidate nodes) in the worst case; jobs
- * that cannot start early-exit (held, begin time, partition down, and once
- * a partition is blocked, lower-priority jobs of it get Reason=Priority
- * without a node search).
+ * Backfill (sched/backfill): set sched_t.running (running allocations and
+ * their expected ends) and run_backfill before the pass; pending jobs then
+ * also get an expected start_time and sched_nodes, and nodes held for a
+ * reservation get .planned. Priority (sched_priority) is computed by the
+ * caller before the pass, from sched_t.prio.
+ *
+ * Cost: the main pass is O(pending jobs x log) plus a node search for the
+ * jobs tried; jobs that cannot start early-exit (held, begin time,
+ * partition down, and once a partition is blocked, lower-priority jobs of
+ * it get Reason=Priority without a node search). A backfill cycle costs
+ * O(bf_max_job_test x partition nodes x events per node).
  */
 #ifndef SLUICE_SCHED_H
 #define SLUICE_SCHED_H
@@ -47,7 +54,75 @@ typedef struct sched_node {
 	uint64_t gpus_used;      /* bitmask of used gpu indices */
 	uint32_t njobs;
 	int exclusive;           /* held by an --exclusive job */
+	int planned;             /* written by a backfill cycle: held for a
+	                          * higher-priority job's reservation */
 } sched_node_t;
+
+/* ---- scheduler parameters (SchedulerType + SchedulerParameters) ----
+ * Parsed by the controller from slurm.conf (sched_params_parse) and kept in
+ * sched_t.params; defaults as Slurm 22.05's. */
+typedef struct sched_params {
+	int backfill;              /* SchedulerType=sched/backfill */
+	uint32_t bf_window;        /* minutes (1440) */
+	uint32_t bf_resolution;    /* seconds (60) */
+	uint32_t bf_max_job_test;  /* jobs examined per backfill cycle (500) */
+	uint32_t bf_max_job_user;  /* per user per backfill cycle, 0 = no limit */
+	int bf_continue;           /* accepted; a pass is never interrupted */
+	uint32_t default_queue_depth; /* jobs tried by the main pass (100) */
+	uint32_t bf_interval;      /* seconds between backfill cycles (30) */
+	int topo_optional;         /* TopologyParam=TopoOptional */
+} sched_params_t;
+
+/* Defaults, then "key=value,..." from SchedulerParameters applied on top.
+ * Unknown keys are ignored (Slurm accepts many the core does not use). */
+void sched_params_init(sched_params_t *p);
+void sched_params_parse(sched_params_t *p, const char *scheduler_type,
+			const char *scheduler_parameters);
+
+/* ---- multifactor priority (priority/multifactor) ----
+ * priority = site + sum(weight_x * factor_x) - nice, factors in [0,1];
+ * see sched_priority(). priority/basic: FIFO (sched_priority_basic). */
+#define SCHED_PRIO_MAX_TRES 8
+enum { SCHED_TRES_CPU = 0, SCHED_TRES_MEM, SCHED_TRES_NODE, SCHED_TRES_GPU };
+
+typedef struct sched_prio_conf {
+	int multifactor;           /* PriorityType=priority/multifactor */
+	uint32_t w_age, w_assoc, w_fairshare, w_jobsize, w_partition, w_qos;
+	uint32_t max_age;          /* PriorityMaxAge in seconds (7 days) */
+	int favor_small;           /* PriorityFavorSmall=YES */
+	uint32_t flags;            /* SCHED_PRIO_F_* from PriorityFlags */
+	/* PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000: one weight per
+	 * SCHED_TRES_* index (0 = not weighted). */
+	double w_tres[SCHED_PRIO_MAX_TRES];
+	/* Normalizers (set by the caller from the cluster's shape). */
+	uint32_t cluster_nodes, cluster_cpus;
+	uint32_t max_part_job_factor;   /* max PriorityJobFactor over partitions */
+	uint32_t max_qos_priority;      /* max QOS priority (0: factor 0) */
+	/* Partitions (borrowed; totals from sched_totals) for the TRES
+	 * factor: requested / partition total. NULL: no TRES factor. */
+	const struct sched_part *parts; uint32_t nparts;
+} sched_prio_conf_t;
+
+#define SCHED_PRIO_F_SMALL_RELATIVE_TO_TIME 0x1u
+#define SCHED_PRIO_F_ACCRUE_ALWAYS          0x2u
+#define SCHED_PRIO_F_NO_NORMAL_PART         0x4u   /* NO_NORMAL_PART */
+
+/* The factors of one job (for sprio). The weighted values (weight *
+ * factor, as Slurm's sprio prints by default) and the normalized factors
+ * in [0,1] (sprio -n). */
+typedef struct sched_prio_factors {
+	uint32_t priority;         /* the final priority (1 .. 0xfffffffe) */
+	int64_t site;              /* admin site factor */
+	int32_t nice;              /* --nice (subtracted) */
+	double age, assoc, fairshare, jobsize, partition, qos;      /* weighted */
+	double n_age, n_assoc, n_fairshare, n_jobsize, n_partition, n_qos; /* [0,1] */
+	double tres[SCHED_PRIO_MAX_TRES];     /* weighted, per SCHED_TRES_* */
+	double n_tres[SCHED_PRIO_MAX_TRES];   /* [0,1] */
+} sched_prio_factors_t;
+
+/* Parse "PriorityWeightTRES" ("CPU=1000,Mem=2000,GRES/gpu=3000") into
+ * c->w_tres; unknown TRES names are skipped. */
+void sched_prio_parse_tres(sched_prio_conf_t *c, const char *weights);
 
 typedef struct sched_part {
 	const char *name;
@@ -60,6 +135,10 @@ typedef struct sched_part {
 	uint32_t max_nodes, min_nodes;
 	uint32_t priority_tier;
 	uint64_t def_mem_per_cpu;  /* MB, 0 = none */
+	uint32_t priority_job_factor;  /* PriorityJobFactor */
+	/* Totals for the TRES priority factor (sched_totals). */
+	uint32_t total_cpus, total_nodes, total_gpus;
+	uint64_t total_mem;
 } sched_part_t;
 
 typedef struct sched_job {
@@ -86,6 +165,18 @@ typedef struct sched_job {
 	uint32_t *req_nodes; uint32_t nreq_nodes;   /* -w, node indexes */
 	uint32_t *exc_nodes; uint32_t nexc_nodes;   /* -x */
 	const char *features;            /* --constraint "a&b" / "a|b" / NULL */
+	/* Priority inputs (sched_priority). */
+	uint32_t user_id;                /* bf_max_job_user */
+	int32_t nice;                    /* --nice */
+	int64_t eligible_time;           /* 0: begin_time, else submit_time */
+	uint32_t part_job_factor;        /* the partition's PriorityJobFactor */
+	uint32_t qos_priority;           /* the QOS's Priority, 0 without QOS */
+	double fairshare;                /* [0,1] from accounting; hook, the
+	                                  * controller passes 0 until it has one */
+	int64_t site_factor;
+	/* Topology: --switches=N[@max-time] (0 = any) */
+	uint32_t req_switch;
+	uint32_t wait4switch;            /* seconds to wait for req_switch */
 } sched_job_t;
 
 /* The resources one job holds. */
@@ -99,10 +190,42 @@ typedef struct sched_alloc {
 	int exclusive;
 } sched_alloc_t;
 
+/* A running allocation and when it is expected to end (start + time
+ * limit), for backfill's plan. */
+typedef struct sched_running {
+	const sched_alloc_t *alloc;
+	int64_t end_time;          /* expected end; past = ends any moment */
+} sched_running_t;
+
+/* Counters of the last pass (sdiag): the core counts, the controller adds
+ * wall-clock times and keeps the totals. */
+typedef struct sched_pass_stats {
+	uint32_t main_depth;       /* jobs the main pass examined */
+	uint32_t main_started;
+	uint32_t queue_len;        /* pending jobs given to the pass */
+	int bf_ran;                /* a backfill cycle ran in this pass */
+	uint32_t bf_depth;         /* jobs backfill examined */
+	uint32_t bf_depth_try;     /* of them, ones it tried to place */
+	uint32_t bf_started;       /* started by backfill */
+	uint32_t bf_table_size;    /* entries in the availability timeline */
+} sched_pass_stats_t;
+
 typedef struct sched {
 	sched_node_t *nodes; uint32_t nnodes;
 	sched_part_t *parts; uint32_t nparts;
+	sched_params_t params;
+	/* Running jobs for backfill (borrowed, set by the caller before
+	 * sched_pass; NULL/0 = none known). */
+	const sched_running_t *running; uint32_t nrunning;
+	int run_backfill;          /* caller: backfill is due in this pass */
+	sched_pass_stats_t last;   /* written by sched_pass */
+	sched_prio_conf_t prio;    /* priority weights (the caller computes
+	                            * priorities; kept here for sprio) */
 } sched_t;
+
+/* decision.reason when the pass did not look at the job (beyond
+ * default_queue_depth with no backfill cycle): keep the previous one. */
+#define SCHED_REASON_KEEP UINT32_MAX
 
 /* A decision for one pending job. */
 typedef struct sched_decision {
@@ -111,6 +234,9 @@ typedef struct sched_decision {
 	uint32_t reason;         /* enum job_reason when pending */
 	char *reason_detail;     /* malloc'd or NULL ("UnavailableNodes:comp032") */
 	sched_alloc_t alloc;     /* when start */
+	int backfilled;          /* started by backfill (Scheduler=Backfill) */
+	int64_t start_time;      /* pending: expected start, 0 = unknown */
+	char *sched_nodes;       /* pending: malloc'd planned nodes or NULL */
 } sched_decision_t;
 
 /* Could this job ever run in its partition on an empty, all-up cluster?
@@ -131,6 +257,18 @@ void sched_alloc_commit(sched_t *s, const sched_alloc_t *a);
 void sched_alloc_release(sched_t *s, const sched_alloc_t *a);
 void sched_alloc_free(sched_alloc_t *a);   /* frees arrays, not a */
 void sched_alloc_copy(sched_alloc_t *dst, const sched_alloc_t *src);
+
+/* Recompute each partition's totals (cpus, nodes, memory, gpus) from its
+ * nodes; call after building or changing the node/partition layout. */
+void sched_totals(sched_t *s);
+
+/* Multifactor priority of a pending job at time now (Slurm's formula,
+ * see sched_prio.c); fills *out (may be NULL) and returns the priority.
+ * With c->multifactor 0 returns 0 and leaves the factors zero. */
+uint32_t sched_priority(const sched_prio_conf_t *c, const sched_job_t *j, int64_t now,
+			sched_prio_factors_t *out);
+/* priority/basic: FIFO by job id, minus nice, clamped to >= 1. */
+uint32_t sched_priority_basic(uint32_t job_id, int32_t nice);
 
 /* Ordering key: higher priority first, then earlier submit, then lower id. */
 int sched_job_cmp(const sched_job_t *a, const sched_job_t *b);

@@ -53,8 +53,8 @@ test_expect_success 'a bad state is refused with Slurm text' '
 	test_cmp expect err
 '
 
-test_expect_success 'state=down kills the node'"'"'s jobs (NODE_FAIL)' '
-	id=$(sbatch --parsable -w comp002 -o /dev/null --wrap="sleep 60") &&
+test_expect_success 'state=down kills the node'"'"'s jobs (NODE_FAIL without requeue)' '
+	id=$(sbatch --parsable --no-requeue -w comp002 -o /dev/null --wrap="sleep 60") &&
 	wait_job_state $id RUNNING &&
 	scontrol update nodename=comp002 state=down reason=broken &&
 	wait_job_state $id NODE_FAIL &&

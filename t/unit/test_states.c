@@ -89,6 +89,35 @@ int main(void)
 	node(NODE_IDLE | NODE_FLAG_RESERVED, "reserved", "resv", "IDLE+RESERVED");
 	node(NODE_UNKNOWN | NODE_FLAG_NO_RESPOND, "unknown*", "unk*", "UNKNOWN+NOT_RESPONDING");
 	node(NODE_ERROR, "?", "?", "ERROR");
+	node(NODE_IDLE | NODE_FLAG_DRAIN | NODE_FLAG_INVALID_REG, "inval", "inval",
+	     "IDLE+DRAIN+INVALID_REG");
+	node(NODE_IDLE | NODE_FLAG_POWER_DOWN, "idle!", "idle!", "IDLE+POWER_DOWN");
+	node(NODE_MIXED | NODE_FLAG_DRAIN | NODE_FLAG_POWER_DOWN, "draining!", "drng!",
+	     "MIXED+DRAIN+POWER_DOWN");
+	node(NODE_DOWN | NODE_FLAG_DRAIN | NODE_FLAG_NO_RESPOND, "drained*", "drain*",
+	     "DOWN+DRAIN+NOT_RESPONDING");
+
+	/* scontrol update State= values: keyword prefixes of 3+ letters */
+	is_int(node_update_state_parse("drain"), NODE_UPD_DRAIN, "parse drain");
+	is_int(node_update_state_parse("DRA"), NODE_UPD_DRAIN, "parse DRA");
+	is_int(node_update_state_parse("dr"), -1, "parse dr (too short)");
+	is_int(node_update_state_parse("drainx"), -1, "parse drainx (longer than keyword)");
+	is_int(node_update_state_parse("resume"), NODE_UPD_RESUME, "parse resume");
+	is_int(node_update_state_parse("res"), NODE_UPD_RESUME, "parse res");
+	is_int(node_update_state_parse("undrain"), NODE_UPD_UNDRAIN, "parse undrain");
+	is_int(node_update_state_parse("unk"), NODE_UPD_UNKNOWN, "parse unk");
+	is_int(node_update_state_parse("NoResp"), NODE_UPD_NORESP, "parse NoResp");
+	is_int(node_update_state_parse("down"), NODE_UPD_DOWN, "parse down");
+	is_int(node_update_state_parse("idle"), NODE_UPD_IDLE, "parse idle");
+	is_int(node_update_state_parse("fut"), NODE_UPD_FUTURE, "parse fut");
+	is_int(node_update_state_parse("fail"), NODE_UPD_FAIL, "parse fail");
+	is_int(node_update_state_parse("power_down"), NODE_UPD_POWER_DOWN, "parse power_down");
+	is_int(node_update_state_parse("power_down_asap"), NODE_UPD_POWER_DOWN_ASAP, "parse asap");
+	is_int(node_update_state_parse("power_down_force"), NODE_UPD_POWER_DOWN_FORCE, "parse force");
+	is_int(node_update_state_parse("power_up"), NODE_UPD_POWER_UP, "parse power_up");
+	is_int(node_update_state_parse("alloc"), NODE_UPD_ALLOCATED, "parse alloc");
+	is_int(node_update_state_parse("bogus"), -1, "parse bogus");
+	is_int(node_update_state_parse(NULL), -1, "parse NULL");
 
 	/* a short buffer truncates safely */
 	char small[4];

@@ -1,0 +1,353 @@
+/*
+ * test_sched_bf: backfill and topology placement driven through the core:
+ * the top blocked job's reservation (StartTime, SchedNodeList, planned
+ * nodes), lower-priority jobs started only when they delay no
+ * reservation (checked exhaustively on random queues), bf_max_job_test,
+ * bf_max_job_user, default_queue_depth, PriorityTier ordering, fewest-leaf
+ * spanning, --switches with its wait and TopologyParam=TopoOptional.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+
+#include "hostlist.h"
+#include "sched/sched.h"
+#include "states.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+#define NOW 1000000
+
+static char names[512][16];
+
+static sched_t *mk(uint32_t n, uint32_t cpus)
+{
+	sched_t *s = xcalloc(1, sizeof(*s));
+	s->nnodes = n;
+	s->nodes = xcalloc(n, sizeof(sched_node_t));
+	for (uint32_t i = 0; i < n; i++) {
+		sched_node_t *nd = &s->nodes[i];
+		snprintf(names[i], sizeof(names[i]), "n%02u", i);
+		nd->name = names[i];
+		nd->cpus = cpus;
+		nd->weight = 1;
+		nd->leaf = -1;
+		nd->usable = 1;
+	}
+	s->nparts = 1;
+	s->parts = xcalloc(2, sizeof(sched_part_t));
+	s->parts[0].name = "all";
+	s->parts[0].nodes = xmalloc(n * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++)
+		s->parts[0].nodes[i] = i;
+	s->parts[0].nnodes = n;
+	s->parts[0].up = 1;
+	s->parts[0].max_time = TIME_INFINITE;
+	s->parts[0].max_nodes = UINT32_MAX;
+	sched_params_init(&s->params);
+	s->run_backfill = 1;
+	return s;
+}
+
+static void destroy(sched_t *s)
+{
+	for (uint32_t p = 0; p < s->nparts; p++)
+		free(s->parts[p].nodes);
+	free(s->parts);
+	free(s->nodes);
+	free(s);
+}
+
+static sched_job_t job(uint32_t id, uint32_t prio, uint32_t nodes, uint32_t cpus, uint32_t mins)
+{
+	sched_job_t j;
+	memset(&j, 0, sizeof(j));
+	j.job_id = id;
+	j.priority = prio;
+	j.submit_time = NOW - 100;
+	j.min_nodes = j.max_nodes = nodes;
+	j.ntasks = cpus;
+	j.cpus_per_task = 1;
+	j.time_limit = mins;
+	j.user_id = 1000;
+	return j;
+}
+
+/* A running job holding whole nodes [first, first+cnt) until end. */
+typedef struct run {
+	sched_alloc_t a;
+	sched_running_t r;
+} run_t;
+
+static void run_on(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, int64_t end)
+{
+	memset(rj, 0, sizeof(*rj));
+	rj->a.nnodes = cnt;
+	rj->a.nodes = xmalloc(cnt * sizeof(uint32_t));
+	rj->a.cpus = xmalloc(cnt * sizeof(uint32_t));
+	rj->a.mem = xcalloc(cnt, sizeof(uint64_t));
+	rj->a.gpus = xcalloc(cnt, sizeof(uint64_t));
+	rj->a.tasks = xmalloc(cnt * sizeof(uint32_t));
+	for (uint32_t i = 0; i < cnt; i++) {
+		rj->a.nodes[i] = first + i;
+		rj->a.cpus[i] = s->nodes[first + i].cpus;
+		rj->a.tasks[i] = 1;
+	}
+	sched_alloc_commit(s, &rj->a);
+	rj->r.alloc = &rj->a;
+	rj->r.end_time = end;
+}
+
+static sched_decision_t *pass(sched_t *s, sched_job_t *jobs, uint32_t n)
+{
+	sched_decision_t *d, *byjob = xcalloc(n, sizeof(*byjob));
+	sched_pass(s, jobs, n, NOW, &d);
+	for (uint32_t i = 0; i < n; i++)
+		byjob[d[i].job_index] = d[i];
+	free(d);
+	return byjob;
+}
+
+static void free_dec(sched_decision_t *d, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		free(d[i].reason_detail);
+		free(d[i].sched_nodes);
+		sched_alloc_free(&d[i].alloc);
+	}
+	free(d);
+}
+
+static void test_easy(void)
+{
+	/* 4 nodes x 4 cpus; nodes 0-1 busy for 100 minutes. */
+	sched_t *s = mk(4, 4);
+	run_t rj;
+	run_on(s, &rj, 0, 2, NOW + 6000);
+	s->running = &rj.r;
+	s->nrunning = 1;
+	sched_job_t jobs[4] = {
+		job(1, 300, 4, 16, 60),   /* needs everything: waits for the running job */
+		job(2, 200, 1, 4, 60),    /* ends before the reservation: backfills */
+		job(3, 100, 1, 4, 200),   /* would delay job 1: must not start */
+		job(4, 50, 1, 4, 100),    /* ends exactly at the reservation: starts */
+	};
+	sched_decision_t *d = pass(s, jobs, 4);
+	ok(!d[0].start && d[0].reason == WAIT_RESOURCES, "top job pends on Resources");
+	is_int(d[0].start_time, NOW + 6000, "its StartTime is the running job's end");
+	is_str(d[0].sched_nodes, "n[00-03]", "SchedNodeList holds its nodes");
+	ok(d[1].start && d[1].backfilled, "short job backfilled");
+	ok(!d[2].start && d[2].reason == WAIT_PRIORITY, "long job would delay it: Priority");
+	ok(d[2].start_time >= NOW + 6000 + 3600, "long job planned after the reservation");
+	ok(d[3].start && d[3].backfilled, "job ending at the reservation start backfills");
+	ok(s->nodes[2].planned && s->nodes[3].planned && s->nodes[0].planned, "reserved nodes planned");
+	ok(s->last.bf_ran && s->last.bf_started == 2, "stats: backfill ran, 2 started");
+	free_dec(d, 4);
+	sched_alloc_release(s, &rj.a);
+	sched_alloc_free(&rj.a);
+	destroy(s);
+}
+
+static void test_limits(void)
+{
+	sched_t *s = mk(4, 4);
+	run_t rj;
+	run_on(s, &rj, 0, 2, NOW + 6000);
+	s->running = &rj.r;
+	s->nrunning = 1;
+	sched_job_t jobs[3] = { job(1, 300, 4, 16, 60), job(2, 200, 1, 4, 60), job(3, 100, 1, 4, 60) };
+	s->params.bf_max_job_test = 2;
+	sched_decision_t *d = pass(s, jobs, 3);
+	ok(d[1].start && !d[2].start, "bf_max_job_test=2: third job not looked at");
+	free_dec(d, 3);
+	/* fresh cluster state: release what the pass started */
+	sched_alloc_release(s, &rj.a);
+	sched_alloc_free(&rj.a);
+	destroy(s);
+
+	s = mk(4, 4);
+	run_on(s, &rj, 0, 2, NOW + 6000);
+	s->running = &rj.r;
+	s->nrunning = 1;
+	s->params.bf_max_job_user = 2;
+	jobs[2].user_id = 1000;
+	d = pass(s, jobs, 3);
+	ok(d[1].start && !d[2].start, "bf_max_job_user=2: user's third job skipped");
+	free_dec(d, 3);
+	sched_alloc_release(s, &rj.a);
+	sched_alloc_free(&rj.a);
+	destroy(s);
+
+	s = mk(4, 4);
+	run_on(s, &rj, 0, 2, NOW + 6000);
+	s->running = &rj.r;
+	s->nrunning = 1;
+	s->params.bf_max_job_user = 2;
+	jobs[2].user_id = 1001;
+	d = pass(s, jobs, 3);
+	ok(d[1].start && d[2].start, "another user's job is tested");
+	free_dec(d, 3);
+	sched_alloc_release(s, &rj.a);
+	sched_alloc_free(&rj.a);
+	destroy(s);
+
+	/* no backfill cycle due: lower jobs stay on Priority, depth limit */
+	s = mk(4, 4);
+	s->run_backfill = 0;
+	s->params.default_queue_depth = 1;
+	sched_job_t q[3] = { job(1, 300, 1, 4, 60), job(2, 200, 1, 4, 60), job(3, 100, 1, 4, 60) };
+	d = pass(s, q, 3);
+	ok(d[0].start && !d[1].start && d[1].reason == SCHED_REASON_KEEP,
+	   "default_queue_depth=1: the second job is left for later");
+	ok(!s->last.bf_ran, "no backfill cycle");
+	free_dec(d, 3);
+	destroy(s);
+}
+
+static void test_tier(void)
+{
+	sched_t *s = mk(1, 4);
+	s->nparts = 2;
+	s->parts[1] = s->parts[0];
+	s->parts[1].name = "high";
+	s->parts[1].nodes = xmalloc(sizeof(uint32_t));
+	s->parts[1].nodes[0] = 0;
+	s->parts[1].priority_tier = 2;
+	sched_job_t jobs[2] = { job(1, 1000, 1, 4, 60), job(2, 1, 1, 4, 60) };
+	jobs[1].part = 1;
+	sched_decision_t *d = pass(s, jobs, 2);
+	ok(d[1].start && !d[0].start, "higher PriorityTier partition goes first");
+	free_dec(d, 2);
+	destroy(s);
+}
+
+/* Random queues: no backfilled job may overlap in time and nodes with the
+ * top blocked job's reservation. */
+static void test_never_delays(void)
+{
+	srand(42);
+	int bad = 0, reservations = 0, backfilled = 0;
+	for (int round = 0; round < 200; round++) {
+		uint32_t nn = 8 + (uint32_t)(rand() % 8);
+		sched_t *s = mk(nn, 4);
+		run_t rj[8];
+		uint32_t nr = 0, at = 0;
+		while (at < nn && nr < 8) {
+			uint32_t cnt = 1 + (uint32_t)(rand() % 3);
+			if (at + cnt > nn)
+				cnt = nn - at;
+			if (rand() % 3) {
+				run_on(s, &rj[nr], at, cnt, NOW + 60 * (1 + rand() % 300));
+				nr++;
+			}
+			at += cnt;
+		}
+		sched_running_t rr[8];
+		for (uint32_t i = 0; i < nr; i++)
+			rr[i] = rj[i].r;
+		s->running = rr;
+		s->nrunning = nr;
+		uint32_t nj = 12;
+		sched_job_t jobs[12];
+		for (uint32_t i = 0; i < nj; i++) {
+			uint32_t nodes = 1 + (uint32_t)(rand() % (i == 0 ? nn : 4));
+			jobs[i] = job(i + 1, 1000 - i, nodes, nodes * 4, 10 + (uint32_t)(rand() % 400));
+		}
+		sched_decision_t *d = pass(s, jobs, nj);
+		/* the top blocked job */
+		int top = -1;
+		for (uint32_t i = 0; i < nj && top < 0; i++)
+			if (!d[i].start)
+				top = (int)i;
+		if (top >= 0 && d[top].sched_nodes) {
+			reservations++;
+			hostlist_t *hl = hostlist_create(d[top].sched_nodes, NULL);
+			int64_t T = d[top].start_time;
+			for (uint32_t i = (uint32_t)top + 1; i < nj; i++) {
+				if (!d[i].start || !d[i].backfilled)
+					continue;
+				backfilled++;
+				int64_t end = NOW + (int64_t)jobs[i].time_limit * 60;
+				if (end <= T)
+					continue;
+				for (uint32_t k = 0; k < d[i].alloc.nnodes; k++)
+					if (hostlist_find(hl, s->nodes[d[i].alloc.nodes[k]].name) >= 0)
+						bad++;
+			}
+			hostlist_destroy(hl);
+		}
+		free_dec(d, nj);
+		for (uint32_t i = 0; i < nr; i++)
+			sched_alloc_free(&rj[i].a);
+		destroy(s);
+	}
+	printf("# %d reservations, %d backfilled jobs checked\n", reservations, backfilled);
+	ok(reservations > 50 && backfilled > 20, "random queues exercised backfill");
+	is_int(bad, 0, "no backfilled job touches the top reservation before it ends");
+}
+
+static void test_topology(void)
+{
+	/* leaves: 0 = n00-n03 (2 free), 1 = n04-n11 (5 free), 2 = n12-n15 (3 free) */
+	sched_t *s = mk(16, 4);
+	for (uint32_t i = 0; i < 16; i++)
+		s->nodes[i].leaf = i < 4 ? 0 : i < 12 ? 1 : 2;
+	run_t rj[3];
+	run_on(s, &rj[0], 0, 2, NOW + 600);
+	run_on(s, &rj[1], 4, 3, NOW + 600);
+	run_on(s, &rj[2], 12, 1, NOW + 600);
+	sched_job_t j = job(1, 100, 7, 28, 60);
+	sched_decision_t *d = pass(s, &j, 1);
+	ok(d[0].start, "7-node job starts");
+	int leaves[3] = { 0 };
+	for (uint32_t i = 0; i < d[0].alloc.nnodes; i++)
+		leaves[s->nodes[d[0].alloc.nodes[i]].leaf] = 1;
+	ok(leaves[1] && leaves[0] && !leaves[2], "fewest leaves: the 5-node leaf plus the 2-node leaf");
+	sched_alloc_release(s, &d[0].alloc);
+	free_dec(d, 1);
+
+	/* --switches=1@10min: wait (Resources) while in the wait, then relax */
+	j.req_switch = 1;
+	j.wait4switch = 600;
+	j.eligible_time = NOW - 60;
+	d = pass(s, &j, 1);
+	ok(!d[0].start && d[0].reason == WAIT_RESOURCES, "--switches=1 within its wait: Resources");
+	free_dec(d, 1);
+	j.eligible_time = NOW - 601;
+	d = pass(s, &j, 1);
+	ok(d[0].start, "after the wait the job starts across leaves");
+	sched_alloc_release(s, &d[0].alloc);
+	free_dec(d, 1);
+	j.min_nodes = j.max_nodes = 3;
+	j.ntasks = 12;
+	j.eligible_time = NOW;
+	d = pass(s, &j, 1);
+	ok(d[0].start && s->nodes[d[0].alloc.nodes[0]].leaf == 2, "--switches=1 fits a leaf: best fit leaf 2");
+	sched_alloc_release(s, &d[0].alloc);
+	free_dec(d, 1);
+
+	/* TopoOptional: jobs without --switches ignore the topology */
+	s->params.topo_optional = 1;
+	j.req_switch = 0;
+	d = pass(s, &j, 1);
+	ok(d[0].start && d[0].alloc.nodes[0] == 2 && d[0].alloc.nodes[2] == 7,
+	   "TopoOptional: first fit in node order");
+	sched_alloc_release(s, &d[0].alloc);
+	free_dec(d, 1);
+	for (int i = 0; i < 3; i++)
+		sched_alloc_free(&rj[i].a);
+	destroy(s);
+}
+
+int main(void)
+{
+	test_easy();
+	test_limits();
+	test_tier();
+	test_never_delays();
+	test_topology();
+	return done_testing();
+}
