@@ -15,7 +15,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -Isrc -Isrc/lib -MMD -MP
-LDLIBS := -lsqlite3 -lmunge -lcrypto -ljansson -lm
+LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lm
 
 LIB_SRC := $(sort $(wildcard src/lib/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
@@ -67,7 +67,7 @@ $(BUILD)/t/%: t/unit/%.c $(ALL_LIBS)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -It/unit -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 
 # Debian packages the build and the tests need (installed only if missing).
-DEPS := gcc make libsqlite3-dev libmunge-dev munge libssl-dev libjansson-dev \
+DEPS := gcc make libsqlite3-dev libmunge-dev munge nettle-dev libssl-dev libjansson-dev \
 	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind iproute2
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

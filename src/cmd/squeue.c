@@ -517,7 +517,8 @@ int cmd_squeue(int argc, char **argv)
 			if (!o.nodes) {
 				error("Invalid node name %s", optarg);
 				free(err);
-				return 1;
+				rc = 1;
+				goto out;
 			}
 			break;
 		}
@@ -537,7 +538,8 @@ int cmd_squeue(int argc, char **argv)
 			break;
 		default:
 			cmd_bad_option("squeue");
-			return 1;
+			rc = 1;
+			goto out;
 		}
 	}
 	/* squeue -j 5,6 is "-j" then a plain argument (optional value). */
@@ -546,7 +548,8 @@ int cmd_squeue(int argc, char **argv)
 	if (optind < argc) {
 		error("Unrecognized option: %s", argv[optind]);
 		usage(stderr);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 
 	for (uint32_t i = 0; i < o.jobs_s.n; i++) {
@@ -554,7 +557,8 @@ int cmd_squeue(int argc, char **argv)
 		unsigned long id = strtoul(o.jobs_s.v[i], &end, 10);
 		if (end == o.jobs_s.v[i] || (*end && *end != '_' && *end != '.')) {
 			error("Invalid job id: %s", o.jobs_s.v[i]);
-			return 1;
+			rc = 1;
+			goto out;
 		}
 		o.job_ids = xrealloc(o.job_ids, (o.njob_ids + 1) * sizeof(*o.job_ids));
 		o.job_ids[o.njob_ids++] = (uint32_t)id;
@@ -569,7 +573,8 @@ int cmd_squeue(int argc, char **argv)
 		if (st < 0) {
 			fprintf(stderr, "squeue: error: Invalid job state specified: %s\n", s);
 			fprintf(stderr, "squeue: error: Valid job states include: %s\n\n", valid_states);
-			return 1;
+			rc = 1;
+			goto out;
 		}
 		o.states = xrealloc(o.states, (o.nstates + 1) * sizeof(*o.states));
 		o.states[o.nstates++] = st;
@@ -596,7 +601,8 @@ int cmd_squeue(int argc, char **argv)
 				continue;
 			if (!sort_letter_ok(*p)) {
 				error("Invalid sort specification: %c", *p);
-				return 1;
+				rc = 1;
+				goto out;
 			}
 		}
 	}
@@ -627,6 +633,7 @@ int cmd_squeue(int argc, char **argv)
 	}
 
 	fmt_release(&fmt);
+out:   /* error exits come here too: LeakSanitizer runs on every exit in tests */
 	strv_free(&o.accounts);
 	strv_free(&o.names);
 	strv_free(&o.parts);

@@ -170,6 +170,8 @@ static void carry_node(ctld_t *nd, node_t *n, node_t *o)
 		/* newly not FUTURE/DOWN in the config and its noded is here */
 		n->base = NODE_IDLE;
 	}
+	/* Backfill marks planned nodes again on its next cycle. */
+	n->flags &= ~NODE_FLAG_PLANNED;
 	if (o->conn)
 		n->flags &= ~NODE_FLAG_NO_RESPOND;
 	else if (n->base != NODE_FUTURE)

@@ -10,7 +10,10 @@
  * replays within AUTH_TTL are not tracked.
  *
  * auth/munge: the MUNGE credential's payload is SHA-256(payload); munged
- * supplies uid/gid, TTL and replay detection.
+ * supplies uid/gid, TTL and replay detection. Encoding and decoding use
+ * separate MUNGE contexts: munge_decode() overwrites its context with the
+ * decoded credential's settings (TTL, restrictions, or garbage when the
+ * credential is invalid), which must never leak into our own credentials.
  *
  * Key file: 64 hex digits (what auth_keygen writes); a file that is not
  * hex is used as raw key bytes (as a key made by other tools would be).
@@ -39,7 +42,8 @@ struct auth {
 	int can_sign;
 	uint8_t *key;
 	size_t keylen;
-	munge_ctx_t ctx;
+	munge_ctx_t ctx;	/* munge_encode only */
+	munge_ctx_t dctx;	/* munge_decode only (see the top comment) */
 };
 
 static char *info_get(const char *info, const char *name)
@@ -157,6 +161,12 @@ auth_t *auth_create(const conf_t *conf, char **err)
 			free(sock);
 			goto fail;
 		}
+		a->dctx = munge_ctx_copy(a->ctx);
+		if (!a->dctx) {
+			e = xstrdup("unable to create a MUNGE context");
+			free(sock);
+			goto fail;
+		}
 		free(sock);
 		char *path = NULL;
 		struct stat st;
@@ -188,6 +198,8 @@ void auth_destroy(auth_t *a)
 	}
 	if (a->ctx)
 		munge_ctx_destroy(a->ctx);
+	if (a->dctx)
+		munge_ctx_destroy(a->dctx);
 	free(a);
 }
 
@@ -233,7 +245,7 @@ static void hmac_mac(const auth_t *a, const uint8_t *hdr, const uint8_t *digest,
 	uint8_t msg[33 + 32];
 	memcpy(msg, hdr, 33);
 	memcpy(msg + 33, digest, 32);
-	hmac_sha256(a->key, a->keylen, msg, sizeof(msg), mac);
+	digest_hmac_sha256(a->key, a->keylen, msg, sizeof(msg), mac);
 }
 
 int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err)
@@ -244,7 +256,7 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
 			*err = xstrdup("this process cannot sign credentials (no key)");
 		return -1;
 	}
-	sha256(payload, len, digest);
+	digest_sha256(payload, len, digest);
 	if (a->kind == AUTH_HMAC) {
 		uint8_t c[HMAC_CRED_LEN];
 		c[0] = HMAC_CRED_VERSION;
@@ -283,7 +295,7 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 		e = xstrdup("no authentication configured");
 		goto fail;
 	}
-	sha256(payload, len, digest);
+	digest_sha256(payload, len, digest);
 	if (a->kind == AUTH_HMAC) {
 		const uint8_t *c = cred;
 		uint8_t mac[32];
@@ -314,7 +326,7 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 		*gid = (uint32_t)get_be(c + 5, 4);
 		return 0;
 	}
-	if (a->kind != AUTH_MUNGE || !a->ctx) {
+	if (a->kind != AUTH_MUNGE || !a->dctx) {
 		e = xstrdup("unsupported credential kind");
 		goto fail;
 	}
@@ -323,7 +335,7 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 	int plen = 0;
 	uid_t u;
 	gid_t g;
-	munge_err_t me = munge_decode(s, a->ctx, &pl, &plen, &u, &g);
+	munge_err_t me = munge_decode(s, a->dctx, &pl, &plen, &u, &g);
 	free(s);
 	if (me == EMUNGE_CRED_REPLAYED && reusable)
 		me = EMUNGE_SUCCESS;

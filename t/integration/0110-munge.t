@@ -108,6 +108,9 @@ test_expect_success USERS 'a user'"'"'s srun runs as her' '
 	cd / && rm -rf $d
 '
 
+ctld_log() { cat "$CL"/log/ctld.* 2>/dev/null; }
+auth_failures() { ctld_log | grep -c "authentication failed"; }
+
 test_expect_success 'a request signed by another munge key is rejected' '
 	munged_start "$CL/munge-other" &&
 	mkdir -p other && cp "$CL/etc/"*.conf other/ &&
@@ -118,16 +121,23 @@ test_expect_success 'a request signed by another munge key is rejected' '
 	test_must_fail env SLURM_CONF=$PWD/other/slurm.conf scontrol update nodename=comp001 state=drain reason=x 2>err &&
 	test "$(squeue -h | wc -l)" = "$before" &&
 	test_node_state comp001 idle &&
-	grep -q "authentication failed" "$CL/log/ctld.log"
+	ctld_log | grep -q "authentication failed: Invalid credential"
+'
+
+test_expect_success 'the controller still signs its replies after a bad credential' '
+	! ctld_log | grep -q "unable to sign" &&
+	scontrol ping | grep -q "is UP" &&
+	id=$(sbatch --parsable -H --wrap=true) && scancel $id
 '
 
 test_expect_success 'a node daemon with the wrong key cannot register' '
 	noded_kill comp002 &&
-	wait_for 10 test_node_state comp002 idle* &&
-	SLURM_CONF=$PWD/other/slurm.conf sluice noded -D -N comp002 >other-noded.log 2>&1 &
-	echo $! >"$CL/noded-comp002.pid" &&
-	sleep 1 &&
-	case "$(node_state comp002)" in idle*~|down*) true;; *) false;; esac
+	wait_for 10 test_node_state comp002 "idle*" &&
+	n0=$(auth_failures) &&
+	{ SLURM_CONF=$PWD/other/slurm.conf sluice noded -D -N comp002 >>"$CL/log/noded-other.stderr" 2>&1 & } &&
+	echo $! >"$CL/noded-comp002.pid" && disown $! &&
+	wait_for 10 eval "test \$(auth_failures) -gt $n0" &&
+	test_node_state comp002 "idle*"
 '
 
 test_expect_success 'the node comes back with the right key' '
@@ -136,9 +146,71 @@ test_expect_success 'the node comes back with the right key' '
 	wait_for 20 test_node_state comp002 idle
 '
 
-test_expect_success 'a replayed frame is rejected' '
-	srun -N1 true &&
-	scontrol ping | grep -q "is UP"
+# replay.py record PORT FILE: a one-connection proxy to the controller that
+# prints its own port and keeps what the client sent in FILE.
+# replay.py send PORT FILE: send FILE's bytes to the controller again.
+cat >replay.py <<\PY
+import select, socket, sys
+mode, port, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if mode == "record":
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    print(ls.getsockname()[1], flush=True)
+    ls.settimeout(20)
+    c, _ = ls.accept()
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    sent = bytearray()
+    peer = {c: s, s: c}
+    while peer:
+        r, _, _ = select.select(list(peer), [], [], 20)
+        if not r:
+            break
+        for x in r:
+            if x not in peer:
+                continue
+            d = x.recv(65536)
+            if not d:
+                other = peer.pop(x)
+                peer.pop(other, None)
+                for y in (x, other):
+                    try:
+                        y.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                continue
+            if x is c:
+                sent += d
+            peer[x].sendall(d)
+    open(path + ".tmp", "wb").write(sent)
+    import os
+    os.rename(path + ".tmp", path)
+else:
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(open(path, "rb").read())
+    got = b""
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            got += d
+    except socket.timeout:
+        pass
+    print(len(got))
+PY
+command -v python3 >/dev/null && test_set_prereq PYTHON
+
+test_expect_success PYTHON 'a replayed submission is refused (munged replay detection)' '
+	{ timeout 30 python3 replay.py record $CTLD_PORT frames >proxy.port & } &&
+	wait_for 10 test -s proxy.port &&
+	id=$(SLUICE_CTLD_ADDR=127.0.0.1:$(cat proxy.port) sbatch --parsable -H --wrap=true) &&
+	wait_for 10 test -s frames &&
+	before=$(squeue -h | wc -l) &&
+	timeout 20 python3 replay.py send $CTLD_PORT frames &&
+	test "$(squeue -h | wc -l)" = "$before" &&
+	wait_for 5 eval "ctld_log | grep -q \"authentication failed: Replayed credential\"" &&
+	scancel $id
 '
 
 test_done
