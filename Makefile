@@ -35,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
 LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sluice
 
-.PHONY: all deps up check test-unit test-integration test-san clean fuzz bench bench-sched
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -97,12 +97,28 @@ test-san: deps
 	$(MAKE) BUILD=build-san SAN=1 all
 	$(MAKE) BUILD=build-san SAN=1 test-unit test-integration
 
+# The daemons under valgrind (memcheck) for a few integration tests, from a
+# plain -O1 build in build-vg: t/cluster.sh (SLUICE_VALGRIND=1) fails a
+# script whose daemons logged valgrind errors or definite leaks.
+VG_TESTS := 0010-basic.t 0040-restart.t 0060-auth.t 0080-srun.t
+test-valgrind: deps
+	$(MAKE) BUILD=build-vg OPT=-O1 all
+	t/setup-users.sh
+	SLUICE_VALGRIND=1 SLUICE_BUILD=$(abspath build-vg) prove -f $(addprefix t/integration/,$(VG_TESTS))
+
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 fuzz: $(BUILD)/libsluice.a
 	@mkdir -p $(BUILD)/fuzz
 	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LDLIBS) || exit 1; done
+
+# Run every fuzz target for FUZZ_SECONDS (crash inputs land in $(BUILD)/fuzz).
+FUZZ_SECONDS ?= 60
+fuzz-run: fuzz
+	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+	  $(BUILD)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
+	    $(BUILD)/fuzz/corpus-$$n || exit 1; done
 
 # The scheduler core's pass benchmark (bench/sched_pass.c): builds and runs it.
 bench-sched: $(BUILD)/bench/sched_pass
@@ -113,6 +129,6 @@ $(BUILD)/bench/sched_pass: bench/sched_pass.c $(BUILD)/libsched.a $(BUILD)/libsl
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-vg
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -28,6 +28,9 @@ int job_fmt_lookup(const char *name);     /* -O name -> code, -1 unknown */
 void print_job_header(strbuf_t *sb, const fmt_t *f);
 void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
 		   uint32_t array_task, time_t now);
+/* The JINFO_* group (proto.h) whose strings field code prints; 0 when
+ * it prints only numbers and JINFO_BASIC strings. */
+uint32_t job_fmt_fields(int code);
 /* Seconds a job has run (squeue TIME, scontrol RunTime). */
 long job_time_used(const job_info_t *j, time_t now);
 /* "(Reason)" / "(Reason, detail)" for pending jobs, the node list else. */

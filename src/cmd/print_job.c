@@ -449,6 +449,22 @@ void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
 	strbuf_addch(sb, '\n');
 }
 
+uint32_t job_fmt_fields(int code)
+{
+	/* Which JINFO_* group holds the strings job_field() prints for a
+	 * code (squeue asks the controller for these alone). */
+	switch (code) {
+	case 'g': return JINFO_GROUP;
+	case 'a': case 'q': case 'k': return JINFO_ACCT;
+	case 'E': case 'f': case 'n': case 'x': case 'Y': case JF_ALLOC_NODES:
+		return JINFO_REQ;
+	case 'o': case 'Z': case JF_STDERR: case JF_STDIN: case JF_STDOUT:
+		return JINFO_PATHS;
+	case 'b': case JF_TRES_ALLOC: case JF_TRES_PER_JOB: return JINFO_TRES;
+	default: return 0;   /* numbers and JINFO_BASIC strings */
+	}
+}
+
 /* ---- scontrol show job ---- */
 
 static void iso_or(char *buf, size_t len, int64_t t, const char *none)

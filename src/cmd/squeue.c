@@ -133,6 +133,7 @@ struct opts {
 	uint32_t *job_ids; size_t njob_ids;
 	hostlist_t *nodes;
 	int iterate;
+	uint32_t fields;          /* JINFO_* groups to ask the controller for */
 };
 
 /* One output row: a job, or one task of a pending array with -r. */
@@ -406,6 +407,7 @@ static int run_once(struct opts *o, fmt_t *fmt)
 	 * Slurm (slurm_load_job). */
 	if (o->njob_ids == 1)
 		req.job_id = o->job_ids[0];
+	req.fields = o->fields;
 	if (cmd_call(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO, (void **)&ji, "slurm_load_jobs"))
 		return 1;
 
@@ -622,6 +624,20 @@ int cmd_squeue(int argc, char **argv)
 			       o.long_fmt ? SQUEUE_FMT_LONG : SQUEUE_FMT_DEFAULT;
 		fmt_parse(&fmt, spec, 1, job_fmt_valid, bad_letter, NULL);
 	}
+
+	/* Ask only for the strings the format, sort keys and filters read:
+	 * at 10,000 jobs the unused ones were most of the reply and of the
+	 * time spent encoding and decoding it. */
+	o.fields = JINFO_BASIC;
+	if (o.json)
+		o.fields = JINFO_ALL;
+	for (size_t i = 0; i < fmt.n; i++)
+		o.fields |= job_fmt_fields(fmt.f[i].code);
+	sort_parse(o.sort ? o.sort : (o.start ? "S" : "P,t,-p"));
+	for (size_t i = 0; i < nskeys; i++)
+		o.fields |= job_fmt_fields(skeys[i].c);
+	if (o.accounts.n || o.qos.n)
+		o.fields |= JINFO_ACCT;
 
 	for (;;) {
 		rc = run_once(&o, &fmt);

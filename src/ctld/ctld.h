@@ -187,6 +187,8 @@ void job_dirty(ctld_t *cd, job_t *j);
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg);
 void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji);
+/* Only the JINFO_* groups of strings in fields (proto.h); numbers always. */
+void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields);
 void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now);
 void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now);
 void job_release(ctld_t *cd, job_t *j);

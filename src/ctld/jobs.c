@@ -884,9 +884,17 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 
 void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji)
 {
+	job_fill_info_fields(cd, j, ji, JINFO_ALL);
+}
+
+void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
+{
 	/* Strings are borrowed from the record: the caller sends, then
-	 * frees only the array, never with proto_free. */
+	 * frees only the array, never with proto_free. Groups of strings
+	 * the caller did not ask for (JINFO_*) stay NULL and are not sent:
+	 * with 10,000 jobs they are most of the reply. */
 	job_desc_t *d = j->desc;
+	uint32_t base = j->state & JOB_STATE_BASE;
 	memset(ji, 0, sizeof(*ji));
 	ji->job_id = j->job_id;
 	ji->array_task_id = NO_VAL32;
@@ -894,16 +902,12 @@ void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji)
 	ji->user_id = j->user_id;
 	ji->group_id = j->group_id;
 	ji->user_name = d->user_name;
-	ji->group_name = j->group_name;
 	ji->priority = j->hold ? 0 : j->priority;
 	ji->nice = d->nice;
-	ji->account = d->account;
-	ji->qos = d->qos;
 	ji->partition = cd->parts[j->part].cf->name;
 	ji->state = j->state;
 	ji->state_reason = j->reason;
 	ji->state_desc = j->reason_detail;
-	ji->dependency = j->dep_state ? d->dependency : NULL;
 	ji->requeue = !(d->flags & JOB_F_NO_REQUEUE);
 	ji->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
 	ji->exit_code = j->exit_code;
@@ -914,12 +918,9 @@ void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji)
 	ji->start_time = j->start_time;
 	ji->end_time = j->end_time;
 	ji->last_sched_eval = j->last_eval;
-	ji->alloc_node = d->alloc_node;
 	ji->alloc_sid = d->alloc_sid;
-	ji->req_nodes = d->req_nodes;
-	ji->exc_nodes = d->exc_nodes;
 	uint32_t ntasks = job_ntasks(j);
-	if (j->alloc.nnodes && (j->state & JOB_STATE_BASE) != JOB_PENDING) {
+	if (j->alloc.nnodes && base != JOB_PENDING) {
 		ji->nodes = j->nodes;
 		ji->batch_host = ji->batch_flag ? (char *)cd->nodes[j->alloc.nodes[0]].cf->name : NULL;
 		ji->num_nodes = j->alloc.nnodes;
@@ -936,24 +937,41 @@ void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji)
 	ji->pn_min_cpus = job_cpt(j) * (d->ntasks_per_node ? d->ntasks_per_node : 1);
 	ji->mem_per_cpu = d->mem_per_cpu;
 	ji->mem_per_node = d->mem_per_node;
-	ji->features = d->features;
 	ji->flags = d->flags;
 	ji->contiguous = (d->flags & JOB_F_CONTIGUOUS) != 0;
-	/* srun: the command; sbatch: the script path (none for stdin/--wrap). */
-	ji->command = d->argv.n ? d->argv.v[0] : NULL;
-	ji->work_dir = d->work_dir;
-	ji->std_in = d->std_in;
-	ji->std_out = d->std_out;
-	ji->std_err = d->std_err ? d->std_err : d->std_out;
-	ji->tres_per_node = d->tres_per_node;
-	ji->tres_per_job = d->tres_per_job;
-	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
-		ji->tres_req = j->tres;
-	else
-		ji->tres_req = ji->tres_alloc = j->tres;
-	ji->comment = d->comment;
-	ji->scheduler = (char *)(j->backfilled ? "Backfill" : "Main");
-	ji->sched_nodes = (j->state & JOB_STATE_BASE) == JOB_PENDING ? j->sched_nodes : NULL;
+	if (fields & JINFO_GROUP)
+		ji->group_name = j->group_name;
+	if (fields & JINFO_ACCT) {
+		ji->account = d->account;
+		ji->qos = d->qos;
+		ji->comment = d->comment;
+	}
+	if (fields & JINFO_REQ) {
+		ji->dependency = j->dep_state ? d->dependency : NULL;
+		ji->alloc_node = d->alloc_node;
+		ji->req_nodes = d->req_nodes;
+		ji->exc_nodes = d->exc_nodes;
+		ji->features = d->features;
+		ji->sched_nodes = base == JOB_PENDING ? j->sched_nodes : NULL;
+	}
+	if (fields & JINFO_PATHS) {
+		/* srun: the command; sbatch: the script path (none for stdin/--wrap). */
+		ji->command = d->argv.n ? d->argv.v[0] : NULL;
+		ji->work_dir = d->work_dir;
+		ji->std_in = d->std_in;
+		ji->std_out = d->std_out;
+		ji->std_err = d->std_err ? d->std_err : d->std_out;
+	}
+	if (fields & JINFO_TRES) {
+		ji->tres_per_node = d->tres_per_node;
+		ji->tres_per_job = d->tres_per_job;
+		if (base == JOB_PENDING)
+			ji->tres_req = j->tres;
+		else
+			ji->tres_req = ji->tres_alloc = j->tres;
+	}
+	if (fields & JINFO_DETAIL)
+		ji->scheduler = (char *)(j->backfilled ? "Backfill" : "Main");
 }
 
 /* ---- batch environment ---- */

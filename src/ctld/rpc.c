@@ -61,7 +61,7 @@ static void do_job_info(ctld_t *cd, conn_t *c, msg_info_req_t *req, uint32_t uid
 			return;
 		}
 		job_info_t ji;
-		job_fill_info(cd, j, &ji);
+		job_fill_info_fields(cd, j, &ji, req->fields ? req->fields : JINFO_ALL);
 		m.njobs = 1;
 		m.jobs = &ji;
 		conn_send(c, MSG_JOB_INFO, &m);
@@ -71,9 +71,10 @@ static void do_job_info(ctld_t *cd, conn_t *c, msg_info_req_t *req, uint32_t uid
 		conn_send(c, MSG_JOB_INFO, &m);
 		return;
 	}
+	uint32_t fields = req->fields ? req->fields : JINFO_ALL;
 	m.jobs = xmalloc((cd->njobs ? cd->njobs : 1) * sizeof(job_info_t));
 	for (size_t i = 0; i < cd->njobs; i++)
-		job_fill_info(cd, cd->jobs[i], &m.jobs[m.njobs++]);
+		job_fill_info_fields(cd, cd->jobs[i], &m.jobs[m.njobs++], fields);
 	conn_send(c, MSG_JOB_INFO, &m);
 	free(m.jobs);           /* strings were borrowed */
 }

@@ -85,6 +85,7 @@ static const proto_field_t info_req_f[] = {
 	STR(msg_info_req_t, name, 2),
 	U32(msg_info_req_t, flags, 3),
 	I64(msg_info_req_t, changed_since, 4),
+	U32(msg_info_req_t, fields, 5),
 };
 SCHEMA(info_req_schema, msg_info_req_t, "msg_info_req", info_req_f);
 

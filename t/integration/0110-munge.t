@@ -105,20 +105,22 @@ test_expect_success USERS 'a user'"'"'s srun runs as her' '
 	runuser -u alice -- srun -N2 id -un >out &&
 	printf "alice\nalice\n" >expect &&
 	test_cmp expect out &&
-	cd / && rm -rf $d
+	cd "$SHARNESS_TRASH_DIRECTORY" && rm -rf $d
 '
 
 ctld_log() { cat "$CL"/log/ctld.* 2>/dev/null; }
 auth_failures() { ctld_log | grep -c "authentication failed"; }
 
 test_expect_success 'a request signed by another munge key is rejected' '
+	cd "$SHARNESS_TRASH_DIRECTORY" &&
 	munged_start "$CL/munge-other" &&
-	mkdir -p other && cp "$CL/etc/"*.conf other/ &&
-	sed -i "s|^AuthInfo=.*|AuthInfo=socket=$CL/munge-other/munge.sock|" other/slurm.conf &&
+	mkdir -p "$CL/etc-other" && cp "$CL/etc/"*.conf "$CL/etc-other/" &&
+	sed -i "s|^AuthInfo=.*|AuthInfo=socket=$CL/munge-other/munge.sock|" "$CL/etc-other/slurm.conf" &&
 	before=$(squeue -h | wc -l) &&
-	test_must_fail env SLURM_CONF=$PWD/other/slurm.conf sbatch -H --wrap=true 2>err &&
-	test -s err &&
-	test_must_fail env SLURM_CONF=$PWD/other/slurm.conf scontrol update nodename=comp001 state=drain reason=x 2>err &&
+	test_must_fail env SLURM_CONF=$CL/etc-other/slurm.conf sbatch -H --wrap=true 2>err &&
+	grep -q "Protocol authentication error" err &&
+	test_must_fail env SLURM_CONF=$CL/etc-other/slurm.conf scontrol update nodename=comp001 state=drain reason=x 2>err &&
+	grep -q "Protocol authentication error" err &&
 	test "$(squeue -h | wc -l)" = "$before" &&
 	test_node_state comp001 idle &&
 	ctld_log | grep -q "authentication failed: Invalid credential"
@@ -134,7 +136,7 @@ test_expect_success 'a node daemon with the wrong key cannot register' '
 	noded_kill comp002 &&
 	wait_for 10 test_node_state comp002 "idle*" &&
 	n0=$(auth_failures) &&
-	{ SLURM_CONF=$PWD/other/slurm.conf sluice noded -D -N comp002 >>"$CL/log/noded-other.stderr" 2>&1 & } &&
+	{ SLURM_CONF=$CL/etc-other/slurm.conf sluice noded -D -N comp002 >>"$CL/log/noded-other.stderr" 2>&1 & } &&
 	echo $! >"$CL/noded-comp002.pid" && disown $! &&
 	wait_for 10 eval "test \$(auth_failures) -gt $n0" &&
 	test_node_state comp002 "idle*"
@@ -149,7 +151,7 @@ test_expect_success 'the node comes back with the right key' '
 # replay.py record PORT FILE: a one-connection proxy to the controller that
 # prints its own port and keeps what the client sent in FILE.
 # replay.py send PORT FILE: send FILE's bytes to the controller again.
-cat >replay.py <<\PY
+cat >"$SHARNESS_TRASH_DIRECTORY/replay.py" <<\PY
 import select, socket, sys
 mode, port, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if mode == "record":
@@ -202,6 +204,7 @@ PY
 command -v python3 >/dev/null && test_set_prereq PYTHON
 
 test_expect_success PYTHON 'a replayed submission is refused (munged replay detection)' '
+	cd "$SHARNESS_TRASH_DIRECTORY" &&
 	{ timeout 30 python3 replay.py record $CTLD_PORT frames >proxy.port & } &&
 	wait_for 10 test -s proxy.port &&
 	id=$(SLUICE_CTLD_ADDR=127.0.0.1:$(cat proxy.port) sbatch --parsable -H --wrap=true) &&
