@@ -102,7 +102,7 @@ test-san: deps
 # script whose daemons logged valgrind errors or definite leaks.
 VG_TESTS := 0010-basic.t 0040-restart.t 0060-auth.t 0080-srun.t
 test-valgrind: deps
-	$(MAKE) BUILD=build-vg OPT=-O1 all
+	$(MAKE) BUILD=build-vg OPT=-O1 build-vg/sluice $(addprefix build-vg/bin/,$(LINKS))
 	t/setup-users.sh
 	SLUICE_VALGRIND=1 SLUICE_BUILD=$(abspath build-vg) prove -f $(addprefix t/integration/,$(VG_TESTS))
 

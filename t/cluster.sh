@@ -4,6 +4,8 @@
 # cluster_start N [extra slurm.conf lines...] starts a real controller and N
 # node daemons on loopback in the test's trash directory, each with its own
 # ports, and waits until every node is registered (never a bare sleep).
+# Mixed nodes: NODE_ATTRS_<i> adds attributes to node i's line (they win
+# over NodeName=DEFAULT), GRES_CONF replaces the gres.conf lines.
 # cluster_stop (run automatically at exit) stops them and any job
 # supervisors they left.
 
@@ -80,13 +82,22 @@ cluster_write_conf() {
 		echo "NodeName=DEFAULT CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=32768 Gres=gpu:h100:8 Feature=h100,ib"
 		for i in $(seq 1 "$n"); do
 			addr=$(echo "${NODE_ADDRS:-}" | awk -v i="$i" '{ print $i }')
-			printf 'NodeName=comp%03d NodeAddr=%s Port=%d\n' "$i" "${addr:-127.0.0.1}" $((CTLD_PORT + i))
+			# NODE_ATTRS_i (e.g. NODE_ATTRS_5="Gres=gpu:a100:4 Feature=a100")
+			# overrides the DEFAULT attributes on node i's line.
+			extra=NODE_ATTRS_$i
+			printf 'NodeName=comp%03d NodeAddr=%s Port=%d%s\n' "$i" "${addr:-127.0.0.1}" $((CTLD_PORT + i)) \
+				"${!extra:+ ${!extra}}"
 		done
 		echo "PartitionName=defq Nodes=comp[001-$(printf %03d "$n")] Default=YES MaxTime=INFINITE State=UP"
 		echo "PartitionName=short Nodes=comp[001-$(printf %03d "$n")] MaxTime=1:00:00 State=UP"
 	} >"$CL/etc/slurm.conf"
 	: "$last"
-	printf 'AutoDetect=off\nNodeName=comp[001-%03d] Name=gpu Type=h100 Count=8\n' "$n" >"$CL/etc/gres.conf"
+	# GRES_CONF: gres.conf lines instead of the default (8 h100 per node).
+	if [ -n "${GRES_CONF:-}" ]; then
+		printf 'AutoDetect=off\n%s\n' "$GRES_CONF" >"$CL/etc/gres.conf"
+	else
+		printf 'AutoDetect=off\nNodeName=comp[001-%03d] Name=gpu Type=h100 Count=8\n' "$n" >"$CL/etc/gres.conf"
+	fi
 	half=$(( (n + 1) / 2 ))
 	{
 		printf 'SwitchName=leaf1 Nodes=comp[001-%03d]\n' "$half"
@@ -222,6 +233,10 @@ cluster_stop() {
 # job_state ID: the job's state as squeue/scontrol print it.
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+# job_launched ID: the job's supervisor has written its spool record (ctld
+# says RUNNING as soon as it sends the launch; a slow node daemon, as under
+# valgrind, may not have forked the supervisor yet).
+job_launched() { [ -n "$(find "$CL/spool" -path "*/job$1/state" 2>/dev/null)" ]; }
 wait_job_state() { # wait_job_state ID STATE [SECONDS]
 	wait_for "${3:-30}" test_job_state "$1" "$2"
 }

@@ -28,8 +28,8 @@ int job_fmt_lookup(const char *name);     /* -O name -> code, -1 unknown */
 void print_job_header(strbuf_t *sb, const fmt_t *f);
 void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
 		   uint32_t array_task, time_t now);
-/* The JINFO_* group (proto.h) whose strings field code prints; 0 when
- * it prints only numbers and JINFO_BASIC strings. */
+/* The JINFO_* groups (proto.h) of the fields a format code prints; 0
+ * when JINFO_BASIC has them all. */
 uint32_t job_fmt_fields(int code);
 /* Seconds a job has run (squeue TIME, scontrol RunTime). */
 long job_time_used(const job_info_t *j, time_t now);
@@ -88,7 +88,23 @@ void print_sinfo_row(strbuf_t *sb, const fmt_t *f, const sinfo_row_t *r);
 /* "Sun Nov 29 22:40:25 2026\n" (sinfo -l / squeue -l first line). */
 void print_date_line(strbuf_t *sb, time_t now);
 
+/* sinfo -v: the dump of the parsed options Slurm prints (stdout) before
+ * the output. format is shown as given; its fields set the *_flag lines,
+ * read as a -O list when format_long, else as a -o spec. NULL strings
+ * print as Slurm's "n/a" (nodes, partition) or "(null)" (states, sort). */
+typedef struct sinfo_vopts {
+	int dead, exact, filtering, iterate, long_fmt, no_header;
+	int node_field, node_flag, part_field, responding, summarize, verbose;
+	int all_flag, reservation;
+	const char *format;
+	int format_long;
+	const char *nodes, *partition, *states, *sort;
+} sinfo_vopts_t;
+void print_sinfo_options(strbuf_t *sb, const sinfo_vopts_t *v);
+
 void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner);
+/* The config's SlurmdPort: scontrol show node omits Port= when equal. */
+void print_node_set_slurmd_port(uint32_t port);
 /* scontrol show node -d: adds GresDrain/GresUsed after Gres. */
 void print_node_scontrol_detail(strbuf_t *sb, const node_info_t *n, int one_liner, int detail);
 /* sinfo --json / scontrol show node --json: Slurm 22.05's openapi v0.0.38

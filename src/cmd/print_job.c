@@ -5,10 +5,12 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cmd/print.h"
+#include "hostlist.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -131,6 +133,31 @@ int job_fmt_lookup(const char *name)
 static const char *nz(const char *s, const char *dflt)
 {
 	return s && *s ? s : dflt;
+}
+
+/* A pending dependency as Slurm 22.05 shows it: one "type:id(state)" per
+ * job id ("afterok:18:19" -> "afterok:18(unfulfilled),afterok:19(unfulfilled)"),
+ * state failed once it can never be met. NULL when none (caller frees). */
+static char *dep_fmt(const job_info_t *j)
+{
+	if (!j->dependency || !*j->dependency)
+		return NULL;
+	const char *st = j->state_reason == WAIT_DEP_INVALID ? "failed" : "unfulfilled";
+	strbuf_t sb = STRBUF_INIT;
+	char *dup = xstrdup(j->dependency), *save = NULL;
+	for (char *el = strtok_r(dup, ",?", &save); el; el = strtok_r(NULL, ",?", &save)) {
+		char *colon = strchr(el, ':');
+		if (!colon) {          /* singleton, or something unexpected */
+			strbuf_addf(&sb, "%s%s(%s)", sb.len ? "," : "", el, st);
+			continue;
+		}
+		*colon = 0;
+		char *save2 = NULL;
+		for (char *id = strtok_r(colon + 1, ":", &save2); id; id = strtok_r(NULL, ":", &save2))
+			strbuf_addf(&sb, "%s%s:%s(%s)", sb.len ? "," : "", el, id, st);
+	}
+	free(dup);
+	return strbuf_detach(&sb);
 }
 
 static void add_time(strbuf_t *sb, int64_t t, const char *none, int width, int right)
@@ -306,7 +333,12 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case 'd': fmt_add(sb, "0", w, r); break;
 	case 'D': fmt_add_u(sb, j->num_nodes, w, r); break;
 	case 'e': add_time(sb, j->end_time, "N/A", w, r); break;
-	case 'E': fmt_add(sb, nz(j->dependency, "(null)"), w, r); break;
+	case 'E': {
+		char *dep = dep_fmt(j);
+		fmt_add(sb, nz(dep, "(null)"), w, r);
+		free(dep);
+		break;
+	}
 	case 'f': fmt_add(sb, nz(j->features, "(null)"), w, r); break;
 	case 'F': fmt_add_u(sb, j->array_job_id ? j->array_job_id : j->job_id, w, r); break;
 	case 'g': fmt_add(sb, j->group_name ? j->group_name : cmd_group_name(j->group_id), w, r); break;
@@ -451,9 +483,16 @@ void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
 
 uint32_t job_fmt_fields(int code)
 {
-	/* Which JINFO_* group holds the strings job_field() prints for a
-	 * code (squeue asks the controller for these alone). */
+	/* Which JINFO_* groups hold the fields job_field() reads for a code
+	 * (squeue asks the controller for these alone). A code not listed
+	 * asks for everything: a new field is then right, just not fast. */
 	switch (code) {
+	case 'A': case 'B': case 'd': case 'D': case 'e': case 'F': case 'G':
+	case 'H': case 'I': case 'J': case 'X': case 'i': case 'j': case 'K':
+	case 'M': case 'N': case 'p': case 'P': case 'Q': case 'r': case 'R':
+	case 's': case 'S': case 't': case 'T': case 'u': case 'U': case 'v':
+	case 'w': case 'W': case 'z': case JF_MIN_TIME: case JF_CLUSTER:
+		return 0;   /* JINFO_BASIC fields or constants */
 	case 'g': return JINFO_GROUP;
 	case 'a': case 'q': case 'k': return JINFO_ACCT;
 	case 'E': case 'f': case 'n': case 'x': case 'Y': case JF_ALLOC_NODES:
@@ -461,7 +500,12 @@ uint32_t job_fmt_fields(int code)
 	case 'o': case 'Z': case JF_STDERR: case JF_STDIN: case JF_STDOUT:
 		return JINFO_PATHS;
 	case 'b': case JF_TRES_ALLOC: case JF_TRES_PER_JOB: return JINFO_TRES;
-	default: return 0;   /* numbers and JINFO_BASIC strings */
+	case 'c': case 'C': case 'h': case 'l': case 'L': case 'm': case 'O':
+	case 'V': case 'y': case JF_ELIGIBLE: case JF_ACCRUE: case JF_LAST_SCHED:
+	case JF_EXIT_CODE: case JF_BATCH_FLAG: case JF_REQUEUE: case JF_RESTARTS:
+	case JF_CPUS_PER_TASK: case JF_NTASKS: case JF_PENDING_TIME: case JF_ALLOC_SID:
+		return JINFO_NUMS;
+	default: return JINFO_ALL;
 	}
 }
 
@@ -479,6 +523,113 @@ static void iso_or(char *buf, size_t len, int64_t t, const char *none)
 static void nl(strbuf_t *sb, int one_liner)
 {
 	strbuf_addstr(sb, one_liner ? " " : "\n   ");
+}
+
+/* Number of CPU ids in "0-3,32-35". */
+static uint64_t ids_count(const char *s, size_t len)
+{
+	uint64_t n = 0;
+	const char *p = s, *end = s + len;
+	while (p < end) {
+		char *e;
+		unsigned long a = strtoul(p, &e, 10), b = a;
+		if (e == p)
+			break;
+		if (e < end && *e == '-')
+			b = strtoul(e + 1, &e, 10);
+		n += b >= a ? b - a + 1 : 0;
+		p = e < end && *e == ',' ? e + 1 : e;
+	}
+	return n;
+}
+
+/* scontrol show job -d: "JOB_GRES=gpu:h100:2" (the sum of the per-node
+ * GRES), then one "Nodes=... CPU_IDs=... Mem=... GRES=..." line per run
+ * of consecutive nodes with the same CPU ids, memory and GRES, as
+ * Slurm 22.05 groups them. j->cpu_ids holds per node ids, space separated. */
+static void detail_lines(strbuf_t *sb, const job_info_t *j, int one_liner)
+{
+	/* JOB_GRES: add counts of identical "name[:type]" prefixes. */
+	strbuf_t tot = STRBUF_INIT;
+	char keys[8][64];
+	uint64_t cnt[8];
+	uint32_t nk = 0;
+	for (uint32_t i = 0; i < j->gres_detail.n; i++) {
+		const char *g = j->gres_detail.v[i];
+		while (g && *g) {
+			const char *paren = strchr(g, '(');
+			const char *next = paren ? strchr(paren, ')') : NULL;
+			if (!paren || !next)
+				break;
+			const char *colon = paren;
+			while (colon > g && colon[-1] != ':')
+				colon--;
+			size_t kl = colon > g ? (size_t)(colon - 1 - g) : 0;
+			uint64_t c = strtoull(colon, NULL, 10);
+			uint32_t k = 0;
+			while (k < nk && (strlen(keys[k]) != kl || strncmp(keys[k], g, kl)))
+				k++;
+			if (k == nk && nk < 8 && kl < sizeof(keys[0])) {
+				memcpy(keys[k], g, kl);
+				keys[k][kl] = 0;
+				cnt[nk++] = 0;
+			}
+			if (k < nk)
+				cnt[k] += c;
+			g = next[1] == ',' ? next + 2 : next + 1;
+		}
+	}
+	for (uint32_t k = 0; k < nk; k++)
+		strbuf_addf(&tot, "%s%s:%" PRIu64, k ? "," : "", keys[k], cnt[k]);
+	nl(sb, one_liner);
+	strbuf_addf(sb, "JOB_GRES=%s", tot.len ? tot.buf : "(null)");
+	strbuf_release(&tot);
+
+	char *err = NULL;
+	hostlist_t *hl = hostlist_create(j->nodes, &err);
+	free(err);
+	size_t nn = hl ? hostlist_count(hl) : 0;
+	const char *ids = j->cpu_ids ? j->cpu_ids : "";
+	hostlist_t *grp = NULL;
+	const char *g_ids = NULL, *g_gres = NULL;
+	size_t g_idl = 0;
+	uint64_t g_mem = 0;
+	for (size_t i = 0; i <= nn; i++) {
+		const char *id = ids, *gres = "";
+		size_t idl = 0;
+		uint64_t mem = 0;
+		if (i < nn) {
+			idl = strcspn(id, " ");
+			ids = id[idl] ? id + idl + 1 : id + idl;
+			gres = i < j->gres_detail.n ? j->gres_detail.v[i] : "";
+			uint64_t ncpu = idl ? ids_count(id, idl) :
+				(j->num_nodes ? j->num_cpus / j->num_nodes : j->num_cpus);
+			mem = j->mem_per_node ? j->mem_per_node : j->mem_per_cpu * ncpu;
+			if (grp && idl == g_idl && !strncmp(id, g_ids, idl) && mem == g_mem &&
+			    !strcmp(gres, g_gres)) {
+				hostlist_push_host(grp, hostlist_nth(hl, i));
+				continue;
+			}
+		}
+		if (grp) {
+			char *names = hostlist_ranged_string(grp);
+			nl(sb, one_liner);
+			strbuf_addf(sb, "  Nodes=%s CPU_IDs=%.*s Mem=%" PRIu64 " GRES=%s", names,
+				    (int)(g_idl ? g_idl : 1), g_idl ? g_ids : "0", g_mem, g_gres);
+			free(names);
+			hostlist_destroy(grp);
+			grp = NULL;
+		}
+		if (i < nn) {
+			grp = hostlist_create_empty();
+			hostlist_push_host(grp, hostlist_nth(hl, i));
+			g_ids = id;
+			g_idl = idl;
+			g_mem = mem;
+			g_gres = gres;
+		}
+	}
+	hostlist_destroy(hl);
 }
 
 void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
@@ -517,7 +668,9 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 		strbuf_addstr(sb, t.buf);
 		strbuf_release(&t);
 	}
-	strbuf_addf(sb, " Dependency=%s", nz(j->dependency, "(null)"));
+	char *dep = dep_fmt(j);
+	strbuf_addf(sb, " Dependency=%s", nz(dep, "(null)"));
+	free(dep);
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Requeue=%u Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%u:%u",
 		    j->requeue, j->restarts, j->batch_flag,
@@ -538,7 +691,13 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	strbuf_addf(sb, "AccrueTime=%s", b1);
 	nl(sb, one_liner);
 	iso_or(b1, sizeof(b1), j->start_time, "Unknown");
-	iso_or(b2, sizeof(b2), j->end_time, "Unknown");
+	/* A pending job with a planned start ends a time limit later (Slurm
+	 * prints that; Unknown while the start is). */
+	int64_t end = j->end_time;
+	if (base == JOB_PENDING && !end && j->start_time && j->time_limit &&
+	    j->time_limit != TIME_INFINITE && j->time_limit != TIME_NO_VAL)
+		end = j->start_time + (int64_t)j->time_limit * 60;
+	iso_or(b2, sizeof(b2), end, "Unknown");
 	strbuf_addf(sb, "StartTime=%s EndTime=%s Deadline=N/A", b1, b2);
 	nl(sb, one_liner);
 	iso_or(b1, sizeof(b1), j->suspend_time, "None");
@@ -571,15 +730,8 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	strbuf_addf(sb, "TRES=%s", nz(tres, "(null)"));
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Socks/Node=* NtasksPerN:B:S:C=%u:0:*:* CoreSpec=*", j->ntasks_per_node);
-	if (detail && j->nodes && *j->nodes && base != JOB_PENDING) {
-		nl(sb, one_liner);
-		strbuf_addf(sb, "  Nodes=%s CPU_IDs=%s Mem=%" PRIu64, j->nodes,
-			    nz(j->cpu_ids, "0"),
-			    j->mem_per_node ? j->mem_per_node :
-			    j->mem_per_cpu * (j->num_nodes ? j->num_cpus / j->num_nodes : j->num_cpus));
-		if (j->gres_detail.n)
-			strbuf_addf(sb, " GRES=%s", j->gres_detail.v[0]);
-	}
+	if (detail && j->nodes && *j->nodes && base != JOB_PENDING)
+		detail_lines(sb, j, one_liner);
 	nl(sb, one_liner);
 	mem_fmt_mb(j->mem_per_node ? j->mem_per_node : j->mem_per_cpu, b1, sizeof(b1));
 	strbuf_addf(sb, "MinCPUsNode=%u %s=%s MinTmpDiskNode=0",

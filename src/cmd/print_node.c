@@ -452,8 +452,11 @@ size_t sinfo_build(const msg_part_info_t *pi, const msg_node_info_t *ni,
 				r = row_new(&rv, by_part ? p : NULL);
 			row_add_node(r, n);
 		}
-		/* sinfo -n NAME: a partition without that node shows "0 n/a". */
-		if (node_filter && !matched && by_part && !o->list_reasons)
+		/* sinfo -n NAME: a partition without that node shows "0 n/a";
+		 * so does, in the partition view, one that has no node left
+		 * after the other filters (-t, -d, -r; FUTURE nodes hidden). */
+		if (by_part && !o->list_reasons &&
+		    ((node_filter && !matched) || (!o->node_flag && rv.n == first_row)))
 			row_new(&rv, p);
 		hostlist_destroy(hl);
 	}
@@ -744,11 +747,198 @@ void print_date_line(strbuf_t *sb, time_t now)
 	strbuf_addch(sb, '\n');
 }
 
+/* ---- sinfo -v ---- */
+
+/* The match flags of Slurm's sinfo that -v shows, in its order. */
+enum {
+	VF_ALLOC_MEM, VF_AVAIL, VF_COMMENT, VF_CPUS, VF_DEFAULT_TIME, VF_DISK, VF_EXTRA,
+	VF_FEATURES, VF_FEATURES_ACT, VF_GROUPS, VF_GRES, VF_GRES_USED, VF_JOB_SIZE,
+	VF_MAX_TIME, VF_MEMORY, VF_PARTITION, VF_PORT, VF_PRIO_JOB_FACTOR, VF_PRIO_TIER,
+	VF_REASON, VF_REASON_TIME, VF_REASON_USER, VF_ROOT, VF_OVERSUBSCRIBE, VF_STATE,
+	VF_STATE_COMPLETE, VF_WEIGHT, VF_N
+};
+
+/* Which flag a -o letter sets (-1: none that -v shows). */
+static int vflag_letter(int c)
+{
+	switch (c) {
+	case 'a': return VF_AVAIL;
+	case 'b': return VF_FEATURES_ACT;
+	case 'c': case 'C': return VF_CPUS;
+	case 'd': return VF_DISK;
+	case 'E': return VF_REASON;
+	case 'f': return VF_FEATURES;
+	case 'g': return VF_GROUPS;
+	case 'G': return VF_GRES;
+	case 'h': return VF_OVERSUBSCRIBE;
+	case 'H': return VF_REASON_TIME;
+	case 'I': return VF_PRIO_JOB_FACTOR;
+	case 'l': return VF_MAX_TIME;
+	case 'L': return VF_DEFAULT_TIME;
+	case 'm': return VF_MEMORY;
+	case 'p': return VF_PRIO_TIER;
+	case 'P': case 'R': return VF_PARTITION;
+	case 'r': return VF_ROOT;
+	case 's': return VF_JOB_SIZE;
+	case 't': case 'T': return VF_STATE;
+	case 'u': case 'U': return VF_REASON_USER;
+	case 'w': return VF_WEIGHT;
+	default: return -1;
+	}
+}
+
+/* Which flag a -O name sets (-1: none that -v shows). */
+static int vflag_name(const char *name, size_t len)
+{
+	static const struct { const char *name; int flag; } names[] = {
+		{ "allocmem", VF_ALLOC_MEM }, { "available", VF_AVAIL },
+		{ "comment", VF_COMMENT }, { "cpus", VF_CPUS }, { "cpusstate", VF_CPUS },
+		{ "defaulttime", VF_DEFAULT_TIME }, { "disk", VF_DISK }, { "extra", VF_EXTRA },
+		{ "features", VF_FEATURES }, { "features_act", VF_FEATURES_ACT },
+		{ "groups", VF_GROUPS }, { "gres", VF_GRES }, { "gresused", VF_GRES_USED },
+		{ "size", VF_JOB_SIZE }, { "time", VF_MAX_TIME }, { "memory", VF_MEMORY },
+		{ "partition", VF_PARTITION }, { "partitionname", VF_PARTITION },
+		{ "port", VF_PORT }, { "priorityjobfactor", VF_PRIO_JOB_FACTOR },
+		{ "prioritytier", VF_PRIO_TIER }, { "reason", VF_REASON },
+		{ "timestamp", VF_REASON_TIME }, { "user", VF_REASON_USER },
+		{ "userlong", VF_REASON_USER }, { "root", VF_ROOT },
+		{ "oversubscribe", VF_OVERSUBSCRIBE }, { "statecompact", VF_STATE },
+		{ "statelong", VF_STATE }, { "statecomplete", VF_STATE_COMPLETE },
+		{ "weight", VF_WEIGHT },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strlen(names[i].name) == len && !strncasecmp(names[i].name, name, len))
+			return names[i].flag;
+	return -1;
+}
+
+/* "%all" / "all" set every flag a letter sets. */
+static void vflags_all(int *fl)
+{
+	for (int c = 'A'; c <= 'z'; c++) {
+		int f = vflag_letter(c);
+		if (f >= 0)
+			fl[f] = 1;
+	}
+}
+
+static void vflags_from_format(const char *fmt, int is_long, int *fl)
+{
+	if (!fmt)
+		return;
+	if (!is_long) {
+		if (!strcasecmp(fmt, "%all")) {
+			vflags_all(fl);
+			return;
+		}
+		for (const char *p = strchr(fmt, '%'); p; p = strchr(p, '%')) {
+			p++;
+			while (*p == '.' || (*p >= '0' && *p <= '9'))
+				p++;
+			int f = *p ? vflag_letter((unsigned char)*p) : -1;
+			if (f >= 0)
+				fl[f] = 1;
+		}
+		return;
+	}
+	for (const char *p = fmt; *p;) {
+		size_t len = strcspn(p, ",");
+		size_t name = strcspn(p, ":,");
+		if (name > len)
+			name = len;
+		if (name == 3 && !strncasecmp(p, "all", 3)) {
+			vflags_all(fl);
+		} else {
+			int f = vflag_name(p, name);
+			if (f >= 0)
+				fl[f] = 1;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void print_sinfo_options(strbuf_t *sb, const sinfo_vopts_t *v)
+{
+	static const char rule[] = "-----------------------------\n";
+	static const char *const names[VF_N] = {
+		[VF_ALLOC_MEM] = "alloc_mem_flag  = ",
+		[VF_AVAIL] = "avail_flag      = ",
+		[VF_COMMENT] = "comment_flag    = ",
+		[VF_CPUS] = "cpus_flag       = ",
+		[VF_DEFAULT_TIME] = "default_time_flag =",
+		[VF_DISK] = "disk_flag       = ",
+		[VF_EXTRA] = "extra_flag      = ",
+		[VF_FEATURES] = "features_flag   = ",
+		[VF_FEATURES_ACT] = "features_flag_act = ",
+		[VF_GROUPS] = "groups_flag     = ",
+		[VF_GRES] = "gres_flag       = ",
+		[VF_GRES_USED] = "gres_used_flag  = ",
+		[VF_JOB_SIZE] = "job_size_flag   = ",
+		[VF_MAX_TIME] = "max_time_flag   = ",
+		[VF_MEMORY] = "memory_flag     = ",
+		[VF_PARTITION] = "partition_flag  = ",
+		[VF_PORT] = "port_flag       = ",
+		[VF_PRIO_JOB_FACTOR] = "priority_job_factor_flag   = ",
+		[VF_PRIO_TIER] = "priority_tier_flag   = ",
+		[VF_REASON] = "reason_flag     = ",
+		[VF_REASON_TIME] = "reason_timestamp_flag = ",
+		[VF_REASON_USER] = "reason_user_flag = ",
+		[VF_ROOT] = "root_flag       = ",
+		[VF_OVERSUBSCRIBE] = "oversubscribe_flag      = ",
+		[VF_STATE] = "state_flag      = ",
+		[VF_STATE_COMPLETE] = "statecomplete_flag = ",
+		[VF_WEIGHT] = "weight_flag     = ",
+	};
+	int fl[VF_N] = { 0 };
+#define TF(x) ((x) ? "true" : "false")
+	vflags_from_format(v->format, v->format_long, fl);
+	strbuf_addstr(sb, rule);
+	strbuf_addf(sb, "dead        = %s\n", TF(v->dead));
+	strbuf_addf(sb, "exact       = %d\n", v->exact);
+	strbuf_addf(sb, "filtering   = %s\n", TF(v->filtering));
+	strbuf_addf(sb, "format      = %s\n", v->format ? v->format : "(null)");
+	strbuf_addf(sb, "iterate     = %d\n", v->iterate);
+	strbuf_addf(sb, "long        = %s\n", TF(v->long_fmt));
+	strbuf_addf(sb, "no_header   = %s\n", TF(v->no_header));
+	strbuf_addf(sb, "node_field  = %s\n", TF(v->node_field));
+	strbuf_addf(sb, "node_format = %s\n", TF(v->node_flag));
+	strbuf_addf(sb, "nodes       = %s\n", v->nodes ? v->nodes : "n/a");
+	strbuf_addf(sb, "part_field  = %s\n", TF(v->part_field));
+	strbuf_addf(sb, "partition   = %s\n", v->partition ? v->partition : "n/a");
+	strbuf_addf(sb, "responding  = %s\n", TF(v->responding));
+	strbuf_addf(sb, "states      = %s\n", v->states ? v->states : "(null)");
+	strbuf_addf(sb, "sort        = %s\n", v->sort ? v->sort : "(null)");
+	strbuf_addf(sb, "summarize   = %s\n", TF(v->summarize));
+	strbuf_addf(sb, "verbose     = %d\n", v->verbose);
+	strbuf_addstr(sb, rule);
+	strbuf_addf(sb, "all_flag        = %s\n", TF(v->all_flag));
+	for (int i = 0; i < VF_N; i++) {
+		/* reservation_flag (-T) sits between reason_user and root */
+		if (i == VF_ROOT)
+			strbuf_addf(sb, "reservation_flag = %s\n", TF(v->reservation));
+		strbuf_addf(sb, "%s%s\n", names[i], TF(fl[i]));
+	}
+#undef TF
+	strbuf_addstr(sb, rule);
+	strbuf_addch(sb, '\n');
+}
+
 /* ---- scontrol show node ---- */
 
 static void sep(strbuf_t *sb, int one_liner)
 {
 	strbuf_addstr(sb, one_liner ? " " : "\n   ");
+}
+
+/* SlurmdPort of the config: Slurm prints a node's Port= only when it
+ * differs from it. 0 (not set): always print it. */
+static uint32_t default_slurmd_port;
+
+void print_node_set_slurmd_port(uint32_t port)
+{
+	default_slurmd_port = port;
 }
 
 void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner)
@@ -759,11 +949,20 @@ void print_node_scontrol(strbuf_t *sb, const node_info_t *n, int one_liner)
 void print_node_scontrol_detail(strbuf_t *sb, const node_info_t *n, int one_liner, int detail)
 {
 	char b1[64], b2[64];
-	strbuf_addf(sb, "NodeName=%s Arch=%s CoresPerSocket=%u ", n->name,
-		    nz(n->arch, "(null)"), n->cores);
+	/* As Slurm: what only a registration tells (Arch, OS, Version, the
+	 * load) is left out, or N/A, for a node that never registered. */
+	int registered = n->slurmd_start_time || n->version;
+	strbuf_addf(sb, "NodeName=%s ", n->name);
+	if (n->arch && *n->arch)
+		strbuf_addf(sb, "Arch=%s ", n->arch);
+	strbuf_addf(sb, "CoresPerSocket=%u ", n->cores);
 	sep(sb, one_liner);
-	strbuf_addf(sb, "CPUAlloc=%u CPUEfctv=%u CPUTot=%u CPULoad=%.2f", n->cpus_alloc,
-		    n->cpus_efctv ? n->cpus_efctv : n->cpus, n->cpus, n->cpu_load / 100.0);
+	strbuf_addf(sb, "CPUAlloc=%u CPUEfctv=%u CPUTot=%u ", n->cpus_alloc,
+		    n->cpus_efctv ? n->cpus_efctv : n->cpus, n->cpus);
+	if (registered)
+		strbuf_addf(sb, "CPULoad=%.2f", n->cpu_load / 100.0);
+	else
+		strbuf_addstr(sb, "CPULoad=N/A");
 	sep(sb, one_liner);
 	strbuf_addf(sb, "AvailableFeatures=%s", nz(n->features, "(null)"));
 	sep(sb, one_liner);
@@ -777,11 +976,17 @@ void print_node_scontrol_detail(strbuf_t *sb, const node_info_t *n, int one_line
 		strbuf_addf(sb, "GresUsed=%s", nz(n->gres_used, "(null)"));
 		sep(sb, one_liner);
 	}
-	strbuf_addf(sb, "NodeAddr=%s NodeHostName=%s Port=%u Version=%s",
-		    nz(n->addr, n->name), nz(n->hostname, n->name), n->port, nz(n->version, "(null)"));
+	strbuf_addf(sb, "NodeAddr=%s NodeHostName=%s ", nz(n->addr, n->name),
+		    nz(n->hostname, n->name));
+	if (n->port != default_slurmd_port)
+		strbuf_addf(sb, "Port=%u ", n->port);
+	if (n->version && *n->version)
+		strbuf_addf(sb, "Version=%s", n->version);
 	sep(sb, one_liner);
-	strbuf_addf(sb, "OS=%s ", nz(n->os, "(null)"));
-	sep(sb, one_liner);
+	if (n->os && *n->os) {
+		strbuf_addf(sb, "OS=%s ", n->os);
+		sep(sb, one_liner);
+	}
 	strbuf_addf(sb, "RealMemory=%" PRIu64 " AllocMem=%" PRIu64 " FreeMem=", n->real_memory,
 		    n->alloc_mem);
 	if (n->free_mem)

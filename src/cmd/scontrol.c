@@ -27,6 +27,9 @@
 #include "xalloc.h"
 
 static int detail, one_liner, quiet;
+/* -F/--future: show FUTURE nodes, which Slurm's controller leaves out of
+ * node listings unless asked (show_flags SHOW_FUTURE). */
+static int future;
 static int json_out;              /* --json (show node) */
 
 enum { OPT_HELP = 0x100, OPT_USAGE, OPT_JSON, OPT_YAML, OPT_LOCAL, OPT_SIBLING,
@@ -185,6 +188,7 @@ static int show_nodes(const char *name)
 	}
 	strbuf_t sb = STRBUF_INIT;
 	size_t shown = 0;
+	print_node_set_slurmd_port(cmd_conf()->slurmd_port);
 	/* --json shows the selected nodes as sinfo --json does */
 	node_info_t *sel = json_out ? xcalloc(ni->nnodes ? ni->nnodes : 1, sizeof(*sel)) : NULL;
 	for (uint32_t i = 0; i < ni->nnodes; i++) {
@@ -192,6 +196,8 @@ static int show_nodes(const char *name)
 		if (want && hostlist_find(want, n->name) < 0)
 			continue;
 		if (req.name && strcmp(n->name, req.name))
+			continue;
+		if (!future && (n->state & NODE_STATE_BASE) == NODE_FUTURE)
 			continue;
 		if (sel)
 			sel[shown] = *n;
@@ -678,13 +684,14 @@ int cmd_scontrol(int argc, char **argv)
 	/* getopt names the program from argv[0]: print "scontrol:" as Slurm does
 	 * when run from PATH, whatever path we were started by. */
 	argv[0] = (char *)"scontrol";
-	detail = one_liner = quiet = 0;
+	detail = one_liner = quiet = future = 0;
 	optind = 0;
 	opterr = 1;
 	/* '+': stop at the first command word, as Slurm's scontrol does. */
 	while ((c = getopt_long(argc, argv, "+adhM:oQu:vVF", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': case 'M': case 'u': case 'v': case 'F': break;
+		case 'a': case 'M': case 'u': case 'v': break;
+		case 'F': future = 1; break;
 		case 'd': detail++; break;
 		case 'h': case OPT_HELP: usage(stdout); return 0;
 		case OPT_USAGE: usage(stdout); return 0;

@@ -111,13 +111,16 @@ static void bad_name(const char *name, void *arg)
  * case-insensitive prefix of a long or compact name. 0 when unknown. */
 static int state_name_ok(const char *s)
 {
+	/* The names 22.05.8 takes (checked against it): its ERROR state
+	 * prints as "?", the reboot states as "reboot"/"boot" and
+	 * "reboot^"/"boot^"; "inval", "error" or "pow_up" are refused. */
 	static const char *const names[] = {
-		"unknown", "unk", "down", "idle", "allocated", "alloc", "error", "err",
+		"unknown", "unk", "down", "idle", "allocated", "alloc", "?",
 		"mixed", "mix", "future", "futr", "planned", "plnd", "drain", "drained",
-		"resv", "reserved", "draining", "drng", "completing", "comp", "no_respond",
-		"powering_down", "powered_down", "power_down", "powering_up", "pow_up",
-		"fail", "maint", "reboot_requested", "reboot", "reboot_issued", "cloud",
-		"inval", "invalid_reg", "all",
+		"resv", "reserved", "perfctrs", "npc", "draining", "drng", "completing",
+		"comp", "no_respond", "powering_down", "powered_down", "power_down",
+		"powering_up", "fail", "maint", "reboot", "boot", "reboot^", "boot^",
+		"cloud",
 	};
 	size_t len = strlen(s);
 	if (!len)
@@ -128,10 +131,12 @@ static int state_name_ok(const char *s)
 	return 0;
 }
 
+/* Slurm 22.05.8's text, quirks included ("?" for ERROR, "unknown" again
+ * at the end where it names PLANNED). */
 static const char valid_states[] =
-	"unknown,down,idle,allocated,error,mixed,future,drain,drained,draining,"
-	"no_respond,reserved,planned,cloud,completing,powering_down,powered_down,"
-	"power_down,powering_up,fail,maint,reboot_requested,reboot_issued";
+	"unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,"
+	"no_respond,reserved,perfctrs,cloud,completing,powering_down,powered_down,"
+	"power_down,powering_up,fail,maint,reboot,reboot^,unknown";
 
 int cmd_sinfo(int argc, char **argv)
 {
@@ -140,12 +145,18 @@ int cmd_sinfo(int argc, char **argv)
 	strv_t parts = { 0 }, states = { 0 };
 	hostlist_t *node_filter = NULL;
 	sinfo_opts_t so = { 0 };
+	sinfo_vopts_t vo = { 0 };  /* what -v shows, as Slurm keeps it */
 	int rc = 0;
 	const char *env;
 
 	/* Environment first; options override it. */
-	if ((env = getenv("SINFO_PARTITION")) && *env)
+	if (getenv("SINFO_ALL"))
+		vo.all_flag = 1;
+	if ((env = getenv("SINFO_PARTITION")) && *env) {
 		cmd_split(&parts, env);
+		vo.partition = env;
+		vo.all_flag = 1;
+	}
 	if ((env = getenv("SINFO_SORT")) && *env)
 		sort = env;
 
@@ -158,7 +169,8 @@ int cmd_sinfo(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "abdehi:lM:n:No:O:p:rRsS:t:TvV",
 				long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': case 'M': case 'T': break;
+		case 'b': case 'M': break;
+		case 'T': vo.reservation = 1; break;
 		case 'v': verbose++; break;
 		case 'd': so.dead = 1; break;
 		case 'e': so.exact = 1; break;
@@ -181,19 +193,28 @@ int cmd_sinfo(int argc, char **argv)
 				free(err);
 				return 1;
 			}
+			/* -v shows one node by its name, a list as given */
+			vo.nodes = hostlist_count(node_filter) == 1 ? hostlist_nth(node_filter, 0)
+								     : optarg;
 			break;
 		}
 		case 'N': so.node_flag = 1; break;
 		case 'o': format = optarg; format_long = NULL; break;
 		case 'O': format_long = optarg; format = NULL; break;
-		case 'p': strv_free(&parts); cmd_split(&parts, optarg); break;
-		case 'a': strv_free(&parts); break;
+		case 'p':
+			strv_free(&parts);
+			cmd_split(&parts, optarg);
+			vo.partition = optarg;
+			vo.all_flag = 1;
+			break;
+		case 'a': strv_free(&parts); vo.partition = NULL; vo.all_flag = 1; break;
 		case 'r': so.responding = 1; break;
 		case 'R': so.list_reasons = 1; break;
 		case 's': so.summarize = 1; break;
 		case 'S': sort = optarg; break;
 		case 't':
 			strv_free(&states);
+			vo.states = optarg;
 			/* "a&b" asks for nodes in all the states; "a,b" any */
 			for (char *c2 = optarg; *c2; c2++)
 				if (*c2 == '&')
@@ -217,7 +238,8 @@ int cmd_sinfo(int argc, char **argv)
 		case OPT_HELP: help(); return 0;
 		case OPT_USAGE: usage(stdout); return 0;
 		case OPT_JSON: case OPT_YAML: json = 1; break;
-		case OPT_HIDE: case OPT_LOCAL: case OPT_NOCONVERT: case OPT_FEDERATION: break;
+		case OPT_HIDE: vo.all_flag = 0; break;
+		case OPT_LOCAL: case OPT_NOCONVERT: case OPT_FEDERATION: break;
 		default:
 			cmd_bad_option("sinfo");
 			return 1;
@@ -228,13 +250,69 @@ int cmd_sinfo(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (long_fmt && (format || format_long)) {
+		fprintf(stderr, "sinfo: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.\n");
+		return 1;
+	}
 	so.states = states.n ? &states : NULL;
 	so.sort = sort;
 
 	fmt_t fmt;
 	int hash_n = 0, hash_p = 0;
-	if (!format && !format_long && (env = getenv("SINFO_FORMAT")) && *env)
+	/* SINFO_FORMAT stands in for -o, but not for the formats of -s, -N
+	 * and -R (Slurm picks those first). */
+	if (!format && !format_long && !so.summarize && !so.node_flag && !so.list_reasons &&
+	    (env = getenv("SINFO_FORMAT")) && *env)
 		format = env;
+	if (verbose) {
+		vo.dead = so.dead;
+		vo.exact = so.exact;
+		vo.iterate = iterate;
+		vo.long_fmt = long_fmt;
+		vo.no_header = no_header;
+		vo.node_flag = so.node_flag;
+		vo.responding = so.responding;
+		vo.summarize = so.summarize;
+		vo.verbose = verbose;
+		vo.sort = sort;
+		vo.format = format_long ? format_long : format;
+		vo.format_long = format_long != NULL;
+		if (!vo.format) {
+			/* Slurm 22.05's default formats are -O lists. */
+			vo.format_long = 1;
+			if (so.summarize) {
+				vo.part_field = 1;
+				vo.format = "partition:9 ,available:.5 ,time:.10 ,nodeaiot:.16 ,nodelist:0";
+			} else if (so.node_flag) {
+				vo.node_field = vo.part_field = 1;
+				vo.format = long_fmt ?
+					"nodelist:0 ,nodes:.6 ,partition:.9 ,statelong:.11 ,cpus:4 ,"
+					"socketcorethread:.8 ,memory:.6 ,disk:.8 ,weight:.6 ,features:.8 ,"
+					"reason:20" :
+					"nodelist:0 ,nodes:.6 ,partition:.9 ,statecompact:6";
+			} else if (so.list_reasons) {
+				vo.format = long_fmt ?
+					"reason:20 ,userlong:12 ,timestamp:19 ,statecompact:6 ,nodelist:0" :
+					"reason:20 ,user:9 ,timestamp:19 ,nodelist:0";
+			} else {
+				vo.part_field = 1;
+				vo.format = long_fmt ?
+					"partition:9 ,available:.5 ,time:.10 ,size:.10 ,root:.4 ,"
+					"oversubscribe:.8 ,groups:.10 ,nodes:.6 ,statelong:.11 ,nodelist:0" :
+					"partition:9 ,available:.5 ,time:.10 ,nodes:.6 ,statecompact:.6 ,nodelist:0";
+			}
+		}
+		/* -R without -t: Slurm's implied "down,fail,drain", which it
+		 * shows cut at the first comma (its parser splits it in place) */
+		if (so.list_reasons && !vo.states)
+			vo.states = "down";
+		vo.filtering = so.dead || node_filter || vo.partition || so.responding ||
+			       vo.states;
+		strbuf_t vsb = STRBUF_INIT;
+		print_sinfo_options(&vsb, &vo);
+		fwrite(vsb.buf, 1, vsb.len, stdout);
+		strbuf_release(&vsb);
+	}
 	if (format_long) {
 		fmt_parse_long(&fmt, format_long, node_fmt_lookup, bad_name, NULL);
 	} else {
@@ -280,6 +358,17 @@ int cmd_sinfo(int argc, char **argv)
 			break;
 		}
 		time_t now = time(NULL);
+		/* Slurm 22.05's sinfo never shows FUTURE nodes (its controller
+		 * leaves them out without SHOW_FUTURE, which only scontrol -F
+		 * asks for): work on a shallow copy without them. */
+		node_info_t *all_nodes = ni->nodes;
+		uint32_t all_n = ni->nnodes, nvis = 0;
+		node_info_t *vis = xmalloc((all_n ? all_n : 1) * sizeof(*vis));
+		for (uint32_t i = 0; i < all_n; i++)
+			if ((all_nodes[i].state & NODE_STATE_BASE) != NODE_FUTURE)
+				vis[nvis++] = all_nodes[i];
+		ni->nodes = vis;
+		ni->nnodes = nvis;
 		if (json) {
 			strbuf_t sb = STRBUF_INIT;
 			print_nodes_json(&sb, ni->nodes, ni->nnodes);
@@ -307,6 +396,9 @@ int cmd_sinfo(int argc, char **argv)
 			free(fcopy);
 			sinfo_rows_free(rows, n);
 		}
+		ni->nodes = all_nodes;
+		ni->nnodes = all_n;
+		free(vis);
 		proto_msg_destroy(MSG_PART_INFO, pi);
 		proto_msg_destroy(MSG_NODE_INFO, ni);
 		fflush(stdout);

@@ -142,6 +142,7 @@ struct row {
 	uint32_t task;
 	const char *st_compact, *st_long;
 	long idx;
+	uint32_t prank;           /* partition's rank among the rows' (sort P) */
 };
 
 static void bad_letter(int c, void *arg)
@@ -258,9 +259,10 @@ static int row_cmp(const void *va, const void *vb)
 	for (size_t k = 0; k < nskeys; k++) {
 		int d = 0;
 		switch (skeys[k].c) {
-		case 'P': d = cmps(x->partition, y->partition); break;
-		case 't': d = strcmp(a->st_compact, b->st_compact); break;
-		case 'T': d = strcmp(a->st_long, b->st_long); break;
+		case 'P': d = cmpn(a->prank, b->prank); break;
+		/* state strings are static: equal states share the pointer */
+		case 't': d = a->st_compact == b->st_compact ? 0 : strcmp(a->st_compact, b->st_compact); break;
+		case 'T': d = a->st_long == b->st_long ? 0 : strcmp(a->st_long, b->st_long); break;
 		case 'p': case 'Q': d = cmpn(x->priority, y->priority); break;
 		case 'i': case 'A': {
 			uint32_t ia = x->array_job_id ? x->array_job_id : x->job_id;
@@ -399,6 +401,50 @@ static void print_json(const msg_job_info_t *ji, struct row *rows, size_t n, tim
 	json_decref(root);
 }
 
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return cmps(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Rank the rows' partitions by name, so the default sort (P,t,-p)
+ * compares numbers instead of calling strcmp ~14 times per row. */
+static void rank_partitions(struct row *rows, size_t n)
+{
+	const char **names = NULL;
+	size_t nn = 0, alloc = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = rows[i].j->partition ? rows[i].j->partition : "";
+		size_t k = 0;
+		/* Rows come grouped: the previous row's partition first. */
+		if (nn && !strcmp(names[rows[i - 1].prank], p))
+			k = rows[i - 1].prank;
+		else
+			for (k = 0; k < nn && strcmp(names[k], p); k++)
+				;
+		if (k == nn) {
+			names = xgrow(names, sizeof(*names), nn + 1, &alloc);
+			names[nn++] = p;
+		}
+		rows[i].prank = (uint32_t)k;
+	}
+	/* index order -> name order */
+	const char **sorted = xmalloc((nn ? nn : 1) * sizeof(*sorted));
+	memcpy(sorted, names, nn * sizeof(*sorted));
+	qsort(sorted, nn, sizeof(*sorted), cmp_str_ptr);
+	uint32_t *rank = xmalloc((nn ? nn : 1) * sizeof(*rank));
+	for (size_t k = 0; k < nn; k++)
+		for (size_t s = 0; s < nn; s++)
+			if (sorted[s] == names[k]) {
+				rank[k] = (uint32_t)s;
+				break;
+			}
+	for (size_t i = 0; i < n; i++)
+		rows[i].prank = rank[rows[i].prank];
+	free(rank);
+	free(sorted);
+	free(names);
+}
+
 static int run_once(struct opts *o, fmt_t *fmt)
 {
 	msg_info_req_t req = { 0 };
@@ -437,20 +483,36 @@ static int run_once(struct opts *o, fmt_t *fmt)
 	}
 	sort_now = now;
 	sort_parse(o->sort ? o->sort : (o->start ? "S" : "P,t,-p"));
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), row_cmp);
+	if (n > 1) {
+		if (strchr(o->sort ? o->sort : (o->start ? "S" : "P"), 'P'))
+			rank_partitions(rows, n);
+		/* Often already in order (one partition, held or equal-priority
+		 * jobs in id order): check in one pass before sorting. */
+		size_t k = 1;
+		while (k < n && row_cmp(&rows[k - 1], &rows[k]) <= 0)
+			k++;
+		if (k < n)
+			qsort(rows, n, sizeof(*rows), row_cmp);
+	}
 
 	if (o->json) {
 		print_json(ji, rows, n, now);
 	} else {
+		/* Written in 64 KiB pieces: one buffer of the whole output
+		 * (1 MB at 10,000 rows) costs page faults for nothing. */
 		strbuf_t sb = STRBUF_INIT;
-		strbuf_grow(&sb, 128 + n * 96);
+		strbuf_grow(&sb, 72 << 10);
 		if (o->long_fmt)
 			print_date_line(&sb, now);
 		if (!o->no_header)
 			print_job_header(&sb, fmt);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			print_job_row(&sb, fmt, rows[i].j, rows[i].task, now);
+			if (sb.len >= 64 << 10) {
+				fwrite(sb.buf, 1, sb.len, stdout);
+				strbuf_setlen(&sb, 0);
+			}
+		}
 		fwrite(sb.buf, 1, sb.len, stdout);
 		strbuf_release(&sb);
 	}

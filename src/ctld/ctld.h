@@ -47,6 +47,7 @@ typedef struct job {
 	int64_t submit_time, eligible_time, start_time, end_time, last_eval;
 	int64_t kill_time;        /* last kill sent for an overdue job */
 	uint32_t next_step;
+	uint32_t restarts;         /* times requeued (scontrol show job Restarts=) */
 	uint8_t alloc_held;       /* alloc still committed to the scheduler */
 	uint8_t dirty;
 	uint8_t dep_state;        /* 0 met/none, 1 waiting, 2 never */
@@ -61,6 +62,9 @@ typedef struct job {
 	char *tres;               /* cached TRES string (req or alloc) */
 	char *sched_nodes;        /* pending: nodes backfill plans for it */
 	uint8_t backfilled;       /* started by backfill (Scheduler=Backfill) */
+	char *cpu_ids;            /* show -d: per node CPU ids, space separated
+	                           * ("0-7 0-3"); built on demand, NULL before */
+	strv_t gres_detail;       /* show -d: per node "gpu:h100:2(IDX:0-1)" */
 	struct job *hnext;        /* hash chain */
 } job_t;
 
@@ -193,6 +197,9 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now);
 void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now);
 void job_release(ctld_t *cd, job_t *j);
 void job_requeue(ctld_t *cd, job_t *j);
+/* Seconds a requeued job waits (Slurm: cred_expire 120 + 1). */
+#define JOB_REQUEUE_DELAY 121
+void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now);
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
@@ -228,6 +235,9 @@ void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now);
 /* ---- sched_glue.c ---- */
 void sched_glue_build(ctld_t *cd);
 void sched_glue_free(ctld_t *cd);
+/* Fill j->cpu_ids and j->gres_detail (scontrol show job -d) from its
+ * allocation, once; a no-op without allocation or when already built. */
+void job_detail_build(ctld_t *cd, job_t *j);
 void ctld_schedule(ctld_t *cd);
 int job_launch(ctld_t *cd, job_t *j);
 int job_sched_validate(ctld_t *cd, const job_t *j);

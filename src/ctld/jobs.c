@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctld/ctld.h"
+#include "ctld/intern.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -113,23 +114,58 @@ void job_dirty(ctld_t *cd, job_t *j)
 	cd->dirty_jobs[cd->ndirty_jobs++] = j;
 }
 
+/* The strings of a job's in-memory job_desc_t that are interned (see
+ * intern.h): shared by many jobs, they are most of a queued job's memory
+ * when each job has its own copies. Other strings (argv) stay owned. */
+static const size_t desc_interned[] = {
+	offsetof(job_desc_t, name), offsetof(job_desc_t, user_name),
+	offsetof(job_desc_t, partition), offsetof(job_desc_t, account),
+	offsetof(job_desc_t, qos), offsetof(job_desc_t, reservation),
+	offsetof(job_desc_t, comment), offsetof(job_desc_t, tres_per_node),
+	offsetof(job_desc_t, tres_per_job), offsetof(job_desc_t, req_nodes),
+	offsetof(job_desc_t, exc_nodes), offsetof(job_desc_t, features),
+	offsetof(job_desc_t, dependency), offsetof(job_desc_t, work_dir),
+	offsetof(job_desc_t, std_in), offsetof(job_desc_t, std_out),
+	offsetof(job_desc_t, std_err), offsetof(job_desc_t, alloc_node),
+};
+
+#define DESC_STR(d, off) (*(char **)(void *)((char *)(d) + (off)))
+
+/* Replace d's strings by interned copies (the originals are freed). */
+static void desc_intern(job_desc_t *d)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(desc_interned); i++)
+		DESC_STR(d, desc_interned[i]) = intern_take(DESC_STR(d, desc_interned[i]));
+}
+
+/* Free a job record's desc: interned strings are let go, never freed. */
+static void desc_release(job_desc_t *d)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(desc_interned); i++) {
+		intern_put(DESC_STR(d, desc_interned[i]));
+		DESC_STR(d, desc_interned[i]) = NULL;
+	}
+	proto_free(MSG_SUBMIT, d);    /* what is left: argv, script, env */
+	free(d);
+}
+
 void job_free(job_t *j)
 {
 	if (!j)
 		return;
 	free(j->reason_detail);
-	free(j->group_name);
+	intern_put(j->group_name);
 	free(j->deps);
-	if (j->desc) {
-		proto_free(MSG_SUBMIT, j->desc);
-		free(j->desc);
-	}
+	if (j->desc)
+		desc_release(j->desc);
 	free(j->req_idx);
 	free(j->exc_idx);
 	sched_alloc_free(&j->alloc);
 	free(j->nodes);
 	free(j->sched_nodes);
-	free(j->tres);
+	free(j->cpu_ids);
+	strv_free(&j->gres_detail);
+	intern_put(j->tres);
 	free(j);
 }
 
@@ -206,7 +242,8 @@ static uint32_t job_cpt(const job_t *j)
 
 void job_set_tres(ctld_t *cd, job_t *j)
 {
-	free(j->tres);
+	/* Interned: jobs of one shape share "cpu=1,mem=1G,node=1,billing=1". */
+	intern_put(j->tres);
 	if (j->alloc.nnodes && (j->state & JOB_STATE_BASE) != JOB_PENDING) {
 		uint64_t cpus = 0, mem = 0, gpus = 0;
 		const char *gt = "";
@@ -217,7 +254,7 @@ void job_set_tres(ctld_t *cd, job_t *j)
 			if (j->alloc.gpus[i] && !*gt)
 				gt = alloc_gpu_type(cd, j->alloc.nodes[i], j->alloc.gpus[i]);
 		}
-		j->tres = tres_string(cpus, mem, j->alloc.nnodes, 1, gpus, gt, gpus);
+		j->tres = intern_take(tres_string(cpus, mem, j->alloc.nnodes, 1, gpus, gt, gpus));
 		return;
 	}
 	const job_desc_t *d = j->desc;
@@ -225,7 +262,7 @@ void job_set_tres(ctld_t *cd, job_t *j)
 	uint64_t cpus = (uint64_t)job_ntasks(j) * job_cpt(j);
 	uint64_t mem = d->mem_per_node ? d->mem_per_node * nodes : d->mem_per_cpu * cpus;
 	uint64_t gpus = j->gpus_per_job ? j->gpus_per_job : (uint64_t)j->gpus_per_node * nodes;
-	j->tres = tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus);
+	j->tres = intern_take(tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus));
 }
 
 /* ---- priority ---- */
@@ -547,7 +584,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	d->user_name = user_name(uid);
 	d->user_id = uid;
 	d->group_id = gid;
-	j->group_name = group_name(gid);
+	j->group_name = intern_take(group_name(gid));
 	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_out && d->work_dir)
 		d->std_out = xasprintf("%s/slurm-%u.out", d->work_dir, j->job_id);
 	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_in)
@@ -574,6 +611,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	db_job_insert(cd, j, d);
 	xfree(d->script);
 	strv_free(&d->env);
+	desc_intern(d);
 	list_append(cd, j);
 	cd->last_job_update = now;
 	*job_id = j->job_id;
@@ -589,7 +627,8 @@ fail:
 
 void job_add_recovered(ctld_t *cd, job_t *j)
 {
-	j->group_name = group_name(j->group_id);
+	j->group_name = intern_take(group_name(j->group_id));
+	desc_intern(j->desc);
 	resolve_nodes(cd, j->desc->req_nodes, &j->req_idx, &j->nreq);
 	resolve_nodes(cd, j->desc->exc_nodes, &j->exc_idx, &j->nexc);
 	char t2[32];
@@ -604,9 +643,10 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 	/* Dependencies refer to other jobs: parse after all are loaded is
 	 * not needed since dependencies point to older (smaller) ids. */
 	job_parse_deps(cd, j->desc->dependency, &j->deps, &j->ndeps);
-	if (j->alloc_held && j->alloc.nnodes)
+	if (j->alloc_held && j->alloc.nnodes) {
+		sched_alloc_fill_cores(&cd->sched, &j->alloc);   /* older state */
 		sched_alloc_commit(&cd->sched, &j->alloc);
-	else if (!j->alloc_held && (j->state & JOB_STATE_BASE) == JOB_RUNNING)
+	} else if (!j->alloc_held && (j->state & JOB_STATE_BASE) == JOB_RUNNING)
 		j->alloc_held = 0;
 	job_set_tres(cd, j);
 }
@@ -689,6 +729,23 @@ void job_requeue(ctld_t *cd, job_t *j)
 	job_set_tres(cd, j);
 	job_dirty(cd, j);
 	ctld_sched_request(cd);
+}
+
+/* Slurm's requeue of a started batch job (node failure, scontrol
+ * requeue): it counts a restart, is submitted again now, and is not
+ * eligible before the launch credential's lifetime has passed (Slurm:
+ * cred_expire, 120 s, + 1) so that no node still holding the old
+ * credential runs it twice. The job shows PENDING Reason=BeginTime. */
+void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now)
+{
+	job_requeue(cd, j);
+	j->restarts++;
+	j->submit_time = now;
+	if (j->eligible_time <= now)
+		j->eligible_time = now + JOB_REQUEUE_DELAY;
+	if (j->desc->begin_time < j->eligible_time)
+		j->desc->begin_time = j->eligible_time;
+	job_dirty(cd, j);
 }
 
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state)
@@ -820,7 +877,7 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 				return ESLURM_BATCH_ONLY;
 			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
 			j->launch_seq++;      /* the old supervisor's report is stale */
-			job_requeue(cd, j);
+			job_requeue_restart(cd, j, now);
 		} else {
 			return ESLURM_NOT_SUPPORTED;
 		}
@@ -857,11 +914,11 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 				return ESLURM_NOT_SUPPORTED;
 			j->priority = x;
 		} else if (!strcasecmp(k, "JobName") || !strcasecmp(k, "Name")) {
-			free(j->desc->name);
-			j->desc->name = xstrdup(v);
+			intern_put(j->desc->name);
+			j->desc->name = intern_get(v);
 		} else if (!strcasecmp(k, "Comment")) {
-			free(j->desc->comment);
-			j->desc->comment = xstrdup(v);
+			intern_put(j->desc->comment);
+			j->desc->comment = intern_get(v);
 		} else if (!strcasecmp(k, "Partition")) {
 			if (base != JOB_PENDING)
 				return ESLURM_JOB_NOT_PENDING;
@@ -869,8 +926,8 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 			if (pi < 0)
 				return ESLURM_INVALID_PARTITION_NAME;
 			j->part = (uint32_t)pi;
-			free(j->desc->partition);
-			j->desc->partition = xstrdup(v);
+			intern_put(j->desc->partition);
+			j->desc->partition = intern_get(v);
 		} else {
 			return ESLURM_NOT_SUPPORTED;
 		}
@@ -895,6 +952,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 	 * with 10,000 jobs they are most of the reply. */
 	job_desc_t *d = j->desc;
 	uint32_t base = j->state & JOB_STATE_BASE;
+	int batch = !(d->flags & JOB_F_INTERACTIVE);
 	memset(ji, 0, sizeof(*ji));
 	ji->job_id = j->job_id;
 	ji->array_task_id = NO_VAL32;
@@ -903,42 +961,47 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 	ji->group_id = j->group_id;
 	ji->user_name = d->user_name;
 	ji->priority = j->hold ? 0 : j->priority;
-	ji->nice = d->nice;
 	ji->partition = cd->parts[j->part].cf->name;
 	ji->state = j->state;
 	ji->state_reason = j->reason;
 	ji->state_desc = j->reason_detail;
-	ji->requeue = !(d->flags & JOB_F_NO_REQUEUE);
-	ji->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
-	ji->exit_code = j->exit_code;
-	ji->time_limit = j->time_limit;
-	ji->submit_time = j->submit_time;
-	ji->eligible_time = j->eligible_time;
-	ji->accrue_time = j->eligible_time;
 	ji->start_time = j->start_time;
 	ji->end_time = j->end_time;
-	ji->last_sched_eval = j->last_eval;
-	ji->alloc_sid = d->alloc_sid;
 	uint32_t ntasks = job_ntasks(j);
 	if (j->alloc.nnodes && base != JOB_PENDING) {
 		ji->nodes = j->nodes;
-		ji->batch_host = ji->batch_flag ? (char *)cd->nodes[j->alloc.nodes[0]].cf->name : NULL;
+		ji->batch_host = batch ? (char *)cd->nodes[j->alloc.nodes[0]].cf->name : NULL;
 		ji->num_nodes = j->alloc.nnodes;
-		for (uint32_t i = 0; i < j->alloc.nnodes; i++)
-			ji->num_cpus += j->alloc.cpus[i];
+		if (fields & JINFO_NUMS)
+			for (uint32_t i = 0; i < j->alloc.nnodes; i++)
+				ji->num_cpus += j->alloc.cpus[i];
 	} else {
 		ji->num_nodes = d->min_nodes ? d->min_nodes : 1;
-		ji->num_cpus = ntasks * job_cpt(j);
+		if (fields & JINFO_NUMS)
+			ji->num_cpus = ntasks * job_cpt(j);
 	}
-	ji->max_nodes = d->max_nodes;
-	ji->num_tasks = ntasks;
-	ji->cpus_per_task = job_cpt(j);
-	ji->ntasks_per_node = d->ntasks_per_node;
-	ji->pn_min_cpus = job_cpt(j) * (d->ntasks_per_node ? d->ntasks_per_node : 1);
-	ji->mem_per_cpu = d->mem_per_cpu;
-	ji->mem_per_node = d->mem_per_node;
-	ji->flags = d->flags;
-	ji->contiguous = (d->flags & JOB_F_CONTIGUOUS) != 0;
+	if (fields & JINFO_NUMS) {
+		ji->nice = d->nice;
+		ji->requeue = !(d->flags & JOB_F_NO_REQUEUE);
+		ji->restarts = j->restarts;
+		ji->batch_flag = batch;
+		ji->exit_code = j->exit_code;
+		ji->time_limit = j->time_limit;
+		ji->submit_time = j->submit_time;
+		ji->eligible_time = j->eligible_time;
+		ji->accrue_time = j->eligible_time;
+		ji->last_sched_eval = j->last_eval;
+		ji->alloc_sid = d->alloc_sid;
+		ji->max_nodes = d->max_nodes;
+		ji->num_tasks = ntasks;
+		ji->cpus_per_task = job_cpt(j);
+		ji->ntasks_per_node = d->ntasks_per_node;
+		ji->pn_min_cpus = job_cpt(j) * (d->ntasks_per_node ? d->ntasks_per_node : 1);
+		ji->mem_per_cpu = d->mem_per_cpu;
+		ji->mem_per_node = d->mem_per_node;
+		ji->flags = d->flags;
+		ji->contiguous = (d->flags & JOB_F_CONTIGUOUS) != 0;
+	}
 	if (fields & JINFO_GROUP)
 		ji->group_name = j->group_name;
 	if (fields & JINFO_ACCT) {
@@ -970,8 +1033,14 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		else
 			ji->tres_req = ji->tres_alloc = j->tres;
 	}
-	if (fields & JINFO_DETAIL)
+	if (fields & JINFO_DETAIL) {
 		ji->scheduler = (char *)(j->backfilled ? "Backfill" : "Main");
+		if (base != JOB_PENDING) {
+			job_detail_build(cd, j);
+			ji->cpu_ids = j->cpu_ids;
+			ji->gres_detail = j->gres_detail;   /* borrowed like the rest */
+		}
+	}
 }
 
 /* ---- batch environment ---- */

@@ -253,7 +253,7 @@ void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now)
 				info("job %u: requeued due to failure of node %s", j->job_id,
 				     n->cf->name);
 				j->launch_seq++;   /* the old supervisor's report is stale */
-				job_requeue(cd, j);
+				job_requeue_restart(cd, j, now);
 				continue;
 			}
 			info("job %u: node %s failed", j->job_id, n->cf->name);

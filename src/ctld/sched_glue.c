@@ -18,8 +18,62 @@
 #include "errors.h"
 #include "log.h"
 #include "states.h"
+#include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
+
+/* Parse a Cores= list ("0-15,32-47") of core indexes into CPU bits
+ * (core c = CPUs c*tpc .. c*tpc+tpc-1), clipped to the node's CPUs. */
+static void cores_parse(const char *spec, uint32_t tpc, uint32_t cpus, uint64_t *bits)
+{
+	const char *p = spec;
+	while (p && *p) {
+		while (*p == '[' || *p == ']' || *p == ',')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		char *e;
+		unsigned long a = strtoul(p, &e, 10), b = a;
+		if (*e == '-')
+			b = strtoul(e + 1, &e, 10);
+		for (unsigned long c = a; c <= b && c * tpc < cpus; c++)
+			for (uint32_t t = 0; t < tpc && c * tpc + t < cpus; t++)
+				bits[(c * tpc + t) / 64] |= 1ull << ((c * tpc + t) % 64);
+		p = e;
+	}
+}
+
+/* CPU id tracking for a node, and each GPU's close CPUs from the
+ * gres.conf Cores= of the line that declared it (none: no affinity). */
+static void node_cores_init(const conf_node_t *cf, sched_node_t *sn)
+{
+	if (!sn->cpus)
+		return;
+	uint32_t W = (sn->cpus + 63) / 64;
+	uint32_t tpc = cf->threads_per_core ? cf->threads_per_core : 1;
+	sn->core_words = W;
+	sn->cores_used = xcalloc(W, sizeof(uint64_t));
+	uint64_t *gc = NULL;
+	uint32_t gi = 0;
+	for (size_t g = 0; g < cf->ngres; g++) {
+		const conf_gres_t *cg = &cf->gres[g];
+		if (strcmp(cg->name, "gpu"))
+			continue;
+		uint32_t dev = gi;
+		for (size_t l = 0; l < cg->nlines; l++) {
+			uint32_t cnt = cg->line_count[l];
+			if (cg->line_cores[l] && sn->ngpus) {
+				if (!gc)
+					gc = xcalloc((size_t)sn->ngpus * W, sizeof(uint64_t));
+				for (uint32_t d = dev; d < dev + cnt && d < gi + cg->count && d < sn->ngpus; d++)
+					cores_parse(cg->line_cores[l], tpc, sn->cpus, gc + (size_t)d * W);
+			}
+			dev += cnt;
+		}
+		gi += cg->count;
+	}
+	sn->gpu_cores = gc;
+}
 
 void sched_glue_build(ctld_t *cd)
 {
@@ -61,6 +115,7 @@ void sched_glue_build(ctld_t *cd)
 			first += t->count;
 		}
 		sn->ngpus = first > SCHED_MAX_GPUS ? SCHED_MAX_GPUS : first;
+		node_cores_init(cf, sn);
 	}
 	free(leaf);
 	s->nparts = cd->nparts;
@@ -156,6 +211,10 @@ void sched_glue_free(ctld_t *cd)
 	for (uint32_t p = 0; p < cd->sched.nparts; p++)
 		free(cd->sched.parts[p].nodes);
 	free(cd->sched.parts);
+	for (uint32_t i = 0; i < cd->sched.nnodes; i++) {
+		free(cd->sched.nodes[i].cores_used);
+		free((void *)cd->sched.nodes[i].gpu_cores);
+	}
 	free(cd->sched.nodes);
 	memset(&cd->sched, 0, sizeof(cd->sched));
 }
@@ -419,4 +478,66 @@ void ctld_schedule(ctld_t *cd)
 	free(map);
 	free(run);
 	ctld_stats_pass(cd, t0);
+}
+
+/* ---- scontrol show job -d ---- */
+
+/* "0-3,32-35" from a CPU bitmap. */
+static void bits_ranges(strbuf_t *sb, const uint64_t *bits, uint32_t words)
+{
+	uint32_t nb = words * 64, i = 0;
+	int first = 1;
+	while (i < nb) {
+		if (!(bits[i / 64] & (1ull << (i % 64)))) {
+			i++;
+			continue;
+		}
+		uint32_t e = i;
+		while (e + 1 < nb && (bits[(e + 1) / 64] & (1ull << ((e + 1) % 64))))
+			e++;
+		strbuf_addf(sb, first ? "%u" : ",%u", i);
+		if (e > i)
+			strbuf_addf(sb, "-%u", e);
+		first = 0;
+		i = e + 1;
+	}
+}
+
+void job_detail_build(ctld_t *cd, job_t *j)
+{
+	const sched_alloc_t *a = &j->alloc;
+	if (j->cpu_ids || !a->nnodes)
+		return;
+	strbuf_t ids = STRBUF_INIT;
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		if (i)
+			strbuf_addch(&ids, ' ');
+		if (a->cores && a->cwords)
+			bits_ranges(&ids, a->cores + (size_t)i * a->cwords, a->cwords);
+		if (!a->cores || !a->cwords || ids.len == 0 || ids.buf[ids.len - 1] == ' ')
+			strbuf_addf(&ids, "0-%u", a->cpus[i] ? a->cpus[i] - 1 : 0);
+		/* GRES: one "gpu:type:n(IDX:...)" per GPU type held. */
+		strbuf_t g = STRBUF_INIT;
+		const sched_node_t *sn = a->nodes[i] < cd->sched.nnodes ? &cd->sched.nodes[a->nodes[i]] : NULL;
+		uint64_t m = a->gpus[i];
+		for (uint32_t t = 0; sn && m && t < (sn->ngpu_types ? sn->ngpu_types : 1); t++) {
+			uint64_t tm = m;
+			const char *ty = "";
+			if (sn->ngpu_types) {
+				const sched_gpu_type_t *gt = &sn->gpu_types[t];
+				uint64_t all = gt->count >= 64 ? ~0ull : ((1ull << gt->count) - 1);
+				tm = gt->first < 64 ? m & (all << gt->first) : 0;
+				ty = gt->type;
+			}
+			if (!tm)
+				continue;
+			strbuf_addf(&g, "%sgpu%s%s:%d(IDX:", g.len ? "," : "", *ty ? ":" : "", ty,
+				    __builtin_popcountll(tm));
+			bits_ranges(&g, &tm, 1);
+			strbuf_addch(&g, ')');
+		}
+		strv_push(&j->gres_detail, g.len ? g.buf : "");
+		strbuf_release(&g);
+	}
+	j->cpu_ids = strbuf_detach(&ids);
 }

@@ -6,10 +6,11 @@
  *   jobs(job_id INTEGER PRIMARY KEY, state, reason, reason_detail, user_id,
  *        group_id, partition, priority, hold, time_limit, submit_time,
  *        eligible_time, start_time, end_time, exit_code, launch_seq,
- *        next_step, alloc_held, nodes, alloc, descr BLOB)
+ *        next_step, alloc_held, nodes, alloc, descr BLOB, restarts)
  *        -- descr: proto_encode(MSG_SUBMIT) of the job_desc_t as submitted
  *        -- (script and env included: they are not kept in memory);
  *        -- alloc: "X|" if exclusive, then "node:cpus:mem:gpumask:tasks,..."
+ *        -- restarts: added later; db_open() adds the column to older DBs
  *   nodes(name TEXT PRIMARY KEY, base, flags, reason, reason_uid, reason_time)
  *   parts(name TEXT PRIMARY KEY, state, max_time, default_time, max_nodes,
  *        min_nodes)
@@ -40,7 +41,7 @@ static const char *schema =
 	" partition TEXT, priority INTEGER, hold INTEGER, time_limit INTEGER,"
 	" submit_time INTEGER, eligible_time INTEGER, start_time INTEGER,"
 	" end_time INTEGER, exit_code INTEGER, launch_seq INTEGER, next_step INTEGER,"
-	" alloc_held INTEGER, nodes TEXT, alloc TEXT, descr BLOB);"
+	" alloc_held INTEGER, nodes TEXT, alloc TEXT, descr BLOB, restarts INTEGER DEFAULT 0);"
 	"CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, base INTEGER,"
 	" flags INTEGER, reason TEXT, reason_uid INTEGER, reason_time INTEGER);"
 	"CREATE TABLE IF NOT EXISTS parts(name TEXT PRIMARY KEY, state INTEGER,"
@@ -49,7 +50,7 @@ static const char *schema =
 #define JOB_COLS "state=?2, reason=?3, reason_detail=?4, user_id=?5, group_id=?6," \
 	" partition=?7, priority=?8, hold=?9, time_limit=?10, submit_time=?11," \
 	" eligible_time=?12, start_time=?13, end_time=?14, exit_code=?15," \
-	" launch_seq=?16, next_step=?17, alloc_held=?18, nodes=?19, alloc=?20"
+	" launch_seq=?16, next_step=?17, alloc_held=?18, nodes=?19, alloc=?20, restarts=?21"
 
 static sqlite3_stmt *prep(ctld_t *cd, const char *sql)
 {
@@ -57,6 +58,47 @@ static sqlite3_stmt *prep(ctld_t *cd, const char *sql)
 	if (sqlite3_prepare_v3(cd->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
 		fatal("state db: cannot prepare '%s': %s", sql, sqlite3_errmsg(cd->db));
 	return st;
+}
+
+/* Does TABLE have COLUMN? (PRAGMA table_info lists one row per column.) */
+static int db_has_column(ctld_t *cd, const char *table, const char *column)
+{
+	char *sql = xasprintf("PRAGMA table_info(%s)", table);
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+	if (sqlite3_prepare_v2(cd->db, sql, -1, &st, NULL) == SQLITE_OK)
+		while (!found && sqlite3_step(st) == SQLITE_ROW)
+			found = !strcmp((const char *)sqlite3_column_text(st, 1), column);
+	sqlite3_finalize(st);
+	free(sql);
+	return found;
+}
+
+/* Bring a DB written by an older sluice up to this schema: CREATE TABLE
+ * IF NOT EXISTS leaves existing tables as they are, so columns added
+ * since are added here. */
+static int db_migrate(ctld_t *cd, char **err)
+{
+	static const struct { const char *table, *column, *decl; } added[] = {
+		{ "jobs", "restarts", "INTEGER DEFAULT 0" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
+		if (db_has_column(cd, added[i].table, added[i].column))
+			continue;
+		char *sql = xasprintf("ALTER TABLE %s ADD COLUMN %s %s", added[i].table,
+				      added[i].column, added[i].decl);
+		char *e = NULL;
+		int rc = sqlite3_exec(cd->db, sql, NULL, NULL, &e);
+		free(sql);
+		if (rc != SQLITE_OK) {
+			*err = xasprintf("state db: adding column %s.%s: %s", added[i].table,
+					 added[i].column, e ? e : "error");
+			sqlite3_free(e);
+			return -1;
+		}
+		info("state db: added column %s.%s", added[i].table, added[i].column);
+	}
+	return 0;
 }
 
 /* Run a statement that returns no rows; log (never die) on failure. */
@@ -96,13 +138,15 @@ int db_open(ctld_t *cd, const char *path, char **err)
 		return -1;
 	}
 	free(sql);
+	if (db_migrate(cd, err))
+		return -1;
 	cd->st_begin = prep(cd, "BEGIN");
 	cd->st_commit = prep(cd, "COMMIT");
 	cd->st_job_ins = prep(cd, "INSERT OR REPLACE INTO jobs(job_id, state, reason, reason_detail,"
 			      " user_id, group_id, partition, priority, hold, time_limit, submit_time,"
 			      " eligible_time, start_time, end_time, exit_code, launch_seq, next_step,"
-			      " alloc_held, nodes, alloc, descr) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
-			      "?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21)");
+			      " alloc_held, nodes, alloc, restarts, descr) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,"
+			      "?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)");
 	cd->st_job_upd = prep(cd, "UPDATE jobs SET " JOB_COLS " WHERE job_id=?1");
 	cd->st_job_del = prep(cd, "DELETE FROM jobs WHERE job_id=?1");
 	cd->st_job_desc = prep(cd, "SELECT descr FROM jobs WHERE job_id=?1");
@@ -142,11 +186,33 @@ static char *alloc_encode(ctld_t *cd, const sched_alloc_t *a)
 	strbuf_t sb = STRBUF_INIT;
 	if (a->exclusive)
 		strbuf_addstr(&sb, "X|");
-	for (uint32_t i = 0; i < a->nnodes; i++)
+	for (uint32_t i = 0; i < a->nnodes; i++) {
 		strbuf_addf(&sb, "%s%s:%u:%" PRIu64 ":%" PRIu64 ":%u", i ? "," : "",
 			    cd->nodes[a->nodes[i]].cf->name, a->cpus[i], a->mem[i],
 			    a->gpus[i], a->tasks[i]);
+		/* CPU ids, when tracked: ":" then the bitmap words in hex,
+		 * '.' separated (older states lack it; recovery refills). */
+		for (uint32_t w = 0; a->cores && w < a->cwords; w++)
+			strbuf_addf(&sb, "%c%" PRIx64, w ? '.' : ':', a->cores[(size_t)i * a->cwords + w]);
+	}
 	return strbuf_detach(&sb);
+}
+
+/* The CPU ids part of one node ("ff.0"): words in hex, '.' separated. */
+static void alloc_decode_cores(sched_alloc_t *a, uint32_t n, uint32_t i, const char *p)
+{
+	uint32_t words = 1;
+	for (const char *q = p; *q; q++)
+		words += *q == '.';
+	if (!a->cores) {
+		a->cwords = words;
+		a->cores = xcalloc((size_t)n * words, sizeof(uint64_t));
+	}
+	for (uint32_t w = 0; w < a->cwords && *p; w++) {
+		char *e;
+		a->cores[(size_t)i * a->cwords + w] = strtoull(p, &e, 16);
+		p = *e == '.' ? e + 1 : e;
+	}
 }
 
 /* Parse alloc_encode()'s text; -1 if a node is no longer configured. */
@@ -173,7 +239,8 @@ static int alloc_decode(ctld_t *cd, const char *s, sched_alloc_t *a)
 		char name[256];
 		uint32_t cpus = 0, tasks = 0;
 		uint64_t mem = 0, gpus = 0;
-		if (sscanf(tok, "%255[^:]:%u:%" SCNu64 ":%" SCNu64 ":%u", name, &cpus, &mem, &gpus, &tasks) != 5) {
+		int used = 0;
+		if (sscanf(tok, "%255[^:]:%u:%" SCNu64 ":%" SCNu64 ":%u%n", name, &cpus, &mem, &gpus, &tasks, &used) != 5) {
 			rc = -1;
 			continue;
 		}
@@ -187,6 +254,8 @@ static int alloc_decode(ctld_t *cd, const char *s, sched_alloc_t *a)
 		a->mem[a->nnodes] = mem;
 		a->gpus[a->nnodes] = gpus;
 		a->tasks[a->nnodes] = tasks;
+		if (tok[used] == ':')
+			alloc_decode_cores(a, n, a->nnodes, tok + used + 1);
 		a->nnodes++;
 	}
 	free(dup);
@@ -216,6 +285,7 @@ static void bind_job(ctld_t *cd, sqlite3_stmt *st, const job_t *j, char **alloc_
 	sqlite3_bind_text(st, 19, j->nodes, -1, SQLITE_STATIC);
 	*alloc_txt = alloc_encode(cd, &j->alloc);
 	sqlite3_bind_text(st, 20, *alloc_txt, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 21, j->restarts);
 }
 
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
@@ -225,7 +295,7 @@ void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
 	proto_encode(MSG_SUBMIT, full, &sb);
 	char *a = NULL;
 	bind_job(cd, cd->st_job_ins, j, &a);
-	sqlite3_bind_blob(cd->st_job_ins, 21, sb.buf, (int)sb.len, SQLITE_STATIC);
+	sqlite3_bind_blob(cd->st_job_ins, 22, sb.buf, (int)sb.len, SQLITE_STATIC);
 	step_done(cd, cd->st_job_ins, "insert job");
 	free(a);
 	strbuf_release(&sb);
@@ -376,7 +446,7 @@ static void load_jobs(ctld_t *cd)
 	sqlite3_stmt *st = prep(cd, "SELECT job_id, state, reason, reason_detail, user_id, group_id,"
 				" partition, priority, hold, time_limit, submit_time, eligible_time,"
 				" start_time, end_time, exit_code, launch_seq, next_step, alloc_held,"
-				" nodes, alloc, descr FROM jobs ORDER BY job_id");
+				" nodes, alloc, descr, restarts FROM jobs ORDER BY job_id");
 	size_t n = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		job_t *j = xcalloc(1, sizeof(*j));
@@ -401,6 +471,7 @@ static void load_jobs(ctld_t *cd)
 		j->alloc_held = (uint8_t)sqlite3_column_int64(st, 17);
 		j->nodes = xstrdup((const char *)sqlite3_column_text(st, 18));
 		int alloc_bad = alloc_decode(cd, (const char *)sqlite3_column_text(st, 19), &j->alloc);
+		j->restarts = (uint32_t)sqlite3_column_int64(st, 21);
 		j->desc = xcalloc(1, sizeof(*j->desc));
 		const void *b = sqlite3_column_blob(st, 20);
 		char *err = NULL;
@@ -418,6 +489,10 @@ static void load_jobs(ctld_t *cd)
 		/* Script and environment stay in the DB. */
 		xfree(j->desc->script);
 		strv_free(&j->desc->env);
+		/* A requeued job waits until its eligible time (job_requeue):
+		 * the stored description has the begin time as submitted. */
+		if ((j->state & JOB_STATE_BASE) == JOB_PENDING && j->eligible_time > j->desc->begin_time)
+			j->desc->begin_time = j->eligible_time;
 		if (pi < 0) {
 			error("recovery: job %u: partition '%s' no longer exists", j->job_id,
 			      pname ? pname : "");

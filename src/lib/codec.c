@@ -229,10 +229,26 @@ static void encode_field(const proto_field_t *f, const void *rec, strbuf_t *sb)
 	}
 }
 
+/* Most fields of a big list's records are unset (squeue's 10,000 jobs):
+ * skipping those here, without the call and the type switch's indirect
+ * jump, is most of the encoding time saved. */
+static inline int field_unset(const proto_field_t *f, const void *rec)
+{
+	uint8_t t = f->type;
+	if (t <= FT_I32)
+		return !*CAT(rec, f->off, uint32_t);
+	if (t <= FT_I64)
+		return !*CAT(rec, f->off, uint64_t);
+	if (t == FT_STR)
+		return !*CAT(rec, f->off, char *);
+	return 0;
+}
+
 static void encode_fields(const proto_schema_t *s, const void *rec, strbuf_t *sb)
 {
 	for (size_t i = 0; i < s->nfields; i++)
-		encode_field(&s->fields[i], rec, sb);
+		if (!field_unset(&s->fields[i], rec))
+			encode_field(&s->fields[i], rec, sb);
 }
 
 void codec_encode(const proto_schema_t *s, const void *rec, strbuf_t *out)
@@ -514,6 +530,12 @@ static int decode_len(const proto_schema_t *s, const proto_field_t *f, void *rec
 
 static const proto_field_t *find_field(const proto_schema_t *s, uint32_t tag, size_t *hint)
 {
+	/* Schemas number their fields 1, 2, 3...: tag N is usually entry
+	 * N - 1 (the scan below walks past every unset field otherwise). */
+	if (tag - 1 < s->nfields && s->fields[tag - 1].tag == tag) {
+		*hint = tag;
+		return &s->fields[tag - 1];
+	}
 	/* Fields arrive in schema order from our encoder: try the next one. */
 	for (size_t i = *hint; i < s->nfields; i++)
 		if (s->fields[i].tag == tag) {

@@ -540,6 +540,10 @@ static void node_release(conf_node_t *n)
 		free(n->gres[i].type);
 		free(n->gres[i].file);
 		free(n->gres[i].cores);
+		for (size_t l = 0; l < n->gres[i].nlines; l++)
+			free(n->gres[i].line_cores[l]);
+		free(n->gres[i].line_cores);
+		free(n->gres[i].line_count);
 	}
 	free(n->gres);
 }

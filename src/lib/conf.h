@@ -30,6 +30,12 @@ typedef struct conf_gres {
 	uint32_t count;
 	char *file;          /* gres.conf File= expression or NULL */
 	char *cores;         /* gres.conf Cores= or NULL */
+	/* Per gres.conf line for this node and kind, in file order: how many
+	 * devices the line declared and its Cores= (NULL where absent), so
+	 * device i keeps its own core affinity (GPU selection). */
+	size_t nlines;
+	uint32_t *line_count;
+	char **line_cores;
 } conf_gres_t;
 
 typedef struct conf_node {

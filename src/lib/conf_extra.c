@@ -268,6 +268,11 @@ static void gres_line(struct conf_priv *p, const char *file, int line, struct co
 		acc->count[ni][gi] += count;
 		append_str(&g->file, fexpr);
 		append_str(&g->cores, cores);
+		g->line_count = xrealloc(g->line_count, (g->nlines + 1) * sizeof(uint32_t));
+		g->line_cores = xrealloc(g->line_cores, (g->nlines + 1) * sizeof(char *));
+		g->line_count[g->nlines] = (uint32_t)count;
+		g->line_cores[g->nlines] = cores ? xstrdup(cores) : NULL;
+		g->nlines++;
 	}
 	free(targets);
 }

@@ -17,7 +17,8 @@
  *
  * Signing: frames on TCP carry a credential when the process can sign
  * (daemons always can); frames on Unix-socket conns carry none (the peer
- * is identified by SO_PEERCRED and could not verify one anyway).
+ * is identified by SO_PEERCRED and could not verify one anyway), and
+ * neither do query answers (see reply_signed).
  */
 #include "net.h"
 #include "errors.h"
@@ -137,6 +138,30 @@ static int frame_append(strbuf_t *out, auth_t *a, int sign, enum msg_type type,
 	if (!proto_schema(type)) {
 		*err = xasprintf("cannot send unknown message type %d", (int)type);
 		return SLUICE_E_PROTOCOL;
+	}
+	if (!sign || !a || !auth_can_sign(a)) {
+		/* Unsigned (query answers, Unix-socket conns): encode the body
+		 * straight into out behind a header filled in after, instead of
+		 * building it aside and copying it (a 1 MB squeue reply). */
+		size_t at = out->len;
+		strbuf_grow(out, FRAME_HDR);
+		out->len += FRAME_HDR;
+		proto_encode(type, msg, out);
+		size_t total = out->len - at;
+		if (total - 4 > PROTO_MAX_FRAME) {
+			*err = xasprintf("%s of %zu bytes exceeds the frame limit",
+					 proto_name(type), total);
+			strbuf_setlen(out, at);
+			return SLUICE_E_PROTOCOL;
+		}
+		uint8_t *h = (uint8_t *)out->buf + at;
+		put32(h, (uint32_t)(total - 4));
+		put16(h + 4, FRAME_MAGIC);
+		put16(h + 6, PROTO_VERSION);
+		put16(h + 8, (uint16_t)type);
+		put16(h + 10, AUTH_NONE);
+		put32(h + 12, 0);
+		return 0;
 	}
 	signed_bytes(&pl, (uint16_t)type, NULL, 0);
 	proto_encode(type, msg, &pl);
@@ -730,12 +755,28 @@ static void conn_write(conn_t *c)
 	conn_watch(c, ev);
 }
 
+/* Query answers go only to commands, which read them with rpc_recv and
+ * never verify a reply (they chose the peer they connected to). Signing
+ * them would hash every byte of a multi-megabyte squeue reply for
+ * nothing, so they go out unsigned; everything else a daemon sends (node
+ * launches and signals, MSG_RC, submit replies) stays signed. */
+static int reply_signed(enum msg_type type)
+{
+	switch (type) {
+	case MSG_JOB_INFO: case MSG_NODE_INFO: case MSG_PART_INFO:
+	case MSG_CONFIG: case MSG_PRIO_INFO: case MSG_STATS:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 void conn_send(conn_t *c, enum msg_type type, const void *msg)
 {
 	if (!c || c->closing)
 		return;
 	char *err = NULL;
-	int rc = frame_append(&c->out, c->auth, !c->peercred, type, msg, &err);
+	int rc = frame_append(&c->out, c->auth, !c->peercred && reply_signed(type), type, msg, &err);
 	if (rc) {
 		error("%s: %s", c->peer, err);
 		free(err);

@@ -138,12 +138,15 @@ typedef struct msg_info_req {
 	uint32_t fields;         /* MSG_JOB_INFO_REQ: JINFO_* groups, 0 = all */
 } msg_info_req_t;
 
-/* msg_info_req_t.fields: which groups of job_info_t strings the controller
- * fills (squeue asks for what its format, sort and filters use; the
- * strings it leaves NULL cost nothing on the wire). Numbers are always
- * sent. 0 means all, as from a client that predates the field. */
-#define JINFO_BASIC   0x01u  /* name, user_name, partition, state_desc, nodes,
-			      * batch_host, array_task_str: always filled */
+/* msg_info_req_t.fields: which groups of job_info_t fields the controller
+ * fills (squeue asks for what its format, sort and filters use; fields
+ * left NULL/0 cost nothing on the wire). 0 means all, as from a client
+ * that predates the field. */
+#define JINFO_BASIC   0x01u  /* always filled: job_id, array_*, user_id,
+			      * group_id, priority, state, state_reason,
+			      * start/end/suspend/pre_sus times, num_nodes;
+			      * name, user_name, partition, state_desc, nodes,
+			      * batch_host, array_task_str */
 #define JINFO_GROUP   0x02u  /* group_name */
 #define JINFO_ACCT    0x04u  /* account, qos, comment */
 #define JINFO_REQ     0x08u  /* req_nodes, exc_nodes, features, dependency,
@@ -151,7 +154,9 @@ typedef struct msg_info_req {
 #define JINFO_PATHS   0x10u  /* command, work_dir, std_in, std_out, std_err */
 #define JINFO_TRES    0x20u  /* tres_per_node, tres_per_job, tres_req, tres_alloc */
 #define JINFO_DETAIL  0x40u  /* scheduler, gres_detail, cpu_ids */
-#define JINFO_ALL     0x7fu
+#define JINFO_NUMS    0x80u  /* every other number (time_limit, submit and
+			      * eligible times, cpus, memory, flags, ...) */
+#define JINFO_ALL     0xffu
 
 /* One job as the controller shows it (squeue, scontrol show job). */
 typedef struct job_info {

@@ -272,7 +272,8 @@ int node_update_state_parse(const char *s)
 		{ "DOWN", 3, NODE_UPD_DOWN },
 		{ "IDLE", 3, NODE_UPD_IDLE },
 		{ "ALLOCATED", 3, NODE_UPD_ALLOCATED },
-		{ "ERROR", 3, NODE_UPD_ERROR },
+		/* no "ERROR": 22.05.8 names that state "?", so scontrol
+		 * refuses state=error as invalid input (checked) */
 		{ "MIXED", 3, NODE_UPD_MIXED },
 		{ "FUTURE", 3, NODE_UPD_FUTURE },
 	};

@@ -101,10 +101,15 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	}
 	/* execvp searches the PATH of our own environment: make it the
 	 * step's. */
-	environ = env_to_envp(&env);
+	char **envp = env_to_envp(&env);
+	environ = envp;
 	execvp(argv[0], argv);
 	int en = errno;
 	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
+	environ = NULL;   /* freed for valgrind's leak check at _exit */
+	free(envp);
+	free(argv);
+	strv_free(&env);
 	_exit(en > 0 && en < 256 ? en : 1);
 }
 
@@ -263,6 +268,10 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	}
 	rpc_close(r);
 	rm_rf(dir);
+	free(buf);
+	free(pf);
+	free(t);
+	free(pgids);
 	_exit(0);
 }
 

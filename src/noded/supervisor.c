@@ -417,6 +417,11 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			strbuf_release(&msg);
 		}
 	}
+	/* Only the job child needed them; the supervisor lives on. */
+	free(script);
+	free(out);
+	free(errp);
+	free(in);
 
 	if (pid > 0) {
 		pid_t pg = pid;

@@ -161,6 +161,99 @@ static uint64_t gpu_take(uint64_t avail, uint32_t count)
 	return count ? 0 : out;
 }
 
+/* ---- CPU ids and GPU affinity ---- */
+
+/* Free CPU ids of a node with core tracking, into free (core_words). */
+static void cores_free(const sched_node_t *n, uint64_t *free_)
+{
+	for (uint32_t w = 0; w < n->core_words; w++) {
+		uint64_t valid = ~0ull;
+		if ((uint64_t)(w + 1) * 64 > n->cpus)
+			valid = n->cpus > w * 64u ? ((1ull << (n->cpus - w * 64u)) - 1) : 0;
+		free_[w] = valid & ~n->cores_used[w];
+	}
+}
+
+static uint32_t bits_and_count(const uint64_t *a, const uint64_t *b, uint32_t words)
+{
+	uint32_t c = 0;
+	for (uint32_t w = 0; w < words; w++)
+		c += (uint32_t)__builtin_popcountll(b ? a[w] & b[w] : a[w]);
+	return c;
+}
+
+/* Take up to *left lowest bits of (avail & pref) into out, clearing them
+ * from avail (pref NULL: any). */
+static void bits_take(uint64_t *avail, const uint64_t *pref, uint64_t *out,
+		      uint32_t words, uint32_t *left)
+{
+	for (uint32_t w = 0; w < words && *left; w++) {
+		uint64_t m = pref ? avail[w] & pref[w] : avail[w];
+		while (m && *left) {
+			uint64_t low = m & -m;
+			m &= ~low;
+			avail[w] &= ~low;
+			out[w] |= low;
+			(*left)--;
+		}
+	}
+}
+
+/* Choose `want` GPUs out of avail and `ncpus` CPU ids for a job on node n
+ * (cons_tres with gres.conf Cores=): GPUs whose close CPUs are free win
+ * (capped at what the job needs, so ties go to the lowest index), then the
+ * job's CPUs come first from those GPUs' close CPUs, then lowest free.
+ * Without core tracking only the GPUs are chosen (lowest indices). */
+static uint64_t gpus_cores_pick(const sched_node_t *n, uint64_t avail, uint32_t want,
+				uint32_t ncpus, uint64_t *cores_out)
+{
+	if (!n->cores_used || !n->core_words)
+		return want ? gpu_take(avail, want) : 0;
+	uint32_t W = n->core_words;
+	uint64_t *fr = xcalloc(W, sizeof(uint64_t));
+	cores_free(n, fr);
+	uint64_t gpus = 0;
+	if (want && n->gpu_cores) {
+		/* Greedy by score; GPUs number at most 64, wants are small. */
+		uint64_t left = avail;
+		for (uint32_t k = 0; k < want && left; k++) {
+			int best = -1;
+			uint32_t best_sc = 0;
+			for (uint64_t m = left; m; m &= m - 1) {
+				uint32_t g = (uint32_t)__builtin_ctzll(m);
+				uint32_t sc = g < n->ngpus ?
+					bits_and_count(fr, n->gpu_cores + (size_t)g * W, W) : 0;
+				if (sc > ncpus)
+					sc = ncpus;
+				if (best < 0 || sc > best_sc) {
+					best = (int)g;
+					best_sc = sc;
+				}
+			}
+			gpus |= 1ull << best;
+			left &= ~(1ull << best);
+		}
+		if ((uint32_t)__builtin_popcountll(gpus) < want)
+			gpus = 0;
+	} else if (want) {
+		gpus = gpu_take(avail, want);
+	}
+	uint32_t left = ncpus;
+	if (gpus && n->gpu_cores) {
+		uint64_t *near = xcalloc(W, sizeof(uint64_t));
+		for (uint64_t m = gpus; m; m &= m - 1) {
+			uint32_t g = (uint32_t)__builtin_ctzll(m);
+			for (uint32_t w = 0; g < n->ngpus && w < W; w++)
+				near[w] |= n->gpu_cores[(size_t)g * W + w];
+		}
+		bits_take(fr, near, cores_out, W, &left);
+		free(near);
+	}
+	bits_take(fr, NULL, cores_out, W, &left);
+	free(fr);
+	return gpus;
+}
+
 /* ---- per job derived request ---- */
 
 typedef struct req {
@@ -509,6 +602,13 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 	}
 	uint32_t gleft = r->gpj;
 	for (uint32_t i = 0; i < k; i++) {
+		const sched_node_t *n = &s->nodes[sorted[i].node];
+		if (n->cores_used && n->core_words > a->cwords)
+			a->cwords = n->core_words;
+	}
+	if (a->cwords)
+		a->cores = xcalloc((size_t)k * a->cwords, sizeof(uint64_t));
+	for (uint32_t i = 0; i < k; i++) {
 		const sched_node_t *n = &s->nodes[a->nodes[i]];
 		a->cpus[i] = j->exclusive ? n->cpus : a->tasks[i] * r->cpt;
 		if (r->mem_node)
@@ -519,12 +619,18 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 			a->mem[i] = n->mem;
 		uint64_t avail = sorted[i].gmask;
 		uint32_t want = r->gpn;
+		if (j->exclusive && !r->gpn && !r->gpj) {
+			/* As Slurm: a whole-node job holds every GPU too. */
+			avail = gpu_mask(n, "") & ~n->gpus_used;
+			want = (uint32_t)__builtin_popcountll(avail);
+		}
 		if (gleft) {
 			uint32_t f = (uint32_t)__builtin_popcountll(avail);
 			want = f < gleft ? f : gleft;
 			gleft -= want;
 		}
-		a->gpus[i] = want ? gpu_take(avail, want) : 0;
+		a->gpus[i] = gpus_cores_pick(n, avail, want, a->cpus[i],
+					     a->cwords ? a->cores + (size_t)i * a->cwords : NULL);
 	}
 	free(sorted);
 }
@@ -543,7 +649,11 @@ static int job_by_leaf(const ctx_t *c, const sched_job_t *j, const req_t *r)
 		return 0;
 	if (c->s->params.topo_optional && !j->req_switch)
 		return 0;
-	return r->min_nodes > 1 || r->gpj;
+	/* Single-node jobs too, as Slurm's tree plugin: they go to the
+	 * fullest leaf that fits, keeping emptier leaves whole for
+	 * multi-node jobs. */
+	(void)r;
+	return 1;
 }
 
 static uint32_t leaves_spanned(ctx_t *c, const cand_t *cd, uint32_t k)
@@ -1390,6 +1500,8 @@ void sched_alloc_commit(sched_t *s, const sched_alloc_t *a)
 		n->cpus_used += a->cpus[i];
 		n->mem_used += a->mem[i];
 		n->gpus_used |= a->gpus[i];
+		for (uint32_t w = 0; n->cores_used && a->cores && w < a->cwords && w < n->core_words; w++)
+			n->cores_used[w] |= a->cores[(size_t)i * a->cwords + w];
 		n->njobs++;
 		if (a->exclusive)
 			n->exclusive = 1;
@@ -1405,6 +1517,8 @@ void sched_alloc_release(sched_t *s, const sched_alloc_t *a)
 		n->cpus_used = n->cpus_used > a->cpus[i] ? n->cpus_used - a->cpus[i] : 0;
 		n->mem_used = n->mem_used > a->mem[i] ? n->mem_used - a->mem[i] : 0;
 		n->gpus_used &= ~a->gpus[i];
+		for (uint32_t w = 0; n->cores_used && a->cores && w < a->cwords && w < n->core_words; w++)
+			n->cores_used[w] &= ~a->cores[(size_t)i * a->cwords + w];
 		if (n->njobs)
 			n->njobs--;
 		if (a->exclusive)
@@ -1421,6 +1535,7 @@ void sched_alloc_free(sched_alloc_t *a)
 	free(a->mem);
 	free(a->gpus);
 	free(a->tasks);
+	free(a->cores);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -1442,6 +1557,50 @@ void sched_alloc_copy(sched_alloc_t *dst, const sched_alloc_t *src)
 	memcpy(dst->mem, src->mem, k * sizeof(uint64_t));
 	memcpy(dst->gpus, src->gpus, k * sizeof(uint64_t));
 	memcpy(dst->tasks, src->tasks, k * sizeof(uint32_t));
+	if (src->cwords && src->cores) {
+		dst->cwords = src->cwords;
+		dst->cores = xmalloc((size_t)k * src->cwords * sizeof(uint64_t));
+		memcpy(dst->cores, src->cores, (size_t)k * src->cwords * sizeof(uint64_t));
+	}
+}
+
+void sched_alloc_fill_cores(const sched_t *s, sched_alloc_t *a)
+{
+	if (a->cores || !a->nnodes)
+		return;
+	uint32_t cw = 0;
+	for (uint32_t i = 0; i < a->nnodes; i++)
+		if (a->nodes[i] < s->nnodes && s->nodes[a->nodes[i]].cores_used &&
+		    s->nodes[a->nodes[i]].core_words > cw)
+			cw = s->nodes[a->nodes[i]].core_words;
+	if (!cw)
+		return;
+	a->cwords = cw;
+	a->cores = xcalloc((size_t)a->nnodes * cw, sizeof(uint64_t));
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		if (a->nodes[i] >= s->nnodes)
+			continue;
+		const sched_node_t *n = &s->nodes[a->nodes[i]];
+		if (!n->cores_used)
+			continue;
+		/* GPUs are already fixed: only their close CPUs are preferred. */
+		uint64_t *out = a->cores + (size_t)i * cw;
+		uint32_t W = n->core_words, left = a->cpus[i];
+		uint64_t *fr = xcalloc(W, sizeof(uint64_t));
+		cores_free(n, fr);
+		if (n->gpu_cores && a->gpus[i]) {
+			uint64_t *near = xcalloc(W, sizeof(uint64_t));
+			for (uint64_t m = a->gpus[i]; m; m &= m - 1) {
+				uint32_t g = (uint32_t)__builtin_ctzll(m);
+				for (uint32_t w = 0; g < n->ngpus && w < W; w++)
+					near[w] |= n->gpu_cores[(size_t)g * W + w];
+			}
+			bits_take(fr, near, out, W, &left);
+			free(near);
+		}
+		bits_take(fr, NULL, out, W, &left);
+		free(fr);
+	}
 }
 
 void sched_totals(sched_t *s)

@@ -56,6 +56,16 @@ typedef struct sched_node {
 	int exclusive;           /* held by an --exclusive job */
 	int planned;             /* written by a backfill cycle: held for a
 	                          * higher-priority job's reservation */
+	/* CPU ids (optional): with cores_used set, allocations also get which
+	 * CPUs (0 .. cpus-1, bitmaps of core_words words), lowest free first,
+	 * and GPUs are chosen so their Cores= overlap those CPUs where they
+	 * can. gpu_cores: per gpu index, core_words words of the CPUs it is
+	 * close to (borrowed; NULL = no affinity known). cores_used: caller
+	 * allocates zeroed, the core keeps it through commit/release. NULL:
+	 * CPUs are counted only. */
+	uint32_t core_words;
+	const uint64_t *gpu_cores;
+	uint64_t *cores_used;
 } sched_node_t;
 
 /* ---- scheduler parameters (SchedulerType + SchedulerParameters) ----
@@ -188,6 +198,10 @@ typedef struct sched_alloc {
 	uint64_t *gpus;          /* per node, bitmask of gpu indices */
 	uint32_t *tasks;         /* per node */
 	int exclusive;
+	/* CPU ids per node (nodes with cores_used): node i's bitmap is
+	 * cores[i * cwords .. +cwords). cwords 0 / cores NULL: none. */
+	uint32_t cwords;
+	uint64_t *cores;
 } sched_alloc_t;
 
 /* A running allocation and when it is expected to end (start + time
@@ -257,6 +271,10 @@ void sched_alloc_commit(sched_t *s, const sched_alloc_t *a);
 void sched_alloc_release(sched_t *s, const sched_alloc_t *a);
 void sched_alloc_free(sched_alloc_t *a);   /* frees arrays, not a */
 void sched_alloc_copy(sched_alloc_t *dst, const sched_alloc_t *src);
+/* An allocation recovered without CPU ids (older state): give it the
+ * lowest free CPU ids of each node with core tracking, close to its GPUs
+ * first. Call before sched_alloc_commit. */
+void sched_alloc_fill_cores(const sched_t *s, sched_alloc_t *a);
 
 /* Recompute each partition's totals (cpus, nodes, memory, gpus) from its
  * nodes; call after building or changing the node/partition layout. */

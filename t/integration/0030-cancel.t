@@ -10,12 +10,15 @@ test_expect_success 'cluster starts' '
 
 test_expect_success 'scancel ID ends a running job CANCELLED and kills its processes' '
 	cd "$CL/work" &&
-	id=$(sbatch --parsable -o /dev/null --wrap="sleep 300 & echo \$! >pid.$SLURM_JOB_ID; wait") &&
+	id=$(sbatch --parsable -o /dev/null --wrap="sleep 300 & echo \$! >\$SLURM_JOB_ID.pid; wait") &&
 	wait_job_state $id RUNNING &&
+	wait_for 10 test -s $id.pid &&
+	pid=$(cat $id.pid) &&
+	kill -0 $pid &&
 	scancel $id 2>err &&
 	test_must_be_empty err &&
 	wait_job_state $id CANCELLED &&
-	! pgrep -f "^sleep 300$" >/dev/null
+	wait_for 10 sh -c "! kill -0 $pid 2>/dev/null"
 '
 
 test_expect_success 'scancel of a pending job' '

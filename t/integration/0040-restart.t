@@ -12,6 +12,7 @@ test_expect_success 'a job outlives kill -9 of its node daemon and completes aft
 	cd "$CL/work" &&
 	id=$(sbatch --parsable -o r1.out --wrap="sleep 3; echo done") &&
 	wait_job_state $id RUNNING &&
+	wait_for 10 job_launched $id &&
 	noded_kill comp001 KILL &&
 	noded_start comp001 &&
 	wait_job_state $id COMPLETED 30 &&
@@ -22,6 +23,7 @@ test_expect_success 'a job outlives kill -9 of the controller; its completion is
 	cd "$CL/work" &&
 	id=$(sbatch --parsable -o r2.out --wrap="sleep 3; echo done; exit 4") &&
 	wait_job_state $id RUNNING &&
+	wait_for 10 job_launched $id &&
 	ctld_kill9 &&
 	ctld_start &&
 	wait_job_state $id FAILED 30 &&

@@ -69,9 +69,17 @@ test_expect_success 'power_down / power_up are accepted and displayed' '
 	wait_for 15 test_node_state comp003 idle
 '
 
-test_expect_success 'future: no jobs there; resume brings it back' '
+test_expect_success 'future: hidden from sinfo and scontrol (but -F); resume brings it back' '
 	scontrol update nodename=comp003 state=future &&
-	test_node_state comp003 future &&
+	test_sctl_state comp003 "" &&
+	test_expect_code 1 scontrol show node comp003 >out &&
+	echo "Node comp003 not found" >expect && test_cmp expect out &&
+	scontrol -F show node comp003 | grep -q "^   State=FUTURE " &&
+	scontrol --future -o show node | grep -q "^NodeName=comp003 " &&
+	! scontrol show node | grep -q "^NodeName=comp003 " &&
+	sinfo -h -N -o %N >out && ! grep -q comp003 out &&
+	sinfo -h -t future -o "%P %D" >out && test "$(cut -d" " -f2 out | sort -u)" = 0 &&
+	sinfo --json >out.json && ! grep -q "\"comp003\"" out.json &&
 	scontrol update nodename=comp003 state=resume &&
 	wait_for 15 test_node_state comp003 idle
 '
@@ -81,15 +89,55 @@ test_expect_success 'allocated/mixed cannot be set' '
 	grep -q "Invalid node state specified" err
 '
 
-test_expect_success 'state=down requeues a batch job that allows it' '
+test_expect_success 'state=down requeues a batch job: Restarts=1, BeginTime +121 s' '
+	id=$(sbatch --parsable -w comp002 -o /dev/null --wrap="sleep 60") &&
+	wait_job_state $id RUNNING &&
+	test "$(job_field $id Restarts)" = 0 &&
+	before=$(date +%s) &&
+	scontrol update nodename=comp002 state=down reason="bad dimm" &&
+	wait_job_state $id PENDING &&
+	after=$(date +%s) &&
+	test_node_state comp002 down &&
+	test "$(job_field $id Restarts)" = 1 &&
+	test "$(job_field $id Requeue)" = 1 &&
+	wait_for 10 test_reason $id BeginTime &&
+	elig=$(date -d "$(job_field $id EligibleTime)" +%s) &&
+	test $elig -ge $((before + 121)) && test $elig -le $((after + 121)) &&
+	scontrol update nodename=comp002 state=resume &&
+	sleep 1 && test_job_state $id PENDING &&
+	scancel $id && wait_job_state $id CANCELLED
+'
+
+test_expect_success 'Restarts survives a controller restart (state DB column)' '
 	id=$(sbatch --parsable -w comp002 -o /dev/null --wrap="sleep 60") &&
 	wait_job_state $id RUNNING &&
 	scontrol update nodename=comp002 state=down reason="bad dimm" &&
 	wait_job_state $id PENDING &&
-	test_node_state comp002 down &&
-	scontrol update nodename=comp002 state=resume &&
-	wait_job_state $id RUNNING &&
-	scancel $id && wait_job_state $id CANCELLED
+	ctld_kill9 && ctld_start &&
+	test "$(job_field $id Restarts)" = 1 &&
+	wait_for 10 test_reason $id BeginTime &&
+	scancel $id && wait_job_state $id CANCELLED &&
+	scontrol update nodename=comp002 state=resume
+'
+
+test_expect_success 'a state DB from before the restarts column is migrated' '
+	id=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	ctld_kill9 &&
+	python3 -c "
+import sqlite3,sys
+db=sqlite3.connect(sys.argv[1])
+db.execute(\"ALTER TABLE jobs DROP COLUMN restarts\")
+db.commit()
+assert \"restarts\" not in [r[1] for r in db.execute(\"PRAGMA table_info(jobs)\")]
+" "$CL/state/sluice.db" &&
+	ctld_start &&
+	test "$(job_field $id Restarts)" = 0 &&
+	python3 -c "
+import sqlite3,sys
+db=sqlite3.connect(sys.argv[1])
+assert \"restarts\" in [r[1] for r in db.execute(\"PRAGMA table_info(jobs)\")]
+" "$CL/state/sluice.db" &&
+	scancel $id
 '
 
 test_expect_success 'a job ignoring SIGTERM keeps its node completing' '
