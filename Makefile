@@ -87,10 +87,14 @@ test-integration: all
 	t/setup-users.sh
 	SLUICE_BUILD=$(abspath $(BUILD)) prove -f t/integration/*.t
 
+# The whole suite: unit and integration tests on the normal build, then
+# all of it again under ASan+UBSan (about 4 minutes each on 2 cores).
+# `make test-unit test-integration` is the quick loop while developing.
 check: deps
 	$(MAKE) all
 	$(MAKE) test-unit
 	$(MAKE) test-integration
+	$(MAKE) test-san
 
 # The whole suite under ASan+UBSan in its own build directory.
 test-san: deps
