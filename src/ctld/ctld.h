@@ -183,6 +183,7 @@ void db_begin(ctld_t *cd);           /* lazily opens the turn's transaction */
 int db_commit(ctld_t *cd);           /* writes dirty records, commits */
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
+void db_job_update_desc(ctld_t *cd, const job_t *j);
 int db_load(ctld_t *cd);             /* recovery at start */
 
 /* ---- jobs.c ---- */

@@ -495,6 +495,44 @@ static char *group_name(uint32_t gid)
 	return xasprintf("%u", gid);
 }
 
+/* May uid (primary group gid) use partition p? As slurmctld: RootOnly
+ * partitions take jobs from root/SlurmUser only; AllowGroups (other than
+ * "ALL") needs the user's primary or a supplementary group in the list. */
+static int part_access(ctld_t *cd, const part_t *p, uint32_t uid, uint32_t gid)
+{
+	const conf_part_t *cf = p->cf;
+	if (is_admin(cd, uid))
+		return 0;
+	if (cf->root_only)
+		return ESLURM_ACCESS_DENIED;
+	if (!cf->allow_groups || !*cf->allow_groups || !strcasecmp(cf->allow_groups, "ALL"))
+		return 0;
+	gid_t groups[256];
+	int ng = (int)ARRAY_SIZE(groups);
+	struct passwd pw, *pres = NULL;
+	char pbuf[4096];
+	if (getpwuid_r(uid, &pw, pbuf, sizeof(pbuf), &pres) == 0 && pres) {
+		if (getgrouplist(pw.pw_name, gid, groups, &ng) < 0)
+			ng = (int)ARRAY_SIZE(groups);   /* the first 256 were filled */
+	} else {
+		groups[0] = gid;
+		ng = 1;
+	}
+	int rc = ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP;
+	char *list = xstrdup(cf->allow_groups), *save = NULL;
+	for (char *g = strtok_r(list, ",", &save); g && rc; g = strtok_r(NULL, ",", &save)) {
+		struct group gr, *gres = NULL;
+		char gbuf[8192];
+		if (getgrnam_r(g, &gr, gbuf, sizeof(gbuf), &gres) || !gres)
+			continue;
+		for (int i = 0; i < ng && rc; i++)
+			if (groups[i] == gres->gr_gid)
+				rc = 0;
+	}
+	free(list);
+	return rc;
+}
+
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg)
 {
@@ -520,6 +558,8 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		d->partition = xstrdup(cd->parts[pi].cf->name);
 	}
 	part_t *p = &cd->parts[pi];
+	if ((rc = part_access(cd, p, uid, gid)))
+		return rc;
 	if (p->state == CONF_PART_INACTIVE || p->state == CONF_PART_DRAIN)
 		return ESLURM_PARTITION_NOT_AVAIL;
 	if (!(d->flags & JOB_F_INTERACTIVE) && (!d->script || !*d->script))
@@ -809,7 +849,11 @@ int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid)
 	if (!j)
 		return ESLURM_INVALID_JOB_ID;
 	int interactive = (j->desc->flags & JOB_F_INTERACTIVE) != 0;
-	if (!is_admin(cd, uid) && j->user_id != uid)
+	/* A batch job's end is reported by its supervisor (root/SlurmUser);
+	 * only an interactive allocation is ended by its owner's srun. A user
+	 * ending her own batch job here would free its resources while the
+	 * script still runs. */
+	if (!is_admin(cd, uid) && (j->user_id != uid || !interactive))
 		return ESLURM_ACCESS_DENIED;
 	if (!interactive && m->launch_seq != j->launch_seq) {
 		verbose("job %u: stale completion (launch %u, now %u) ignored", j->job_id,
@@ -848,11 +892,27 @@ static int kv_u32(const char *v, uint32_t *out)
 	return 0;
 }
 
+static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uint32_t uid,
+			    int *desc_changed);
+
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 {
 	job_t *j = job_find(cd, m->job_id);
 	if (!j)
 		return ESLURM_INVALID_JOB_ID;
+	int desc_changed = 0;
+	int rc = job_update_apply(cd, j, m, uid, &desc_changed);
+	/* Nice, name, comment and partition live in the stored description,
+	 * which the dirty-job write does not cover: rewrite it (also after
+	 * a later key failed: what was applied stays applied). */
+	if (desc_changed)
+		db_job_update_desc(cd, j);
+	return rc;
+}
+
+static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uint32_t uid,
+			    int *desc_changed)
+{
 	int admin = is_admin(cd, uid);
 	if (j->user_id != uid && !admin)
 		return ESLURM_ACCESS_DENIED;
@@ -862,6 +922,9 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 		if (!strcasecmp(m->action, "hold") || !strcasecmp(m->action, "uhold")) {
 			if (base != JOB_PENDING)
 				return JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_NOT_PENDING;
+			/* else a user could turn an admin hold into her own and release it */
+			if (j->hold == WAIT_HELD && !admin)
+				return ESLURM_ACCESS_DENIED;
 			j->hold = admin && !strcasecmp(m->action, "hold") ? WAIT_HELD : WAIT_HELD_USER;
 			j->reason = j->hold;
 			j->priority = 0;
@@ -906,6 +969,7 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 			if (end == v || *end || x < -10000 || x > 10000 || (x < 0 && !admin))
 				return x < 0 && !admin ? ESLURM_ACCESS_DENIED : ESLURM_NOT_SUPPORTED;
 			j->desc->nice = (int32_t)x;
+			*desc_changed = 1;
 			j->priority = job_priority(cd, j, now);
 		} else if (!strcasecmp(k, "Priority")) {
 			uint32_t x;
@@ -917,18 +981,28 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 		} else if (!strcasecmp(k, "JobName") || !strcasecmp(k, "Name")) {
 			intern_put(j->desc->name);
 			j->desc->name = intern_get(v);
+			*desc_changed = 1;
 		} else if (!strcasecmp(k, "Comment")) {
 			intern_put(j->desc->comment);
 			j->desc->comment = intern_get(v);
+			*desc_changed = 1;
 		} else if (!strcasecmp(k, "Partition")) {
 			if (base != JOB_PENDING)
 				return ESLURM_JOB_NOT_PENDING;
 			long pi = part_find(cd, v);
 			if (pi < 0)
 				return ESLURM_INVALID_PARTITION_NAME;
+			/* The same rules as a submission to that partition. */
+			int prc = admin ? 0 : part_access(cd, &cd->parts[pi], j->user_id, j->group_id);
+			if (prc)
+				return prc;
+			if (cd->parts[pi].state == CONF_PART_INACTIVE ||
+			    cd->parts[pi].state == CONF_PART_DRAIN)
+				return ESLURM_PARTITION_NOT_AVAIL;
 			j->part = (uint32_t)pi;
 			intern_put(j->desc->partition);
 			j->desc->partition = intern_get(v);
+			*desc_changed = 1;
 		} else {
 			return ESLURM_NOT_SUPPORTED;
 		}

@@ -173,7 +173,7 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		reply_rc(c, ESLURM_INVALID_JOB_ID, NULL);
 		return;
 	}
-	if (j->user_id != uid && uid != 0) {
+	if (j->user_id != uid && !is_admin(cd, uid)) {
 		reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}

@@ -301,6 +301,45 @@ void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
 	strbuf_release(&sb);
 }
 
+/* Rewrite the stored description's fields that `scontrol update job`
+ * changes (the rest, script and environment included, as submitted), in
+ * this turn's transaction. */
+void db_job_update_desc(ctld_t *cd, const job_t *j)
+{
+	job_desc_t full;
+	memset(&full, 0, sizeof(full));
+	db_begin(cd);
+	if (db_job_fetch_desc(cd, j->job_id, &full)) {
+		error("state db: job %u: no stored description to update", j->job_id);
+		return;
+	}
+	free(full.name);
+	full.name = xstrdup(j->desc->name);
+	free(full.comment);
+	full.comment = xstrdup(j->desc->comment);
+	free(full.partition);
+	full.partition = xstrdup(j->desc->partition);
+	full.nice = j->desc->nice;
+	full.time_limit = j->desc->time_limit;
+	strbuf_t sb = STRBUF_INIT;
+	proto_encode(MSG_SUBMIT, &full, &sb);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(cd->db, "UPDATE jobs SET descr=?2 WHERE job_id=?1", -1, &st, NULL)
+	    != SQLITE_OK) {
+		error("state db: cannot prepare the description update: %s", sqlite3_errmsg(cd->db));
+	} else {
+		sqlite3_bind_int64(st, 1, j->job_id);
+		sqlite3_bind_blob(st, 2, sb.buf, (int)sb.len, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			error("state db: update job description: %s", sqlite3_errmsg(cd->db));
+			cd->db_failed = 1;
+		}
+		sqlite3_finalize(st);
+	}
+	strbuf_release(&sb);
+	proto_free(MSG_SUBMIT, &full);
+}
+
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 {
 	sqlite3_stmt *st = cd->st_job_desc;
