@@ -39,4 +39,16 @@ test_expect_success 'concurrent submitters during a crash: every acknowledged id
 	test_must_be_empty lost
 '
 
+test_expect_success 'job updates (nice, name, comment, partition) survive kill -9' '
+	id=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	scontrol update jobid=$id nice=77 jobname=renamed comment=kept partition=short &&
+	ctld_kill9 &&
+	ctld_start &&
+	test "$(job_field $id Nice)" = 77 &&
+	test "$(job_field $id JobName)" = renamed &&
+	test "$(job_field $id Comment)" = kept &&
+	test "$(job_field $id Partition)" = short &&
+	scancel $id
+'
+
 test_done

@@ -1,0 +1,68 @@
+#!/bin/bash
+test_description='odd and forged requests: the controller answers, refuses what a user may not do, and lives on'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib.sh"
+
+REQ=$SLUICE_BUILD/t/test_ctld_requests
+
+test_expect_success 'cluster starts (with a RootOnly and an AllowGroups partition)' '
+	cluster_start 1 "PartitionName=rootq Nodes=comp001 RootOnly=YES State=UP" \
+		"PartitionName=bobq Nodes=comp001 AllowGroups=bob State=UP"
+'
+
+test_expect_success 'every request type with empty, NULL and huge fields (as root)' '
+	"$REQ" robust >out 2>&1 || { cat out; false; } &&
+	scontrol ping | grep -q "is UP"
+'
+
+test_expect_success USERS 'every request type with odd fields (as a user, local socket)' '
+	runuser -u alice -- "$REQ" robust >out 2>&1 || { cat out; false; } &&
+	scontrol ping | grep -q "is UP"
+'
+
+test_expect_success USERS 'a user cannot end her running batch job by a forged completion; step credentials live 120 s' '
+	d=$(mktemp -d) && chmod 777 $d &&
+	id=$(runuser -u alice -- sbatch --parsable -D $d -o /dev/null --wrap="sleep 60") &&
+	wait_job_state $id RUNNING &&
+	test "$(runuser -u alice -- "$REQ" complete $id 1)" = 2002 &&
+	test "$(runuser -u bob -- "$REQ" complete $id 1)" = 2002 &&
+	test_job_state $id RUNNING &&
+	ttl=$("$REQ" credttl $id) &&
+	test "$ttl" -gt 100 && test "$ttl" -le 121 &&
+	scancel $id && wait_job_state $id CANCELLED
+'
+
+test_expect_success USERS 'a user cannot turn an admin hold into her own and release it' '
+	id=$(runuser -u alice -- sbatch --parsable -H -D /tmp -o /dev/null --wrap=true) &&
+	scontrol hold $id &&
+	test_reason $id JobHeldAdmin &&
+	test_must_fail runuser -u alice -- scontrol uhold $id 2>err &&
+	test_reason $id JobHeldAdmin &&
+	test_must_fail runuser -u alice -- scontrol release $id 2>err &&
+	test_reason $id JobHeldAdmin &&
+	scancel $id
+'
+
+test_expect_success USERS 'RootOnly and AllowGroups partitions refuse other users' '
+	test_must_fail runuser -u alice -- sbatch -p rootq -H -D /tmp -o /dev/null --wrap=true 2>err &&
+	grep -q "Access/permission denied" err &&
+	test_must_fail runuser -u alice -- sbatch -p bobq -H -D /tmp -o /dev/null --wrap=true 2>err &&
+	grep -q "User.s group not permitted to use this partition" err &&
+	id=$(runuser -u bob -- sbatch --parsable -p bobq -H -D /tmp -o /dev/null --wrap=true) &&
+	scancel $id &&
+	id=$(sbatch --parsable -p rootq -H -D /tmp -o /dev/null --wrap=true) &&
+	scancel $id
+'
+
+test_expect_success USERS 'a user cannot move her job into a partition she may not use' '
+	id=$(runuser -u alice -- sbatch --parsable -H -D /tmp -o /dev/null --wrap=true) &&
+	test_must_fail runuser -u alice -- scontrol update jobid=$id partition=rootq 2>err &&
+	test_must_fail runuser -u alice -- scontrol update jobid=$id partition=bobq 2>err &&
+	test "$(job_field $id Partition)" = defq &&
+	runuser -u alice -- scontrol update jobid=$id partition=short &&
+	test "$(job_field $id Partition)" = short &&
+	scancel $id
+'
+
+test_done
