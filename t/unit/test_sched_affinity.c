@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "sched_fixture.h"
 
 #include "sched/sched.h"
 #include "timefmt.h"
@@ -45,16 +46,7 @@ static sched_t *mk(uint32_t n, int affinity)
 		nd->cores_used = xcalloc(W, sizeof(uint64_t));
 		nd->gpu_cores = affinity ? two_socket : NULL;
 	}
-	s->nparts = 1;
-	s->parts = xcalloc(1, sizeof(sched_part_t));
-	s->parts[0].name = "all";
-	s->parts[0].nodes = xmalloc(n * sizeof(uint32_t));
-	for (uint32_t i = 0; i < n; i++)
-		s->parts[0].nodes[i] = i;
-	s->parts[0].nnodes = n;
-	s->parts[0].up = 1;
-	s->parts[0].max_time = TIME_INFINITE;
-	s->parts[0].max_nodes = UINT32_MAX;
+	fixture_one_part(s, n, 1);
 	return s;
 }
 

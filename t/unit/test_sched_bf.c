@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "sched_fixture.h"
 
 #include "hostlist.h"
 #include "sched/sched.h"
@@ -37,16 +38,7 @@ static sched_t *mk(uint32_t n, uint32_t cpus)
 		nd->leaf = -1;
 		nd->usable = 1;
 	}
-	s->nparts = 1;
-	s->parts = xcalloc(2, sizeof(sched_part_t));
-	s->parts[0].name = "all";
-	s->parts[0].nodes = xmalloc(n * sizeof(uint32_t));
-	for (uint32_t i = 0; i < n; i++)
-		s->parts[0].nodes[i] = i;
-	s->parts[0].nnodes = n;
-	s->parts[0].up = 1;
-	s->parts[0].max_time = TIME_INFINITE;
-	s->parts[0].max_nodes = UINT32_MAX;
+	fixture_one_part(s, n, 2);
 	sched_params_init(&s->params);
 	s->run_backfill = 1;
 	return s;
