@@ -55,8 +55,17 @@ $(eval $(call layer_lib,libctld,$(CTLD_OBJ)))
 $(eval $(call layer_lib,libnoded,$(NODED_OBJ)))
 $(eval $(call layer_lib,libcmd,$(CMD_OBJ)))
 
+# SQLite, Nettle and Jansson are linked statically into the binary: every
+# command is a new process, and resolving their symbols at each start cost
+# ~0.3 ms of a ~1 ms sbatch (measured with hyperfine; Debian ships the .a
+# files in the same -dev packages). Sanitizer builds stay dynamic.
+ifeq ($(SAN),1)
+BIN_LDLIBS := $(LDLIBS)
+else
+BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lm
+endif
 $(BUILD)/sluice: $(BUILD)/obj/src/sluice.o $(ALL_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/src/sluice.o -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/src/sluice.o -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(BIN_LDLIBS)
 
 $(BUILD)/bin/%: $(BUILD)/sluice
 	@mkdir -p $(dir $@)
