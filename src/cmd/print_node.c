@@ -145,6 +145,8 @@ static int node_matches(const sinfo_row_t *r, const node_info_t *n, const fmt_t 
 		case 'E': if (strcmp0(m->reason, n->reason)) return 0; break;
 		case 'G': if (strcmp0(m->gres, n->gres)) return 0; break;
 		case NF_GRES_USED: if (strcmp0(m->gres_used, n->gres_used)) return 0; break;
+		case NF_COMMENT: if (strcmp0(m->comment, n->comment)) return 0; break;
+		case NF_EXTRA: if (strcmp0(m->extra, n->extra)) return 0; break;
 		case NF_STATE_COMPLETE:
 			if (strcmp(node_state_string_scontrol(m->state, b1, sizeof(b1)),
 				   node_state_string_scontrol(n->state, b2, sizeof(b2))))
@@ -601,7 +603,8 @@ static void node_field(strbuf_t *sb, const fmt_field_t *ff, const sinfo_row_t *r
 	case 'G': fmt_add(sb, n ? nz(n->gres, "(null)") : "(null)", w, rj); break;
 	case NF_GRES_USED: fmt_add(sb, n ? nz(n->gres_used, "(null)") : "(null)", w, rj); break;
 	case NF_ALLOC_MEM: fmt_add_u(sb, n ? n->alloc_mem : 0, w, rj); break;
-	case NF_COMMENT: case NF_EXTRA: fmt_add(sb, "(null)", w, rj); break;
+	case NF_COMMENT: fmt_add(sb, n ? nz(n->comment, "(null)") : "(null)", w, rj); break;
+	case NF_EXTRA: fmt_add(sb, n ? nz(n->extra, "(null)") : "(null)", w, rj); break;
 	case NF_PORT: fmt_add_u(sb, n ? n->port : 0, w, rj); break;
 	case 'i': fmt_add(sb, "(null)", w, rj); break;
 	case NF_STATE_COMPLETE:
@@ -1037,6 +1040,15 @@ void print_node_scontrol_detail(strbuf_t *sb, const node_info_t *n, int one_line
 		strbuf_addf(sb, "Reason=%s [%s@%s]", n->reason,
 			    n->reason_user ? n->reason_user : cmd_user_name(n->reason_uid), b1);
 	}
+	/* Comment= and Extra= each on a line of their own, only when set */
+	if (n->comment) {
+		sep(sb, one_liner);
+		strbuf_addf(sb, "Comment=%s", n->comment);
+	}
+	if (n->extra) {
+		sep(sb, one_liner);
+		strbuf_addf(sb, "Extra=%s", n->extra);
+	}
 	strbuf_addstr(sb, one_liner ? "\n" : "\n\n");
 }
 
@@ -1160,11 +1172,11 @@ void print_nodes_json(strbuf_t *sb, const node_info_t *nodes, size_t cnt)
 		jw_str(&w, "burstbuffer_network_address", "");
 		jw_int(&w, "boards", n->boards ? n->boards : 1);
 		jw_int(&w, "boot_time", n->boot_time);
-		jw_str(&w, "comment", "");
+		jw_str(&w, "comment", nz(n->comment, ""));
 		jw_int(&w, "cores", n->cores);
 		jw_int(&w, "cpu_binding", 0);
 		jw_int(&w, "cpu_load", n->cpu_load);
-		jw_str(&w, "extra", "");
+		jw_str(&w, "extra", nz(n->extra, ""));
 		jw_int(&w, "free_memory", (long long)n->free_mem);
 		jw_int(&w, "cpus", n->cpus);
 		jw_int(&w, "last_busy", n->last_busy);

@@ -427,11 +427,21 @@ static int tag_is(const char *tag, size_t tag_len, const char *name, size_t min)
 	       tag_len <= strlen(name);
 }
 
+/* A value typed with quotes inside one argument (Reason="a b") loses them. */
+static char *unquote_dup(const char *val)
+{
+	char *s = xstrdup(val[0] == '"' ? val + 1 : val);
+	size_t l = strlen(s);
+	if (l && s[l - 1] == '"')
+		s[l - 1] = '\0';
+	return s;
+}
+
 static int update_node(int argc, char **argv)
 {
 	msg_update_node_t m = { 0 };
 	int changes = 0, rc = 0;
-	char *reason = NULL;
+	char *reason = NULL, *comment = NULL, *extra = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *tag = argv[i], *eq = strchr(argv[i], '=');
 		if (!eq) {
@@ -461,6 +471,14 @@ static int update_node(int argc, char **argv)
 			if (rl && reason[rl - 1] == '"')
 				reason[rl - 1] = '\0';
 			m.reason = reason;
+			changes++;
+		} else if (tag_is(tag, tl, "Comment", 3)) {
+			free(comment);
+			m.comment = comment = unquote_dup(val);
+			changes++;
+		} else if (tag_is(tag, tl, "Extra", 1)) {
+			free(extra);
+			m.extra = extra = unquote_dup(val);
 			changes++;
 		} else if (tag_is(tag, tl, "Features", 1) || tag_is(tag, tl, "AvailableFeatures", 3)) {
 			m.features = (char *)val;
@@ -500,6 +518,8 @@ static int update_node(int argc, char **argv)
 	rc = report_update(cmd_call_rc(MSG_UPDATE_NODE, &m));
 out:
 	free(reason);
+	free(comment);
+	free(extra);
 	return rc;
 }
 

@@ -62,6 +62,8 @@ typedef struct job {
 	char *tres;               /* cached TRES string (req or alloc) */
 	char *sched_nodes;        /* pending: nodes backfill plans for it */
 	uint8_t backfilled;       /* started by backfill (Scheduler=Backfill) */
+	uint8_t bf_examined;      /* pending, a backfill cycle has tested it
+	                           * (Scheduler=Backfill:*) */
 	char *cpu_ids;            /* show -d: per node CPU ids, space separated
 	                           * ("0-7 0-3"); built on demand, NULL before */
 	strv_t gres_detail;       /* show -d: per node "gpu:h100:2(IDX:0-1)" */
@@ -85,6 +87,7 @@ typedef struct node {
 	char *partitions;         /* "defq,short" */
 	char *cfg_tres;
 	char *topo_addr;          /* SLURM_TOPOLOGY_ADDR */
+	char *comment, *extra;    /* scontrol update Comment=/Extra=; persisted */
 	uint8_t dirty;
 } node_t;
 
@@ -101,6 +104,7 @@ typedef struct part {
 typedef struct waiter {
 	conn_t *c;
 	uint32_t job_id, until;
+	uint32_t uid;             /* who waits (per-user cap, rpc.c) */
 } waiter_t;
 
 /* sdiag counters (rpc_sched.c keeps and reports them). One entry per RPC
@@ -137,6 +141,8 @@ typedef struct ctld {
 	sqlite3 *db;
 	sqlite3_stmt *st_begin, *st_commit, *st_job_ins, *st_job_upd, *st_job_del,
 		*st_job_desc, *st_node_save, *st_part_save, *st_meta_set;
+	sqlite3_stmt *st_node_notes;   /* nodes.comment/extra, after st_node_save */
+	sqlite3_stmt *st_node_weight;  /* nodes.weight, after st_node_save */
 	int in_txn;
 	int db_failed;          /* a statement of the open transaction failed */
 

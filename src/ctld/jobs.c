@@ -1109,7 +1109,8 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 			ji->tres_req = ji->tres_alloc = j->tres;
 	}
 	if (fields & JINFO_DETAIL) {
-		ji->scheduler = (char *)(j->backfilled ? "Backfill" : "Main");
+		ji->scheduler = (char *)(j->backfilled ? "Backfill" :
+					 base == JOB_PENDING && j->bf_examined ? "Backfill:*" : "Main");
 		if (base != JOB_PENDING) {
 			job_detail_build(cd, j);
 			ji->cpu_ids = j->cpu_ids;

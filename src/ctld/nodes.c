@@ -614,6 +614,15 @@ int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg
 			set_reason(cd, n, NULL, 0, now);
 		else if (has_reason)
 			set_reason(cd, n, m->reason, uid, now);
+		/* "" clears, as Slurm stores an empty Comment/Extra as none */
+		if (m->comment) {
+			free(n->comment);
+			n->comment = *m->comment ? xstrdup(m->comment) : NULL;
+		}
+		if (m->extra) {
+			free(n->extra);
+			n->extra = *m->extra ? xstrdup(m->extra) : NULL;
+		}
 		if (m->weight) {
 			cd->sched.nodes[n->idx].weight = m->weight;
 			ctld_sched_request(cd);
@@ -798,6 +807,8 @@ void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni)
 	ni->reason_user = n->reason ? uid_name(n->reason_uid) : NULL;
 	ni->reason_time = n->reason_time;
 	ni->cfg_tres = xstrdup(n->cfg_tres);
+	ni->comment = xstrdup(n->comment);
+	ni->extra = xstrdup(n->extra);
 	uint64_t g = (uint64_t)__builtin_popcountll(sn->gpus_used);
 	const char *gt = sn->ngpu_types ? sn->gpu_types[0].type : "";
 	uint32_t ac = sn->exclusive ? cf->cpus : sn->cpus_used;

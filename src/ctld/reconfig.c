@@ -157,6 +157,8 @@ static void node_strings_free(node_t *n)
 	free(n->partitions);
 	free(n->cfg_tres);
 	free(n->topo_addr);
+	free(n->comment);
+	free(n->extra);
 }
 
 /* Move the runtime state of old node o into new node n (same name). */
@@ -191,6 +193,8 @@ static void carry_node(ctld_t *nd, node_t *n, node_t *o)
 	n->arch = o->arch; o->arch = NULL;
 	n->os = o->os; o->os = NULL;
 	n->version = o->version; o->version = NULL;
+	n->comment = o->comment; o->comment = NULL;
+	n->extra = o->extra; o->extra = NULL;
 	n->boot_time = o->boot_time;
 	n->start_time = o->start_time;
 	n->last_busy = o->last_busy;

@@ -7,11 +7,13 @@
  * ctld_main.c), so an answer never announces an uncommitted change.
  * Handlers never abort: a bad request gets an error reply.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
 #include "ctld/ctld.h"
 
 #include "cred.h"
@@ -145,6 +147,8 @@ static void do_cancel(ctld_t *cd, conn_t *c, msg_cancel_t *m, uint32_t uid)
 	free(r.rcs);
 }
 
+#define CTLD_MAX_WAITERS_PER_UID 1000
+
 static void do_wait(ctld_t *cd, conn_t *c, msg_job_wait_t *m, uint32_t uid)
 {
 	job_t *j = job_find(cd, m->job_id);
@@ -160,8 +164,24 @@ static void do_wait(ctld_t *cd, conn_t *c, msg_job_wait_t *m, uint32_t uid)
 		reply_rc(c, SLUICE_E_PROTOCOL, xstrdup("unknown wait condition"));
 		return;
 	}
+	/* Each waiter holds a connection: bound what one user can pin. */
+	static long max_waiters = -1;
+	if (max_waiters < 0) {
+		const char *e = getenv("SLUICE_MAX_JOB_WAITERS");   /* tests */
+		max_waiters = e && atol(e) > 0 ? atol(e) : CTLD_MAX_WAITERS_PER_UID;
+	}
+	if (!is_admin(cd, uid)) {
+		long mine = 0;
+		for (size_t i = 0; i < cd->nwaiters; i++)
+			mine += cd->waiters[i].uid == uid;
+		if (mine >= max_waiters) {
+			reply_rc(c, EAGAIN, xasprintf("too many waiting requests for uid %u (limit %ld)",
+						      uid, max_waiters));
+			return;
+		}
+	}
 	cd->waiters = xgrow(cd->waiters, sizeof(waiter_t), cd->nwaiters + 1, &cd->awaiters);
-	cd->waiters[cd->nwaiters++] = (waiter_t){ c, m->job_id, m->until };
+	cd->waiters[cd->nwaiters++] = (waiter_t){ c, m->job_id, m->until, uid };
 	jobs_wake_waiters(cd, j);   /* already there? */
 }
 

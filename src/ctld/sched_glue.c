@@ -434,10 +434,15 @@ void ctld_schedule(ctld_t *cd)
 		job_t *j = map[d[i].job_index];
 		if (d[i].reason != SCHED_REASON_KEEP)
 			j->last_eval = now;
+		/* Sticky while pending: Slurm keeps showing Backfill:* once
+		 * its backfill cycle has looked at a job. */
+		if (d[i].bf_examined)
+			j->bf_examined = 1;
 		if (d[i].start) {
 			free(j->sched_nodes);
 			j->sched_nodes = NULL;
 			j->backfilled = (uint8_t)d[i].backfilled;
+			j->bf_examined = 0;
 			job_start(cd, j, &d[i].alloc, now);
 			info("job %u started on %s%s", j->job_id, j->nodes,
 			     j->backfilled ? " (backfill)" : "");

@@ -12,6 +12,9 @@
  *        -- alloc: "X|" if exclusive, then "node:cpus:mem:gpumask:tasks,..."
  *        -- restarts: added later; db_open() adds the column to older DBs
  *   nodes(name TEXT PRIMARY KEY, base, flags, reason, reason_uid, reason_time)
+ *        -- comment, extra: added later (scontrol update Comment=/Extra=),
+ *        -- written by their own statement after each node save
+ *        -- weight: added later; set only when scontrol update changed it
  *   parts(name TEXT PRIMARY KEY, state, max_time, default_time, max_nodes,
  *        min_nodes)
  *
@@ -81,6 +84,9 @@ static int db_migrate(ctld_t *cd, char **err)
 {
 	static const struct { const char *table, *column, *decl; } added[] = {
 		{ "jobs", "restarts", "INTEGER DEFAULT 0" },
+		{ "nodes", "comment", "TEXT" },
+		{ "nodes", "extra", "TEXT" },
+		{ "nodes", "weight", "INTEGER" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
 		if (db_has_column(cd, added[i].table, added[i].column))
@@ -155,6 +161,8 @@ int db_open(ctld_t *cd, const char *path, char **err)
 	cd->st_part_save = prep(cd, "INSERT OR REPLACE INTO parts(name, state, max_time,"
 				" default_time, max_nodes, min_nodes) VALUES(?1,?2,?3,?4,?5,?6)");
 	cd->st_meta_set = prep(cd, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)");
+	cd->st_node_notes = prep(cd, "UPDATE nodes SET comment=?2, extra=?3 WHERE name=?1");
+	cd->st_node_weight = prep(cd, "UPDATE nodes SET weight=?2 WHERE name=?1");
 	return 0;
 }
 
@@ -164,9 +172,10 @@ void db_close(ctld_t *cd)
 		return;
 	sqlite3_stmt *all[] = { cd->st_begin, cd->st_commit, cd->st_job_ins, cd->st_job_upd,
 				cd->st_job_del, cd->st_job_desc, cd->st_node_save,
-				cd->st_part_save, cd->st_meta_set };
+				cd->st_part_save, cd->st_meta_set, cd->st_node_notes };
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
 		sqlite3_finalize(all[i]);
+	sqlite3_finalize(cd->st_node_weight);
 	sqlite3_close(cd->db);
 	cd->db = NULL;
 }
@@ -398,6 +407,20 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(st, 5, n->reason_uid);
 		sqlite3_bind_int64(st, 6, n->reason_time);
 		step_done(cd, st, "save node");
+		/* INSERT OR REPLACE rewrote the row: put the notes back */
+		sqlite3_bind_text(cd->st_node_notes, 1, n->cf->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cd->st_node_notes, 2, n->comment, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cd->st_node_notes, 3, n->extra, -1, SQLITE_STATIC);
+		step_done(cd, cd->st_node_notes, "save node comment/extra");
+		/* weight set by scontrol update (NULL: slurm.conf's, so a
+		 * changed config still applies after a restart) */
+		uint32_t w = cd->sched.nodes[i].weight;
+		sqlite3_bind_text(cd->st_node_weight, 1, n->cf->name, -1, SQLITE_STATIC);
+		if (w != n->cf->weight)
+			sqlite3_bind_int64(cd->st_node_weight, 2, w);
+		else
+			sqlite3_bind_null(cd->st_node_weight, 2);
+		step_done(cd, cd->st_node_weight, "save node weight");
 		n->dirty = 0;
 	}
 	for (uint32_t i = 0; i < cd->nparts; i++) {
@@ -459,6 +482,31 @@ static void load_nodes(ctld_t *cd)
 		n->reason = xstrdup((const char *)sqlite3_column_text(st, 3));
 		n->reason_uid = (uint32_t)sqlite3_column_int64(st, 4);
 		n->reason_time = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	st = prep(cd, "SELECT name, comment, extra FROM nodes");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long idx = conf_node_find(cd->conf, (const char *)sqlite3_column_text(st, 0));
+		if (idx < 0)
+			continue;
+		node_t *n = &cd->nodes[idx];
+		free(n->comment);
+		n->comment = xstrdup((const char *)sqlite3_column_text(st, 1));
+		free(n->extra);
+		n->extra = xstrdup((const char *)sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+}
+
+/* Weights set by scontrol update (the scheduler mirror is built by now). */
+static void load_node_weights(ctld_t *cd)
+{
+	sqlite3_stmt *st = prep(cd, "SELECT name, weight FROM nodes WHERE weight IS NOT NULL");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long idx = conf_node_find(cd->conf, (const char *)sqlite3_column_text(st, 0));
+		int64_t w = sqlite3_column_int64(st, 1);
+		if (idx >= 0 && (uint32_t)idx < cd->sched.nnodes && w > 0 && w <= UINT32_MAX)
+			cd->sched.nodes[idx].weight = (uint32_t)w;
 	}
 	sqlite3_finalize(st);
 }
@@ -569,6 +617,7 @@ int db_load(ctld_t *cd)
 {
 	load_meta(cd);
 	load_nodes(cd);
+	load_node_weights(cd);
 	load_parts(cd);
 	load_jobs(cd);
 	return 0;

@@ -6,8 +6,14 @@
  * all big-endian, with mac = HMAC-SHA256(key, everything before it ||
  * SHA-256(payload)). Any key holder may vouch for any uid (key holders are
  * root, SlurmUser and the daemons), as with Slurm's auth/slurm. The nonce
- * makes two credentials for the same payload in the same second differ;
- * replays within AUTH_TTL are not tracked.
+ * makes two credentials for the same payload in the same second differ,
+ * and auth_verify remembers each accepted nonce until its credential
+ * expires (AUTH_TTL), so a captured frame cannot be replayed: the cache is
+ * an open-addressing set of {nonce, timestamp} (20 bytes a slot, kept at
+ * most half full), rebuilt without the expired entries whenever it fills,
+ * so its size follows the request rate (~300k entries, ~12 MiB at 1,000
+ * requests/s). auth_verify_reusable (launch credentials, checked by every
+ * node of a step) neither consults nor fills it.
  *
  * auth/munge: the MUNGE credential's payload is SHA-256(payload); munged
  * supplies uid/gid, TTL and replay detection. Encoding and decoding use
@@ -37,6 +43,12 @@
 #define KEY_MAX 4096
 #define KEY_MIN 16
 
+/* A replay-cache slot: ts 0 marks it free (no valid credential has ts 0). */
+struct seen {
+	uint8_t nonce[16];
+	uint32_t ts;
+};
+
 struct auth {
 	enum auth_kind kind;
 	int can_sign;
@@ -44,6 +56,8 @@ struct auth {
 	size_t keylen;
 	munge_ctx_t ctx;	/* munge_encode only */
 	munge_ctx_t dctx;	/* munge_decode only (see the top comment) */
+	struct seen *seen;	/* replay cache (auth/slurm), power-of-two slots */
+	size_t seen_cap, seen_n;
 };
 
 static char *info_get(const char *info, const char *name)
@@ -200,6 +214,7 @@ void auth_destroy(auth_t *a)
 		munge_ctx_destroy(a->ctx);
 	if (a->dctx)
 		munge_ctx_destroy(a->dctx);
+	free(a->seen);
 	free(a);
 }
 
@@ -285,6 +300,57 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
 	return 0;
 }
 
+#define SEEN_MIN 1024
+
+/* Nonces are random and only inserted once the MAC checked out (nobody
+ * without the key can choose them), so their bytes are the hash. */
+static size_t seen_slot(const struct seen *t, size_t cap, const uint8_t *nonce)
+{
+	uint64_t h;
+	memcpy(&h, nonce, sizeof(h));
+	size_t i = (size_t)h & (cap - 1);
+	while (t[i].ts && memcmp(t[i].nonce, nonce, 16) != 0)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Rebuild with only the unexpired entries, at four times their number (so
+ * the table also shrinks after a burst). */
+static void seen_rebuild(auth_t *a, int64_t now)
+{
+	size_t live = 0;
+	for (size_t i = 0; i < a->seen_cap; i++)
+		if (a->seen[i].ts && (int64_t)a->seen[i].ts >= now - AUTH_TTL)
+			live++;
+	size_t cap = SEEN_MIN;
+	while (cap < 4 * (live + 1))
+		cap *= 2;
+	struct seen *t = xcalloc(cap, sizeof(*t));
+	for (size_t i = 0; i < a->seen_cap; i++) {
+		const struct seen *e = &a->seen[i];
+		if (e->ts && (int64_t)e->ts >= now - AUTH_TTL)
+			t[seen_slot(t, cap, e->nonce)] = *e;
+	}
+	free(a->seen);
+	a->seen = t;
+	a->seen_cap = cap;
+	a->seen_n = live;
+}
+
+/* 0 and remembered, or -1 if this nonce was already accepted. */
+static int seen_add(auth_t *a, const uint8_t *nonce, int64_t ts, int64_t now)
+{
+	if (2 * (a->seen_n + 1) > a->seen_cap)
+		seen_rebuild(a, now);
+	size_t i = seen_slot(a->seen, a->seen_cap, nonce);
+	if (a->seen[i].ts)
+		return -1;
+	memcpy(a->seen[i].nonce, nonce, 16);
+	a->seen[i].ts = ts > 0 ? (uint32_t)ts : 1;
+	a->seen_n++;
+	return 0;
+}
+
 static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payload,
 		  size_t len, uint32_t *uid, uint32_t *gid, char **err, int reusable)
 {
@@ -320,6 +386,10 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 		}
 		if (ts > now + AUTH_TTL) {
 			e = xstrdup("credential from the future (clock skew?)");
+			goto fail;
+		}
+		if (!reusable && seen_add(a, c + 17, ts, now) < 0) {
+			e = xstrdup("Replayed credential");
 			goto fail;
 		}
 		*uid = (uint32_t)get_be(c + 1, 4);

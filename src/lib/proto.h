@@ -228,6 +228,7 @@ typedef struct node_info {
 	char *reason_user;
 	int64_t reason_time;
 	char *cfg_tres, *alloc_tres;
+	char *comment, *extra;   /* set by scontrol update; NULL = none */
 } node_info_t;
 
 typedef struct msg_node_info {
@@ -293,6 +294,7 @@ typedef struct msg_update_node {
 	char *reason;
 	char *features, *gres;   /* optional */
 	uint32_t weight;         /* 0 = unchanged */
+	char *comment, *extra;   /* NULL = unchanged, "" = clear */
 } msg_update_node_t;
 
 typedef struct msg_update_part {

@@ -199,6 +199,8 @@ static const proto_field_t node_info_f[] = {
 	I64(node_info_t, reason_time, 33),
 	STR(node_info_t, cfg_tres, 34),
 	STR(node_info_t, alloc_tres, 35),
+	STR(node_info_t, comment, 36),
+	STR(node_info_t, extra, 37),
 };
 SCHEMA(node_info_schema, node_info_t, "node_info", node_info_f);
 
@@ -268,6 +270,8 @@ static const proto_field_t update_node_f[] = {
 	STR(msg_update_node_t, features, 4),
 	STR(msg_update_node_t, gres, 5),
 	U32(msg_update_node_t, weight, 6),
+	STR(msg_update_node_t, comment, 7),
+	STR(msg_update_node_t, extra, 8),
 };
 SCHEMA(update_node_schema, msg_update_node_t, "msg_update_node", update_node_f);
 

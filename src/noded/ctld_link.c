@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "errors.h"
@@ -157,6 +158,8 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 			error("signal request from uid %u refused", uid);
 			break;
 		}
+		if (((msg_signal_job_t *)msg)->flags & SIGNAL_F_KILL_JOB)
+			spool_revoke(nd->spool, ((msg_signal_job_t *)msg)->job_id, time(NULL));
 		supervisor_signal(nd, msg);
 		break;
 	default:

@@ -119,6 +119,16 @@ int rm_rf(const char *path);
 /* Write a whole file atomically with mode; 0 or -1 with errno. */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
+/* Revoked launch credentials: a job that ended on this node (its batch
+ * supervisor finished, or the controller killed it) leaves
+ * <spool>/revoked.<ID> holding the time, for NODED_REVOKE_KEEP seconds, so
+ * that a step credential issued before then (they live NODED_CRED_LIFE s)
+ * cannot start tasks for the finished job. Files survive a noded restart. */
+#define NODED_CRED_LIFE 120
+#define NODED_REVOKE_KEEP (2 * NODED_CRED_LIFE)
+void spool_revoke(const char *spool, uint32_t job_id, int64_t now);
+/* When job_id was revoked (within NODED_REVOKE_KEEP of now), else 0. */
+int64_t spool_revoked_at(const char *spool, uint32_t job_id, int64_t now);
 /* ---- resources.c ---- */
 
 /* Fill a registration from the config entry and the host. */

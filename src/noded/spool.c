@@ -334,3 +334,55 @@ int rm_rf(const char *path)
 	}
 	return unlink(path);
 }
+
+static char *revoke_path(const char *spool, uint32_t job_id)
+{
+	return xasprintf("%s/revoked.%u", spool, job_id);
+}
+
+/* Drop the revocations older than NODED_REVOKE_KEEP (called on each new
+ * one, so the files stay bounded by the jobs ended in that window). */
+static void revoke_purge(const char *spool, int64_t now)
+{
+	DIR *d = opendir(spool);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, "revoked.", 8))
+			continue;
+		unsigned long id = strtoul(de->d_name + 8, &end, 10);
+		if (*end || id > UINT32_MAX)
+			continue;
+		if (!spool_revoked_at(spool, (uint32_t)id, now)) {
+			char *p = revoke_path(spool, (uint32_t)id);
+			unlink(p);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+void spool_revoke(const char *spool, uint32_t job_id, int64_t now)
+{
+	char *p = revoke_path(spool, job_id);
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", now);
+	if (write_file_atomic(p, buf, (size_t)n, 0644) < 0)
+		error("job %u: cannot record its credential revocation in %s: %m", job_id, p);
+	free(p);
+	revoke_purge(spool, now);
+}
+
+int64_t spool_revoked_at(const char *spool, uint32_t job_id, int64_t now)
+{
+	char *p = revoke_path(spool, job_id);
+	char *t = read_small_file(p);
+	free(p);
+	int64_t at = t ? strtoll(t, NULL, 10) : 0;
+	free(t);
+	if (at <= 0 || at < now - NODED_REVOKE_KEEP)
+		return 0;
+	return at;
+}

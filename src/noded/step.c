@@ -353,6 +353,17 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		free(err);
 		return;
 	}
+	int64_t now = time(NULL);
+	int64_t revoked = spool_revoked_at(nd->spool, cr.job_id, now);
+	if (revoked && cr.expires - NODED_CRED_LIFE <= revoked) {
+		/* issued before the job ended here (Slurm's rule) */
+		error("step %u.%u from %s: %s", m->job_id, m->step_id, conn_peer(c),
+		      slurm_strerror(ESLURMD_CREDENTIAL_REVOKED));
+		conn_send_rc(c, ESLURMD_CREDENTIAL_REVOKED, NULL);
+		conn_close(c);
+		cred_release(&cr);
+		return;
+	}
 	if (cr.job_id != m->job_id || cr.step_id != m->step_id)
 		why = "credential is for another job step";
 	else if (cr.uid != m->user_id || cr.gid != m->group_id)

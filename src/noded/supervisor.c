@@ -490,6 +490,8 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	rec.end_time = time(NULL);
 	if (dir_exists(dir) && spool_rec_write(dir, &rec) < 0)
 		error("job %u: cannot record the result: %m", m->job_id);
+	/* before the controller hears of the end, so no step starts after */
+	spool_revoke(nd->spool, m->job_id, rec.end_time);
 	report_complete(nd, dir, &rec);
 	rm_rf(dir);
 	_exit(0);

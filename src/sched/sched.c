@@ -1367,6 +1367,7 @@ static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t 
 				continue;
 		}
 		tested++;
+		dd->bf_examined = 1;
 		s->last.bf_depth++;
 		req_t r;
 		req_init(s, j, &r);

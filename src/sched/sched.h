@@ -249,6 +249,7 @@ typedef struct sched_decision {
 	char *reason_detail;     /* malloc'd or NULL ("UnavailableNodes:comp032") */
 	sched_alloc_t alloc;     /* when start */
 	int backfilled;          /* started by backfill (Scheduler=Backfill) */
+	int bf_examined;         /* this pass's backfill cycle tested the job */
 	int64_t start_time;      /* pending: expected start, 0 = unknown */
 	char *sched_nodes;       /* pending: malloc'd planned nodes or NULL */
 } sched_decision_t;

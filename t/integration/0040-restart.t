@@ -40,4 +40,13 @@ test_expect_success 'node drain reason survives a controller restart' '
 	scontrol update nodename=comp001 state=resume
 '
 
+test_expect_success 'a node weight set by scontrol survives a controller restart' '
+	scontrol update nodename=comp001 weight=7 &&
+	test "$(scontrol show node comp001 | sed -n "s/.*Weight=\([0-9]*\).*/\1/p")" = 7 &&
+	ctld_kill9 && ctld_start &&
+	wait_for 10 scontrol ping &&
+	test "$(scontrol show node comp001 | sed -n "s/.*Weight=\([0-9]*\).*/\1/p")" = 7 &&
+	scontrol update nodename=comp001 weight=1
+'
+
 test_done

@@ -241,4 +241,30 @@ test_expect_success 'SINFO_PARTITION and SINFO_SORT' '
 	test "$(head -1 out)" = short
 '
 
+test_expect_success 'node Comment= and Extra=: own lines after Reason=, sinfo -O, survive a restart' '
+	scontrol show node comp003 >out &&
+	! grep -q "Comment=\|Extra=" out &&
+	scontrol update nodename=comp003 state=drain reason="disk check" comment="rack 7 slot 2" extra=fw=1.2 &&
+	scontrol show node comp003 >out &&
+	tail -4 out | head -3 >tail3 &&
+	grep -q "^   Reason=disk check \[" tail3 &&
+	sed -n 2p tail3 | grep -qx "   Comment=rack 7 slot 2" &&
+	sed -n 3p tail3 | grep -qx "   Extra=fw=1.2" &&
+	sinfo -h -n comp003 -O "NodeList:10,Comment:20,Extra:10" >out &&
+	test "$(cat out)" = "comp003   rack 7 slot 2       fw=1.2    " &&
+	sinfo -h -n comp001 -O "Comment:8" >out &&
+	test "$(cat out)" = "(null)  " &&
+	scontrol -o show node comp003 | grep -q "Reason=disk check \[.*\] Comment=rack 7 slot 2 Extra=fw=1.2$" &&
+	ctld_kill9 && ctld_start &&
+	scontrol show node comp003 >out &&
+	grep -qx "   Comment=rack 7 slot 2" out &&
+	grep -qx "   Extra=fw=1.2" out &&
+	scontrol update nodename=comp003 comment= state=resume &&
+	scontrol show node comp003 >out &&
+	! grep -q "Comment=" out &&
+	grep -qx "   Extra=fw=1.2" out &&
+	scontrol update nodename=comp003 extra="" &&
+	! scontrol show node comp003 | grep -q "Extra="
+'
+
 test_done

@@ -104,6 +104,12 @@ test_expect_success 'the reserved job shows StartTime and SchedNodeList; squeue 
 	grep -q "^ *$D .* PD " out
 '
 
+test_expect_success 'jobs backfill has examined show Scheduler=Backfill:*' '
+	test "$(job_field $B Scheduler)" = "Backfill:*" &&
+	test "$(job_field $D Scheduler)" = "Backfill:*" &&
+	test "$(job_field $A Scheduler)" = Main
+'
+
 test_expect_success 'cancelling A starts B (D still waits for B)' '
 	scancel $A $C &&
 	wait_job_state $B RUNNING 20 &&

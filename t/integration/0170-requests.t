@@ -6,6 +6,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 
 REQ=$SLUICE_BUILD/t/test_ctld_requests
 
+# a low cap, so the waiter test needs few connections
+export SLUICE_MAX_JOB_WAITERS=5
+
 test_expect_success 'cluster starts (with a RootOnly and an AllowGroups partition)' '
 	cluster_start 1 "PartitionName=rootq Nodes=comp001 RootOnly=YES State=UP" \
 		"PartitionName=bobq Nodes=comp001 AllowGroups=bob State=UP"
@@ -62,6 +65,35 @@ test_expect_success USERS 'a user cannot move her job into a partition she may n
 	test "$(job_field $id Partition)" = defq &&
 	runuser -u alice -- scontrol update jobid=$id partition=short &&
 	test "$(job_field $id Partition)" = short &&
+	scancel $id
+'
+
+test_expect_success 'a step credential is revoked on the node once its job ends' '
+	id=$(sbatch --parsable -D /tmp -o /dev/null --wrap="sleep 3") &&
+	wait_job_state $id RUNNING &&
+	"$REQ" stepcred $id cred.a &&
+	"$REQ" stepcred $id cred.b &&
+	"$REQ" launch cred.a >out && grep -q "^0 " out &&
+	wait_job_state $id COMPLETED &&
+	"$REQ" launch cred.b >out &&
+	echo "4008 Job credential revoked" >expect && test_cmp expect out &&
+	test_must_fail "$REQ" stepcred $id cred.c >out &&
+	grep -q "already completing" out &&
+	id=$(sbatch --parsable -D /tmp -o /dev/null --wrap="sleep 60") &&
+	wait_job_state $id RUNNING &&
+	"$REQ" stepcred $id cred.a &&
+	scancel $id && wait_job_state $id CANCELLED &&
+	wait_for 10 test_node_state comp001 idle &&
+	"$REQ" launch cred.a >out && test_cmp expect out
+'
+
+test_expect_success USERS 'a user cannot hold more than the cap of job waits; root can' '
+	id=$(runuser -u alice -- sbatch --parsable -H -D /tmp -o /dev/null --wrap=true) &&
+	runuser -u alice -- "$REQ" waiters $id 5 >out &&
+	echo "5 11 too many waiting requests for uid $(id -u alice) (limit 5)" >expect &&
+	test_cmp expect out &&
+	"$REQ" waiters $id 5 >out && test_must_be_empty out &&
+	scontrol ping | grep -q "is UP" &&
 	scancel $id
 '
 

@@ -88,6 +88,33 @@ static void test_hmac(void)
 	ok(auth_verify(a, cr.buf, cr.len, body, strlen(body), &uid, &gid, &err) == 0 &&
 	   uid == geteuid() && gid == getegid(), "verify gives our uid/gid");
 	err = NULL;
+	ok(auth_verify(a, cr.buf, cr.len, body, strlen(body), &uid, &gid, &err) < 0 && err &&
+	   !strcmp(err, "Replayed credential"), "the same credential again: replayed (%s)",
+	   err ? err : "accepted");
+	free(err);
+	err = NULL;
+	{
+		strbuf_t r = STRBUF_INIT;
+		auth_sign(a, body, strlen(body), &r, NULL);
+		ok(auth_verify_reusable(a, r.buf, r.len, body, strlen(body), &uid, &gid, &err) == 0 &&
+		   auth_verify_reusable(a, r.buf, r.len, body, strlen(body), &uid, &gid, &err) == 0,
+		   "reusable verification passes twice");
+		/* enough credentials to make the cache grow several times */
+		strbuf_t first = STRBUF_INIT;
+		int bad = 0;
+		for (int i = 0; i < 5000; i++) {
+			strbuf_reset(&r);
+			auth_sign(a, body, strlen(body), &r, NULL);
+			if (i == 0)
+				strbuf_add(&first, r.buf, r.len);
+			bad += auth_verify(a, r.buf, r.len, body, strlen(body), &uid, &gid, NULL) != 0;
+		}
+		ok(bad == 0, "5000 fresh credentials accepted");
+		ok(auth_verify(a, first.buf, first.len, body, strlen(body), &uid, &gid, NULL) < 0,
+		   "... and the first of them is still remembered after growing");
+		strbuf_release(&first);
+		strbuf_release(&r);
+	}
 	ok(auth_verify(a, cr.buf, cr.len, "hello bodY", 10, &uid, &gid, &err) < 0 && err &&
 	   !strcmp(err, "bad signature"), "tampered body: bad signature");
 	free(err);

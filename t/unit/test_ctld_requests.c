@@ -13,12 +13,21 @@
  *                                      print the rc
  *   test_ctld_requests credttl ID      create a step of job ID and print
  *                                      its credential's lifetime (s)
+ *   test_ctld_requests stepcred ID F   create a step of job ID and save
+ *                                      what launching it needs in file F
+ *   test_ctld_requests waiters ID N    hold N MSG_JOB_WAITs on job ID open,
+ *                                      then one more; print each refused
+ *                                      one's "index rc message"
+ *   test_ctld_requests launch F        send F's step launch (the saved
+ *                                      credential) to its first node and
+ *                                      print the rc and message
  * Requests go out as the calling user, as the commands send them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "errors.h"
@@ -281,6 +290,88 @@ int main(int argc, char **argv)
 		rpc_close(r);
 		return 0;
 	}
-	fprintf(stderr, "usage: test_ctld_requests robust | complete JOBID [LAUNCH_SEQ] | credttl JOBID\n");
+	if (!strcmp(argv[1], "stepcred") && argc >= 4) {
+		/* F: "JOB STEP ADDR PORT\n" then the credential (two lines). */
+		msg_step_create_t sc = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10), .ntasks = 1 };
+		int err = 0;
+		rpc_t *r = rpc_connect_ctld(conf, &err);
+		enum msg_type t = MSG_NONE;
+		void *reply = NULL;
+		if (!r || rpc_send(r, MSG_STEP_CREATE, &sc) || rpc_recv(r, &t, &reply, 5000) ||
+		    t != MSG_STEP_CREATE_REPLY || !((msg_step_create_reply_t *)reply)->cred) {
+			printf("no step: %s\n", t == MSG_RC ? slurm_strerror(((msg_rc_t *)reply)->rc) : "?");
+			return 1;
+		}
+		msg_step_create_reply_t *sr = reply;
+		FILE *f = fopen(argv[3], "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%u %u %s %u\n%s\n", sr->job_id, sr->step_id, sr->node_addrs.v[0],
+			sr->ports[0], sr->cred);
+		fclose(f);
+		proto_msg_destroy(t, reply);
+		rpc_close(r);
+		return 0;
+	}
+	if (!strcmp(argv[1], "waiters") && argc >= 4) {
+		msg_job_wait_t w = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10),
+				     .until = WAIT_UNTIL_STARTED };
+		int n = atoi(argv[3]) + 1;
+		rpc_t **rs = xcalloc((size_t)n, sizeof(*rs));
+		for (int i = 0; i < n; i++) {
+			int err = 0;
+			rs[i] = rpc_connect_ctld(conf, &err);
+			enum msg_type t = MSG_NONE;
+			void *reply = NULL;
+			if (!rs[i] || rpc_send(rs[i], MSG_JOB_WAIT, &w)) {
+				printf("%d no connection\n", i);
+				continue;
+			}
+			/* a held waiter answers nothing: a short wait tells */
+			if (rpc_recv(rs[i], &t, &reply, i < n - 1 ? 50 : 2000) == 0 && t == MSG_RC) {
+				msg_rc_t *rc = reply;
+				printf("%d %d %s\n", i, rc->rc, rc->msg ? rc->msg : "");
+			}
+			if (reply)
+				proto_msg_destroy(t, reply);
+		}
+		for (int i = 0; i < n; i++)
+			rpc_close(rs[i]);
+		free(rs);
+		return 0;
+	}
+	if (!strcmp(argv[1], "launch") && argc >= 3) {
+		FILE *f = fopen(argv[2], "r");
+		char addr[256], line1[4096] = "", line2[4096] = "";
+		unsigned job, step, port;
+		if (!f || fscanf(f, "%u %u %255s %u\n", &job, &step, addr, &port) != 4 ||
+		    !fgets(line1, sizeof(line1), f) || !fgets(line2, sizeof(line2), f))
+			return 1;
+		fclose(f);
+		line2[strcspn(line2, "\n")] = '\0';
+		char *cred = xasprintf("%s%s", line1, line2);
+		msg_launch_step_t ls = { .job_id = job, .step_id = step, .user_id = getuid(),
+					 .group_id = getgid(), .cred = cred, .cwd = (char *)"/tmp",
+					 .ntasks = 1, .total_tasks = 1, .nnodes = 1 };
+		strv_push(&ls.argv, "true");
+		int err = 0;
+		rpc_t *r = rpc_connect_addr(conf, addr, (uint16_t)port, &err);
+		enum msg_type t = MSG_NONE;
+		void *reply = NULL;
+		if (!r || rpc_send(r, MSG_LAUNCH_STEP, &ls) || rpc_recv(r, &t, &reply, 5000) ||
+		    t != MSG_RC) {
+			printf("no answer\n");
+			return 1;
+		}
+		msg_rc_t *rc = reply;
+		printf("%d %s\n", rc->rc, rc->msg ? rc->msg : slurm_strerror(rc->rc));
+		proto_msg_destroy(t, reply);
+		rpc_close(r);
+		strv_free(&ls.argv);
+		free(cred);
+		return 0;
+	}
+	fprintf(stderr, "usage: test_ctld_requests robust | complete JOBID [LAUNCH_SEQ] | credttl JOBID"
+		" | stepcred JOBID FILE | launch FILE | waiters JOBID N\n");
 	return 2;
 }

@@ -362,6 +362,29 @@ int main(void)
 		same(sb.buf, want, "scontrol show node comp025");
 		free(want);
 		strbuf_reset(&sb);
+		/* Comment= and Extra=: a line each after Reason=, only when set */
+		node_info_t nc = nodes[24];
+		nc.reason = (char *)"disk check";
+		nc.reason_user = (char *)"root";
+		nc.reason_time = T0;
+		nc.comment = (char *)"rack 7";
+		nc.extra = (char *)"fw=1";
+		print_node_scontrol(&sb, &nc, 0);
+		const char *tail = "]\n   Comment=rack 7\n   Extra=fw=1\n\n";
+		ok(sb.len > strlen(tail) && !strcmp(sb.buf + sb.len - strlen(tail), tail) &&
+		   strstr(sb.buf, "\n   Reason=disk check [root@"), "Comment= and Extra= lines after Reason=");
+		strbuf_reset(&sb);
+		print_node_scontrol(&sb, &nc, 1);
+		tail = "] Comment=rack 7 Extra=fw=1\n";
+		ok(sb.len > strlen(tail) && !strcmp(sb.buf + sb.len - strlen(tail), tail),
+		   "Comment= and Extra= one-liner");
+		strbuf_reset(&sb);
+		nc.comment = NULL;
+		nc.reason = NULL;
+		print_node_scontrol(&sb, &nc, 0);
+		ok(!strstr(sb.buf, "Comment=") && strstr(sb.buf, "ExtSensorsTemp=n/s\n   Extra=fw=1\n\n"),
+		   "Extra= alone, no Comment= when unset");
+		strbuf_reset(&sb);
 		print_part_scontrol(&sb, &parts[0], 0);
 		print_part_scontrol(&sb, &parts[1], 0);
 		want = fixture("scontrol_show_partition.txt");
