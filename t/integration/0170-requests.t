@@ -69,12 +69,16 @@ test_expect_success USERS 'a user cannot move her job into a partition she may n
 '
 
 test_expect_success 'a step credential is revoked on the node once its job ends' '
-	id=$(sbatch --parsable -D /tmp -o /dev/null --wrap="sleep 3") &&
+	# the job runs until the test lets it end (no race with a slow machine)
+	go=$(mktemp -u /tmp/sluice-go.XXXXXX) &&
+	id=$(sbatch --parsable -D /tmp -o /dev/null --wrap="while [ ! -e $go ]; do sleep 0.1; done") &&
 	wait_job_state $id RUNNING &&
 	"$REQ" stepcred $id cred.a &&
 	"$REQ" stepcred $id cred.b &&
 	"$REQ" launch cred.a >out && grep -q "^0 " out &&
+	touch $go &&
 	wait_job_state $id COMPLETED &&
+	rm -f $go &&
 	"$REQ" launch cred.b >out &&
 	echo "4008 Job credential revoked" >expect && test_cmp expect out &&
 	test_must_fail "$REQ" stepcred $id cred.c >out &&
