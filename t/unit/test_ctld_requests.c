@@ -281,6 +281,10 @@ int main(int argc, char **argv)
 		if (!r || rpc_send(r, MSG_STEP_CREATE, &sc) || rpc_recv(r, &t, &reply, 5000) ||
 		    t != MSG_STEP_CREATE_REPLY) {
 			printf("no step: %s\n", t == MSG_RC ? slurm_strerror(((msg_rc_t *)reply)->rc) : "?");
+			if (reply)
+				proto_msg_destroy(t, reply);
+			rpc_close(r);
+			fflush(stdout);  /* before LeakSanitizer's exit, whatever it finds */
 			return 1;
 		}
 		const char *cred = ((msg_step_create_reply_t *)reply)->cred;
@@ -300,6 +304,10 @@ int main(int argc, char **argv)
 		if (!r || rpc_send(r, MSG_STEP_CREATE, &sc) || rpc_recv(r, &t, &reply, 5000) ||
 		    t != MSG_STEP_CREATE_REPLY || !((msg_step_create_reply_t *)reply)->cred) {
 			printf("no step: %s\n", t == MSG_RC ? slurm_strerror(((msg_rc_t *)reply)->rc) : "?");
+			if (reply)
+				proto_msg_destroy(t, reply);
+			rpc_close(r);
+			fflush(stdout);  /* before LeakSanitizer's exit, whatever it finds */
 			return 1;
 		}
 		msg_step_create_reply_t *sr = reply;
