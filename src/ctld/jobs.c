@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ctld/ctld.h"
+#include "ctld/names.h"
 #include "ctld/intern.h"
 
 #include "errors.h"
@@ -477,24 +478,6 @@ static int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t 
 	return 0;
 }
 
-static char *user_name(uint32_t uid)
-{
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		return xstrdup(pw.pw_name);
-	return xasprintf("%u", uid);
-}
-
-static char *group_name(uint32_t gid)
-{
-	struct group gr, *res = NULL;
-	char buf[8192];
-	if (getgrgid_r(gid, &gr, buf, sizeof(buf), &res) == 0 && res)
-		return xstrdup(gr.gr_name);
-	return xasprintf("%u", gid);
-}
-
 /* May uid (primary group gid) use partition p? As slurmctld: RootOnly
  * partitions take jobs from root/SlurmUser only; AllowGroups (other than
  * "ALL") needs the user's primary or a supplementary group in the list. */
@@ -622,10 +605,10 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		cd->next_job_id++;
 	cd->meta_dirty = 1;
 	free(d->user_name);
-	d->user_name = user_name(uid);
+	d->user_name = names_user(uid);
 	d->user_id = uid;
 	d->group_id = gid;
-	j->group_name = intern_take(group_name(gid));
+	j->group_name = intern_take(names_group(gid));
 	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_out && d->work_dir)
 		d->std_out = xasprintf("%s/slurm-%u.out", d->work_dir, j->job_id);
 	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_in)
@@ -668,7 +651,7 @@ fail:
 
 void job_add_recovered(ctld_t *cd, job_t *j)
 {
-	j->group_name = intern_take(group_name(j->group_id));
+	j->group_name = intern_take(names_group(j->group_id));
 	desc_intern(j->desc);
 	resolve_nodes(cd, j->desc->req_nodes, &j->req_idx, &j->nreq);
 	resolve_nodes(cd, j->desc->exc_nodes, &j->exc_idx, &j->nexc);

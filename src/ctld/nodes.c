@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "ctld/ctld.h"
+#include "ctld/names.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -757,15 +758,6 @@ static char *gres_conf_string(const conf_node_t *cf)
 	return strbuf_detach(&sb);
 }
 
-static char *uid_name(uint32_t uid)
-{
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		return xstrdup(pw.pw_name);
-	return xasprintf("%u", uid);
-}
-
 /* Fills ni with strings it owns (free with proto_free(MSG_NODE_INFO...)
  * per node: the caller frees each with node_info_release semantics). */
 void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni)
@@ -804,7 +796,7 @@ void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni)
 	ni->last_busy = n->last_busy;
 	ni->reason = xstrdup(n->reason);
 	ni->reason_uid = n->reason_uid;
-	ni->reason_user = n->reason ? uid_name(n->reason_uid) : NULL;
+	ni->reason_user = n->reason ? names_user(n->reason_uid) : NULL;
 	ni->reason_time = n->reason_time;
 	ni->cfg_tres = xstrdup(n->cfg_tres);
 	ni->comment = xstrdup(n->comment);
