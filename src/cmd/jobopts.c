@@ -35,6 +35,7 @@ enum opt_id {
 	ID_NICE, ID_NTASKS_PER_NODE, ID_OPEN_MODE, ID_PARSABLE, ID_PRIORITY, ID_PTY,
 	ID_REQUEUE, ID_NO_REQUEUE, ID_RESERVATION, ID_SIGNAL, ID_WCKEY, ID_WRAP,
 	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION, ID_SWITCHES,
+	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU,
 };
 
 struct optdef {
@@ -53,6 +54,7 @@ static const struct optdef optdefs[] = {
 	{ "constraint", required_argument, 'C', O_BOTH },
 	{ "contiguous", no_argument, ID_CONTIGUOUS, O_BOTH },
 	{ "cpu-bind", required_argument, ID_CPU_BIND, O_SR },
+	{ "cpus-per-gpu", required_argument, ID_CPUS_PER_GPU, O_BOTH },
 	{ "cpus-per-task", required_argument, 'c', O_BOTH },
 	{ "dependency", required_argument, 'd', O_BOTH },
 	{ "distribution", required_argument, 'm', O_BOTH },
@@ -63,6 +65,7 @@ static const struct optdef optdefs[] = {
 	{ "get-user-env", optional_argument, ID_GET_USER_ENV, O_SB },
 	{ "gpus", required_argument, 'G', O_BOTH },
 	{ "gpus-per-node", required_argument, ID_GPUS_PER_NODE, O_BOTH },
+	{ "gpus-per-task", required_argument, ID_GPUS_PER_TASK, O_BOTH },
 	{ "gres", required_argument, ID_GRES, O_BOTH },
 	{ "help", no_argument, 'h', O_BOTH },
 	{ "hold", no_argument, 'H', O_BOTH },
@@ -75,6 +78,7 @@ static const struct optdef optdefs[] = {
 	{ "mail-user", required_argument, ID_MAIL_USER, O_BOTH },
 	{ "mem", required_argument, ID_MEM, O_BOTH },
 	{ "mem-per-cpu", required_argument, ID_MEM_PER_CPU, O_BOTH },
+	{ "mem-per-gpu", required_argument, ID_MEM_PER_GPU, O_BOTH },
 	{ "mpi", required_argument, ID_MPI, O_SR },
 	{ "nice", optional_argument, ID_NICE, O_BOTH },
 	{ "nodelist", required_argument, 'w', O_BOTH },
@@ -382,6 +386,20 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case ID_GPUS_PER_NODE:
 		set_gpus(&d->tres_per_node, arg);
 		break;
+	case ID_GPUS_PER_TASK:
+		/* "[type:]N" -> "gres:gpu:[type:]N", as Slurm 22.05 shows it */
+		set_gpus(&d->tres_per_task, arg);
+		break;
+	case ID_CPUS_PER_GPU:
+		if ((rc = parse_pos_int(o, "--cpus-per-gpu", arg, &u)))
+			return rc;
+		d->cpus_per_gpu = u;
+		break;
+	case ID_MEM_PER_GPU:
+		if (mem_parse_mb(arg, &mb) < 0)
+			return fail255(o, "Invalid --mem-per-gpu specification");
+		d->mem_per_gpu = mb;
+		break;
 	case ID_GRES:
 		if (!strcasecmp(arg, "none")) {
 			xfree(d->tres_per_node);
@@ -642,6 +660,9 @@ static const struct envdef envdefs[] = {
 	{ "SBATCH_EXCLUSIVE", ID_EXCLUSIVE, O_SB }, { "SBATCH_EXPORT", ID_EXPORT, O_SB },
 	{ "SBATCH_GET_USER_ENV", ID_GET_USER_ENV, O_SB }, { "SBATCH_GPUS", 'G', O_SB },
 	{ "SBATCH_GPUS_PER_NODE", ID_GPUS_PER_NODE, O_SB }, { "SBATCH_GRES", ID_GRES, O_SB },
+	{ "SBATCH_GPUS_PER_TASK", ID_GPUS_PER_TASK, O_SB },
+	{ "SBATCH_CPUS_PER_GPU", ID_CPUS_PER_GPU, O_SB },
+	{ "SBATCH_MEM_PER_GPU", ID_MEM_PER_GPU, O_SB },
 	{ "SBATCH_INPUT", 'i', O_SB }, { "SBATCH_JOB_NAME", 'J', O_SB },
 	{ "SBATCH_MEM_PER_CPU", ID_MEM_PER_CPU, O_SB }, { "SBATCH_MEM_PER_NODE", ID_MEM, O_SB },
 	{ "SBATCH_NO_REQUEUE", ID_NO_REQUEUE, O_SB }, { "SBATCH_OPEN_MODE", ID_OPEN_MODE, O_SB },
@@ -655,6 +676,9 @@ static const struct envdef envdefs[] = {
 	{ "SLURM_CPUS_PER_TASK", 'c', O_SR }, { "SLURM_DEPENDENCY", 'd', O_SR },
 	{ "SLURM_EXPORT_ENV", ID_EXPORT, O_SR }, { "SLURM_GPUS", 'G', O_SR },
 	{ "SLURM_GPUS_PER_NODE", ID_GPUS_PER_NODE, O_SR }, { "SLURM_GRES", ID_GRES, O_SR },
+	{ "SLURM_GPUS_PER_TASK", ID_GPUS_PER_TASK, O_SR },
+	{ "SLURM_CPUS_PER_GPU", ID_CPUS_PER_GPU, O_SR },
+	{ "SLURM_MEM_PER_GPU", ID_MEM_PER_GPU, O_SR },
 	{ "SLURM_JOB_NAME", 'J', O_SR }, { "SLURM_LABELIO", 'l', O_SR },
 	{ "SLURM_MEM_PER_CPU", ID_MEM_PER_CPU, O_SR }, { "SLURM_MEM_PER_NODE", ID_MEM, O_SR },
 	{ "SLURM_NNODES", 'N', O_SR }, { "SLURM_NTASKS", 'n', O_SR },

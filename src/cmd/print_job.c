@@ -763,6 +763,16 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	}
 	nl(sb, one_liner);
 	strbuf_addstr(sb, "Power=");
+	/* Slurm's order: CpusPerTres, MemPerTres, ..., TresPerJob,
+	 * TresPerNode, TresPerSocket, TresPerTask. */
+	if (j->cpus_per_gpu) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "CpusPerTres=gres:gpu:%u", j->cpus_per_gpu);
+	}
+	if (j->mem_per_gpu) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "MemPerTres=gres:gpu:%" PRIu64, j->mem_per_gpu);
+	}
 	if (j->tres_per_job && *j->tres_per_job) {
 		nl(sb, one_liner);
 		strbuf_addf(sb, "TresPerJob=%s", j->tres_per_job);
@@ -770,6 +780,10 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	if (j->tres_per_node && *j->tres_per_node) {
 		nl(sb, one_liner);
 		strbuf_addf(sb, "TresPerNode=%s", j->tres_per_node);
+	}
+	if (j->tres_per_task && *j->tres_per_task) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "TresPerTask=%s", j->tres_per_task);
 	}
 	if (one_liner) {
 		strbuf_addch(sb, '\n');

@@ -56,6 +56,7 @@ typedef struct job {
 	job_desc_t *desc;         /* as submitted, minus script and env (in the DB) */
 	uint32_t *req_idx, nreq, *exc_idx, nexc;   /* -w / -x as node indexes */
 	uint32_t gpus_per_node, gpus_per_job;
+	uint32_t gpus_per_task;   /* --gpus-per-task */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */

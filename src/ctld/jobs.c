@@ -129,6 +129,7 @@ static const size_t desc_interned[] = {
 	offsetof(job_desc_t, dependency), offsetof(job_desc_t, work_dir),
 	offsetof(job_desc_t, std_in), offsetof(job_desc_t, std_out),
 	offsetof(job_desc_t, std_err), offsetof(job_desc_t, alloc_node),
+	offsetof(job_desc_t, tres_per_task),
 };
 
 #define DESC_STR(d, off) (*(char **)(void *)((char *)(d) + (off)))
@@ -262,8 +263,13 @@ void job_set_tres(ctld_t *cd, job_t *j)
 	const job_desc_t *d = j->desc;
 	uint32_t nodes = d->min_nodes ? d->min_nodes : 1;
 	uint64_t cpus = (uint64_t)job_ntasks(j) * job_cpt(j);
-	uint64_t mem = d->mem_per_node ? d->mem_per_node * nodes : d->mem_per_cpu * cpus;
 	uint64_t gpus = j->gpus_per_job ? j->gpus_per_job : (uint64_t)j->gpus_per_node * nodes;
+	if (j->gpus_per_task)
+		gpus = (uint64_t)j->gpus_per_task * job_ntasks(j);
+	if (d->cpus_per_gpu && cpus < gpus * d->cpus_per_gpu)
+		cpus = gpus * d->cpus_per_gpu;
+	uint64_t mem = d->mem_per_gpu ? d->mem_per_gpu * gpus
+		     : d->mem_per_node ? d->mem_per_node * nodes : d->mem_per_cpu * cpus;
 	j->tres = intern_take(tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus));
 }
 
@@ -570,6 +576,13 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		if (!j->gpu_type[0])
 			memcpy(j->gpu_type, t2, sizeof(t2));
 	}
+	if (d->tres_per_task) {
+		char t2[32];
+		if ((rc = parse_gpu_tres(d->tres_per_task, &j->gpus_per_task, t2, sizeof(t2))))
+			goto fail;
+		if (!j->gpu_type[0])
+			memcpy(j->gpu_type, t2, sizeof(t2));
+	}
 	if ((rc = job_parse_deps(cd, d->dependency, &j->deps, &j->ndeps)))
 		goto fail;
 
@@ -582,7 +595,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 	}
 	j->time_limit = d->time_limit;
-	if (!d->mem_per_node && !d->mem_per_cpu) {
+	if (!d->mem_per_node && !d->mem_per_cpu && !d->mem_per_gpu) {
 		if (p->cf->def_mem_per_cpu)
 			d->mem_per_cpu = p->cf->def_mem_per_cpu;
 		else if (p->cf->def_mem_per_node)
@@ -660,6 +673,11 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 		parse_gpu_tres(j->desc->tres_per_node, &j->gpus_per_node, j->gpu_type, sizeof(j->gpu_type));
 	if (j->desc->tres_per_job) {
 		parse_gpu_tres(j->desc->tres_per_job, &j->gpus_per_job, t2, sizeof(t2));
+		if (!j->gpu_type[0])
+			memcpy(j->gpu_type, t2, sizeof(t2));
+	}
+	if (j->desc->tres_per_task) {
+		parse_gpu_tres(j->desc->tres_per_task, &j->gpus_per_task, t2, sizeof(t2));
 		if (!j->gpu_type[0])
 			memcpy(j->gpu_type, t2, sizeof(t2));
 	}
@@ -1086,6 +1104,9 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 	if (fields & JINFO_TRES) {
 		ji->tres_per_node = d->tres_per_node;
 		ji->tres_per_job = d->tres_per_job;
+		ji->tres_per_task = d->tres_per_task;
+		ji->cpus_per_gpu = d->cpus_per_gpu;
+		ji->mem_per_gpu = d->mem_per_gpu;
 		if (base == JOB_PENDING)
 			ji->tres_req = j->tres;
 		else

@@ -243,6 +243,9 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 	sj->mem_per_cpu = d->mem_per_cpu;
 	sj->gpus_per_node = j->gpus_per_node;
 	sj->gpus_per_job = j->gpus_per_job;
+	sj->gpus_per_task = j->gpus_per_task;
+	sj->cpus_per_gpu = d->cpus_per_gpu;
+	sj->mem_per_gpu = d->mem_per_gpu;
 	memcpy(sj->gpu_type, j->gpu_type, sizeof(sj->gpu_type));
 	sj->time_limit = j->time_limit;
 	sj->exclusive = (d->flags & JOB_F_EXCLUSIVE) != 0;

@@ -120,6 +120,9 @@ typedef struct job_desc {
 	uint32_t kill_on_invalid_dep;
 	uint32_t req_switch;     /* --switches=N: max leaf switches, 0 = any */
 	uint32_t wait4switch;    /* --switches=N@time: seconds to wait for it */
+	char *tres_per_task;     /* "gres:gpu:2" from --gpus-per-task */
+	uint32_t cpus_per_gpu;   /* --cpus-per-gpu, 0 = unset */
+	uint64_t mem_per_gpu;    /* MB, --mem-per-gpu, 0 = unset */
 } job_desc_t;
 
 typedef struct msg_submit_reply {
@@ -152,7 +155,8 @@ typedef struct msg_info_req {
 #define JINFO_REQ     0x08u  /* req_nodes, exc_nodes, features, dependency,
 			      * alloc_node, sched_nodes */
 #define JINFO_PATHS   0x10u  /* command, work_dir, std_in, std_out, std_err */
-#define JINFO_TRES    0x20u  /* tres_per_node, tres_per_job, tres_req, tres_alloc */
+#define JINFO_TRES    0x20u  /* tres_per_node, tres_per_job, tres_req, tres_alloc,
+			      * tres_per_task, cpus_per_gpu, mem_per_gpu */
 #define JINFO_DETAIL  0x40u  /* scheduler, gres_detail, cpu_ids */
 #define JINFO_NUMS    0x80u  /* every other number (time_limit, submit and
 			      * eligible times, cpus, memory, flags, ...) */
@@ -199,6 +203,9 @@ typedef struct job_info {
 	char *comment;
 	char *scheduler;         /* "Main" / "Backfill" */
 	char *array_task_str;    /* pending array record: tasks not yet split ("1-4", "0-7%3") */
+	char *tres_per_task;     /* JINFO_TRES: "gres:gpu:2" (--gpus-per-task) */
+	uint32_t cpus_per_gpu;   /* JINFO_TRES: --cpus-per-gpu, 0 = unset */
+	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
 } job_info_t;
 
 typedef struct msg_job_info {

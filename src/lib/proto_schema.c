@@ -70,6 +70,9 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, kill_on_invalid_dep, 36),
 	U32(job_desc_t, req_switch, 37),
 	U32(job_desc_t, wait4switch, 38),
+	STR(job_desc_t, tres_per_task, 39),
+	U32(job_desc_t, cpus_per_gpu, 40),
+	U64(job_desc_t, mem_per_gpu, 41),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
@@ -154,6 +157,9 @@ static const proto_field_t job_info_f[] = {
 	STR(job_info_t, comment, 62),
 	STR(job_info_t, scheduler, 63),
 	STR(job_info_t, array_task_str, 64),
+	STR(job_info_t, tres_per_task, 65),
+	U32(job_info_t, cpus_per_gpu, 66),
+	U64(job_info_t, mem_per_gpu, 67),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 

@@ -91,6 +91,8 @@ static void link_send_reg(ctld_link_t *lk, enum msg_type type)
 {
 	msg_node_register_t reg;
 	memset(&reg, 0, sizeof(reg));
+	if (type == MSG_NODE_REGISTER)
+		resources_rescan();
 	resources_fill(lk->nd, &reg);
 	live_jobs(lk->nd, &reg);
 	if (type == MSG_NODE_REGISTER)

@@ -133,11 +133,17 @@ int64_t spool_revoked_at(const char *spool, uint32_t job_id, int64_t now);
 
 /* Fill a registration from the config entry and the host. */
 void resources_fill(const noded_t *nd, msg_node_register_t *reg);
+/* Look the hardware up again at the next resources_fill (registrations;
+ * heartbeats reuse the last answer). */
+void resources_rescan(void);
 /* Parsers for /proc text (exposed for tests). */
 uint64_t meminfo_avail_mb(const char *meminfo);
 uint32_t loadavg_x100(const char *loadavg);
 int64_t stat_btime(const char *stat);
 char *gres_string(const conf_node_t *n);
+/* The GRES string for GPUs found by NVML (other GRES as configured). */
+struct nvml_gpu;
+char *gres_string_detected(const conf_node_t *n, const struct nvml_gpu *gpus, size_t ngpus);
 
 /* ---- supervisor.c ---- */
 

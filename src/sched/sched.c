@@ -262,6 +262,8 @@ typedef struct req {
 	uint64_t mem_node;       /* MB per node, 0 = use mem_per_task */
 	uint64_t mem_per_cpu;
 	uint32_t gpn, gpj;
+	uint32_t gpt, cpg;       /* gpus per task, cpus per gpu */
+	uint64_t mpg;            /* MB per gpu */
 	const char *gtype;
 } req_t;
 
@@ -292,6 +294,20 @@ static void req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 		r->gpj = 0;
 	}
 	r->gtype = j->gpu_type;
+	r->cpg = j->cpus_per_gpu;
+	r->mpg = j->mem_per_gpu;
+	if (j->gpus_per_task) {
+		/* Per task wins over per node/job: GPUs follow the tasks. */
+		r->gpt = j->gpus_per_task;
+		r->gpn = r->gpj = 0;
+		if (r->cpg && r->cpt < r->gpt * r->cpg)
+			r->cpt = r->gpt * r->cpg;
+	}
+	if (r->mpg) {
+		/* Memory follows the GPUs, not the CPUs. */
+		r->mem_node = 0;
+		r->mem_per_cpu = 0;
+	}
 }
 
 /* Tasks a node with the given free resources can take for the job (0:
@@ -320,6 +336,23 @@ static uint32_t cap_free(const sched_node_t *n, const sched_job_t *j, const req_
 	uint32_t gf = (uint32_t)__builtin_popcountll(gavail);
 	if (r->gpn && gf < r->gpn)
 		return 0;
+	if (r->gpt) {
+		uint64_t c = gf / r->gpt;
+		if (r->mpg && n->mem)
+			c = c < mem_free / (r->mpg * r->gpt) ? c : mem_free / (r->mpg * r->gpt);
+		if (c < cap)
+			cap = (uint32_t)c;
+		if (!cap)
+			return 0;
+	}
+	if (r->gpn && r->cpg && cpus_free < (uint64_t)r->gpn * r->cpg)
+		return 0;
+	if (r->gpn && r->mpg && n->mem && mem_free < r->gpn * r->mpg)
+		return 0;
+	if (r->gpj && r->cpg && gf > cpus_free / r->cpg)
+		gf = cpus_free / r->cpg;      /* each GPU brings its CPUs */
+	if (r->gpj && r->mpg && n->mem && gf > mem_free / r->mpg)
+		gf = (uint32_t)(mem_free / r->mpg);
 	if (gfree)
 		*gfree = gf;
 	return cap;
@@ -610,25 +643,31 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 		a->cores = xcalloc((size_t)k * a->cwords, sizeof(uint64_t));
 	for (uint32_t i = 0; i < k; i++) {
 		const sched_node_t *n = &s->nodes[a->nodes[i]];
-		a->cpus[i] = j->exclusive ? n->cpus : a->tasks[i] * r->cpt;
-		if (r->mem_node)
-			a->mem[i] = r->mem_node;
-		else if (r->mem_per_cpu)
-			a->mem[i] = r->mem_per_cpu * a->cpus[i];
-		if (n->mem && a->mem[i] > n->mem)
-			a->mem[i] = n->mem;
 		uint64_t avail = sorted[i].gmask;
-		uint32_t want = r->gpn;
-		if (j->exclusive && !r->gpn && !r->gpj) {
+		uint32_t want = r->gpt ? a->tasks[i] * r->gpt : r->gpn;
+		if (j->exclusive && !r->gpn && !r->gpj && !r->gpt) {
 			/* As Slurm: a whole-node job holds every GPU too. */
 			avail = gpu_mask(n, "") & ~n->gpus_used;
 			want = (uint32_t)__builtin_popcountll(avail);
 		}
 		if (gleft) {
 			uint32_t f = (uint32_t)__builtin_popcountll(avail);
+			if ((r->cpg || r->mpg) && sorted[i].gfree < f)
+				f = sorted[i].gfree;
 			want = f < gleft ? f : gleft;
 			gleft -= want;
 		}
+		a->cpus[i] = j->exclusive ? n->cpus : a->tasks[i] * r->cpt;
+		if (!j->exclusive && r->cpg && a->cpus[i] < want * r->cpg)
+			a->cpus[i] = want * r->cpg;
+		if (r->mpg)
+			a->mem[i] = want * r->mpg;
+		else if (r->mem_node)
+			a->mem[i] = r->mem_node;
+		else if (r->mem_per_cpu)
+			a->mem[i] = r->mem_per_cpu * a->cpus[i];
+		if (n->mem && a->mem[i] > n->mem)
+			a->mem[i] = n->mem;
 		a->gpus[i] = gpus_cores_pick(n, avail, want, a->cpus[i],
 					     a->cwords ? a->cores + (size_t)i * a->cwords : NULL);
 	}
@@ -860,6 +899,8 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		needc = r->ntasks * r->cpt;
 	if (one && r->gpj > needg)
 		needg = r->gpj;
+	if (r->gpt)
+		needg = one ? r->ntasks * r->gpt : r->gpt;
 	int whole_fit = 0;   /* tasks/gpus enough: with topology, keep going
 	                      * until a leaf could hold the job */
 	for (uint32_t i = seg_find(pc, 0, needc, needg); i < pc->n;

@@ -187,6 +187,13 @@ typedef struct sched_job {
 	/* Topology: --switches=N[@max-time] (0 = any) */
 	uint32_t req_switch;
 	uint32_t wait4switch;            /* seconds to wait for req_switch */
+	/* GPU-relative requests (--gpus-per-task, --cpus-per-gpu,
+	 * --mem-per-gpu; 0 = unset): a node's GPUs are tasks x gpus_per_task,
+	 * its CPUs max(tasks x cpus_per_task, GPUs x cpus_per_gpu) and its
+	 * memory GPUs x mem_per_gpu. */
+	uint32_t gpus_per_task;
+	uint32_t cpus_per_gpu;
+	uint64_t mem_per_gpu;            /* MB */
 } sched_job_t;
 
 /* The resources one job holds. */

@@ -153,4 +153,26 @@ test_expect_success 'reasons: PartitionTimeLimit, BeginTime, Dependency, Partiti
 	cancel_all
 '
 
+test_expect_success 'GPU-relative options: --gpus-per-task, --cpus-per-gpu, --mem-per-gpu' '
+	g=$(sbatch --parsable -n 2 --gpus-per-task=2 -t 5 -o "$CL/work/gpt.out" \
+		--wrap="echo \$CUDA_VISIBLE_DEVICES; sleep 297") &&
+	wait_job_state $g RUNNING &&
+	case $(job_field $g NodeList) in comp00[1-6]) ;; *) false ;; esac &&
+	wait_for 10 test -s "$CL/work/gpt.out" &&
+	test "$(tr , "\n" <"$CL/work/gpt.out" | wc -l)" = 4 &&
+	scontrol show job $g >out &&
+	grep -qx "   TresPerTask=gres:gpu:2" out &&
+	c=$(sbatch --parsable --cpus-per-gpu=2 --gpus=2 -t 5 -o /dev/null --wrap="sleep 297") &&
+	wait_job_state $c RUNNING &&
+	test "$(job_field $c NumCPUs)" = 4 &&
+	scontrol show job $c >out &&
+	grep -qx "   CpusPerTres=gres:gpu:2" out &&
+	m=$(SBATCH_MEM_PER_GPU=1G sbatch --parsable --gpus=2 -t 5 -o /dev/null --wrap="sleep 297") &&
+	wait_job_state $m RUNNING &&
+	scontrol show job $m >out &&
+	grep -q "^   TRES=cpu=1,mem=2G,node=1" out &&
+	grep -qx "   MemPerTres=gres:gpu:1024" out &&
+	cancel_all
+'
+
 test_done

@@ -210,6 +210,56 @@ static void test_gpus(void)
 	destroy(s);
 }
 
+/* --gpus-per-task, --cpus-per-gpu, --mem-per-gpu. */
+static void test_gpu_relative(void)
+{
+	sched_t *s = mk(2, 16, 64000, 4, "h100");
+	sched_job_t j = job(1);
+	j.ntasks = 2;
+	j.max_nodes = UINT32_MAX;
+	j.gpus_per_task = 2;
+	sched_decision_t *d = pass(s, &j, 1, 2000);
+	ok(d[0].start && d[0].alloc.nnodes == 1, "2 tasks x 2 gpus on one node");
+	if (d[0].start)
+		is_int(__builtin_popcountll(d[0].alloc.gpus[0]), 4, "4 gpus");
+	sched_job_t t = job(2);
+	t.ntasks = 3;
+	t.max_nodes = UINT32_MAX;
+	t.gpus_per_task = 2;
+	sched_t *s3 = mk(2, 16, 64000, 4, "h100");
+	sched_decision_t *dt = pass(s3, &t, 1, 2000);
+	ok(dt[0].start && dt[0].alloc.nnodes == 2, "the node's gpus limit its tasks: 3 x 2 gpus span 2 nodes");
+	if (dt[0].start)
+		ok(dt[0].alloc.tasks[0] == 2 && __builtin_popcountll(dt[0].alloc.gpus[1]) == 2,
+		   "2 tasks + 4 gpus, then 1 task + 2 gpus");
+	sched_job_t c = job(3);
+	c.gpus_per_job = 2;
+	c.max_nodes = UINT32_MAX;
+	c.cpus_per_gpu = 2;
+	c.mem_per_gpu = 1024;
+	sched_t *s2 = mk(1, 16, 64000, 4, "h100");
+	sched_decision_t *dc = pass(s2, &c, 1, 2000);
+	ok(dc[0].start, "--gpus=2 --cpus-per-gpu=2 starts");
+	if (dc[0].start) {
+		is_int(dc[0].alloc.cpus[0], 4, "4 cpus");
+		is_int(dc[0].alloc.mem[0], 2048, "2 x 1024 MB");
+	}
+	sched_job_t n = job(4);
+	n.gpus_per_node = 4;
+	n.cpus_per_gpu = 5;                   /* 20 cpus > 16 */
+	is_int(sched_job_validate(s2, &n), ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE,
+	       "gpus x cpus-per-gpu over the node's cpus rejected");
+	for (uint32_t i = 0; i < 1; i++) {
+		sched_alloc_free(&d[i].alloc);
+		sched_alloc_free(&dt[i].alloc);
+		sched_alloc_free(&dc[i].alloc);
+	}
+	free(d); free(dt); free(dc);
+	destroy(s);
+	destroy(s2);
+	destroy(s3);
+}
+
 static void test_memory(void)
 {
 	sched_t *s = mk(1, 16, 4000, 0, "");
@@ -426,6 +476,7 @@ int main(void)
 	test_multi_node_and_priority();
 	test_exclusive();
 	test_gpus();
+	test_gpu_relative();
 	test_memory();
 	test_reasons();
 	test_features_weight();
