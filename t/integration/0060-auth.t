@@ -52,59 +52,7 @@ test_expect_success USERS 'a batch job runs as the submitting user with her grou
 	test "$(stat -c %U $d/id.out)" = alice
 '
 
-# replay.py record PORT FILE: a one-connection proxy to the controller that
-# prints its own port and keeps what the client sent in FILE.
-# replay.py send PORT FILE: send FILE's bytes to the controller again.
-cat >"$SHARNESS_TRASH_DIRECTORY/replay.py" <<\PY
-import select, socket, sys
-mode, port, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-if mode == "record":
-    ls = socket.socket()
-    ls.bind(("127.0.0.1", 0))
-    ls.listen(1)
-    print(ls.getsockname()[1], flush=True)
-    ls.settimeout(20)
-    c, _ = ls.accept()
-    s = socket.create_connection(("127.0.0.1", port), timeout=20)
-    sent = bytearray()
-    peer = {c: s, s: c}
-    while peer:
-        r, _, _ = select.select(list(peer), [], [], 20)
-        if not r:
-            break
-        for x in r:
-            if x not in peer:
-                continue
-            d = x.recv(65536)
-            if not d:
-                other = peer.pop(x)
-                peer.pop(other, None)
-                for y in (x, other):
-                    try:
-                        y.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
-                continue
-            if x is c:
-                sent += d
-            peer[x].sendall(d)
-    open(path + ".tmp", "wb").write(sent)
-    import os
-    os.rename(path + ".tmp", path)
-else:
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(open(path, "rb").read())
-    got = b""
-    try:
-        while True:
-            d = s.recv(65536)
-            if not d:
-                break
-            got += d
-    except socket.timeout:
-        pass
-    print(len(got))
-PY
+cp "$SHARNESS_TEST_DIRECTORY/../replay.py" "$SHARNESS_TRASH_DIRECTORY/replay.py"
 command -v python3 >/dev/null && test_set_prereq PYTHON
 
 test_expect_success PYTHON 'a replayed signed submission is refused (auth/slurm nonce cache)' '

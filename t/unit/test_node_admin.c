@@ -14,28 +14,8 @@
 #include "states.h"
 #include "strbuf.h"
 #include "tap.h"
+#include "print_fixture.h"
 #include "xalloc.h"
-
-/* The fixture's stdout: everything after the "$ command" line. */
-static char *fixture(const char *name)
-{
-	char path[512];
-	const char *d = getenv("PRINT_FIXTURES");
-	snprintf(path, sizeof(path), "%s/%s", d ? d : "t/unit/print", name);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return xstrdup("(missing fixture)");
-	strbuf_t sb = STRBUF_INIT;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		strbuf_add(&sb, buf, n);
-	fclose(fp);
-	char *nl = strchr(sb.buf, '\n');
-	char *out = xstrdup(nl ? nl + 1 : "");
-	strbuf_release(&sb);
-	return out;
-}
 
 static void same(const char *got, const char *name, const char *what)
 {

@@ -14,34 +14,9 @@
 #include "hostlist.h"
 #include "states.h"
 #include "tap.h"
+#include "print_fixture.h"
 #include "timefmt.h"
 #include "xalloc.h"
-
-static const char *dir(void)
-{
-	const char *e = getenv("PRINT_FIXTURES");
-	return e ? e : "t/unit/print";
-}
-
-/* The fixture's stdout: everything after the "$ command" line. */
-static char *fixture(const char *name)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir(), name);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return xstrdup("(missing fixture)");
-	strbuf_t sb = STRBUF_INIT;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		strbuf_add(&sb, buf, n);
-	fclose(fp);
-	char *nl = strchr(sb.buf, '\n');
-	char *out = xstrdup(nl ? nl + 1 : "");
-	strbuf_release(&sb);
-	return out;
-}
 
 static int same(const char *got, const char *want, const char *what)
 {
