@@ -52,20 +52,8 @@ test_expect_success USERS 'a batch job runs as the submitting user with her grou
 	test "$(stat -c %U $d/id.out)" = alice
 '
 
-cp "$SHARNESS_TEST_DIRECTORY/../replay.py" "$SHARNESS_TRASH_DIRECTORY/replay.py"
-command -v python3 >/dev/null && test_set_prereq PYTHON
-
 test_expect_success PYTHON 'a replayed signed submission is refused (auth/slurm nonce cache)' '
-	cd "$SHARNESS_TRASH_DIRECTORY" &&
-	{ timeout 30 python3 replay.py record $CTLD_PORT frames >proxy.port & } &&
-	wait_for 10 test -s proxy.port &&
-	id=$(SLUICE_CTLD_ADDR=127.0.0.1:$(cat proxy.port) sbatch --parsable -H --wrap=true) &&
-	wait_for 10 test -s frames &&
-	before=$(squeue -h | wc -l) &&
-	timeout 20 python3 replay.py send $CTLD_PORT frames &&
-	test "$(squeue -h | wc -l)" = "$before" &&
-	wait_for 5 eval "cat \"\$CL\"/log/ctld.* | grep -q \"authentication failed: Replayed credential\"" &&
-	scancel $id
+	replay_is_refused
 '
 
 test_done

@@ -10,3 +10,22 @@ trap 'sluice_rc=$?; cluster_stop || { sluice_rc=1; echo "FATAL: the cluster daem
 if [ "$(id -u)" = 0 ] && id alice >/dev/null 2>&1 && id bob >/dev/null 2>&1; then
 	test_set_prereq USERS
 fi
+
+# replay_is_refused: record a signed sbatch through a proxy (t/replay.py),
+# send the same bytes to the controller again, and check that no second job
+# appears and the controller logged the replay. Needs prereq PYTHON.
+command -v python3 >/dev/null && test_set_prereq PYTHON
+replay_is_refused() {
+	local id before
+	cp "$SHARNESS_TEST_DIRECTORY/../replay.py" "$SHARNESS_TRASH_DIRECTORY/replay.py" &&
+	cd "$SHARNESS_TRASH_DIRECTORY" &&
+	{ timeout 30 python3 replay.py record "$CTLD_PORT" frames >proxy.port & } &&
+	wait_for 10 test -s proxy.port &&
+	id=$(SLUICE_CTLD_ADDR=127.0.0.1:$(cat proxy.port) sbatch --parsable -H --wrap=true) &&
+	wait_for 10 test -s frames &&
+	before=$(squeue -h | wc -l) &&
+	timeout 20 python3 replay.py send "$CTLD_PORT" frames &&
+	test "$(squeue -h | wc -l)" = "$before" &&
+	wait_for 5 sh -c "cat \"$CL\"/log/ctld.* | grep -q \"authentication failed: Replayed credential\"" &&
+	scancel "$id"
+}
