@@ -88,6 +88,7 @@ static const struct optdef optdefs[] = {
 	{ "no-requeue", no_argument, ID_NO_REQUEUE, O_SB },
 	{ "open-mode", required_argument, ID_OPEN_MODE, O_BOTH },
 	{ "output", required_argument, 'o', O_BOTH },
+	{ "oversubscribe", no_argument, 's', O_BOTH },
 	{ "parsable", no_argument, ID_PARSABLE, O_SB },
 	{ "partition", required_argument, 'p', O_BOTH },
 	{ "priority", required_argument, ID_PRIORITY, O_BOTH },
@@ -374,6 +375,7 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case 'e': set_str(&d->std_err, arg); break;
 	case 'x': set_str(&d->exc_nodes, arg); break;
 	case ID_EXCLUSIVE: d->flags |= JOB_F_EXCLUSIVE; break;
+	case 's': d->flags |= JOB_F_OVERSUBSCRIBE; break;
 	case ID_EXPORT: set_str(&o->export_spec, arg); break;
 	case 'G':
 		if (!strcasecmp(arg, "none")) {

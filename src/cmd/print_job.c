@@ -260,6 +260,16 @@ static void job_id_str(char *buf, size_t len, const job_info_t *j, uint32_t task
 		snprintf(buf, len, "%u", j->job_id);
 }
 
+/* The job's OverSubscribe (squeue %h, scontrol show job), as Slurm's:
+ * YES for --oversubscribe (and every job of a FORCE partition), NO for
+ * --exclusive, OK otherwise. */
+static const char *job_oversubscribe_str(const job_info_t *j)
+{
+	if (j->flags & JOB_F_OVERSUBSCRIBE)
+		return "YES";
+	return (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK";
+}
+
 static void reason_text(strbuf_t *sb, const job_info_t *j)
 {
 	strbuf_addstr(sb, job_reason_string(j->state_reason));
@@ -343,7 +353,7 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case 'F': fmt_add_u(sb, j->array_job_id ? j->array_job_id : j->job_id, w, r); break;
 	case 'g': fmt_add(sb, j->group_name ? j->group_name : cmd_group_name(j->group_id), w, r); break;
 	case 'G': fmt_add_u(sb, j->group_id, w, r); break;
-	case 'h': fmt_add(sb, (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK", w, r); break;
+	case 'h': fmt_add(sb, job_oversubscribe_str(j), w, r); break;
 	case 'H': case 'I': case 'J': case 'X': fmt_add(sb, "*", w, r); break;
 	case 'i':
 		if (!j->array_job_id) {
@@ -590,6 +600,7 @@ static void detail_lines(strbuf_t *sb, const job_info_t *j, int one_liner)
 	free(err);
 	size_t nn = hl ? hostlist_count(hl) : 0;
 	const char *ids = j->cpu_ids ? j->cpu_ids : "";
+	const char *mems = j->mem_alloc;   /* per node MB from the controller */
 	hostlist_t *grp = NULL;
 	const char *g_ids = NULL, *g_gres = NULL;
 	size_t g_idl = 0;
@@ -602,9 +613,15 @@ static void detail_lines(strbuf_t *sb, const job_info_t *j, int one_liner)
 			idl = strcspn(id, " ");
 			ids = id[idl] ? id + idl + 1 : id + idl;
 			gres = i < j->gres_detail.n ? j->gres_detail.v[i] : "";
-			uint64_t ncpu = idl ? ids_count(id, idl) :
-				(j->num_nodes ? j->num_cpus / j->num_nodes : j->num_cpus);
-			mem = j->mem_per_node ? j->mem_per_node : j->mem_per_cpu * ncpu;
+			if (mems && *mems) {
+				char *e;
+				mem = strtoull(mems, &e, 10);
+				mems = *e ? e + 1 : e;
+			} else {
+				uint64_t ncpu = idl ? ids_count(id, idl) :
+					(j->num_nodes ? j->num_cpus / j->num_nodes : j->num_cpus);
+				mem = j->mem_per_node ? j->mem_per_node : j->mem_per_cpu * ncpu;
+			}
 			if (grp && idl == g_idl && !strncmp(id, g_ids, idl) && mem == g_mem &&
 			    !strcmp(gres, g_gres)) {
 				hostlist_push_host(grp, hostlist_nth(hl, i));
@@ -740,11 +757,8 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Features=%s DelayBoot=00:00:00", nz(j->features, "(null)"));
 	nl(sb, one_liner);
-	/* Slurm 22.05 prints NO both for the default and for --exclusive
-	 * (scontrol_show_job_pending_resources.txt); OK needs --oversubscribe,
-	 * which is not supported yet. */
-	strbuf_addf(sb, "OverSubscribe=NO Contiguous=%u Licenses=(null) Network=(null)",
-		    j->contiguous);
+	strbuf_addf(sb, "OverSubscribe=%s Contiguous=%u Licenses=(null) Network=(null)",
+		    job_oversubscribe_str(j), j->contiguous);
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Command=%s", nz(j->command, "(null)"));
 	nl(sb, one_liner);

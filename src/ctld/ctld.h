@@ -68,6 +68,7 @@ typedef struct job {
 	char *cpu_ids;            /* show -d: per node CPU ids, space separated
 	                           * ("0-7 0-3"); built on demand, NULL before */
 	strv_t gres_detail;       /* show -d: per node "gpu:h100:2(IDX:0-1)" */
+	char *mem_alloc;          /* show -d: per node MB, space separated */
 	struct job *hnext;        /* hash chain */
 } job_t;
 
@@ -248,7 +249,9 @@ void sched_glue_free(ctld_t *cd);
 void job_detail_build(ctld_t *cd, job_t *j);
 void ctld_schedule(ctld_t *cd);
 int job_launch(ctld_t *cd, job_t *j);
-int job_sched_validate(ctld_t *cd, const job_t *j);
+/* Could the job ever run (sched_job_validate)? An errors.h number, and in
+ * *msg (if not NULL and unset) Slurm's detail line for the refusal. */
+int job_sched_validate(ctld_t *cd, const job_t *j, char **msg);
 /* (Re)load SchedulerType/SchedulerParameters/TopologyParam and the
  * Priority* weights from cd->conf into cd->sched (params, prio); called by
  * sched_glue_build and after a reconfigure. */

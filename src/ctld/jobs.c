@@ -167,6 +167,7 @@ void job_free(job_t *j)
 	free(j->nodes);
 	free(j->sched_nodes);
 	free(j->cpu_ids);
+	free(j->mem_alloc);
 	strv_free(&j->gres_detail);
 	intern_put(j->tres);
 	free(j);
@@ -607,7 +608,11 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	}
 	if (p->cf->oversubscribe && !strncasecmp(p->cf->oversubscribe, "EXCLUSIVE", 9))
 		d->flags |= JOB_F_EXCLUSIVE;
-	if ((rc = job_sched_validate(cd, j)))
+	/* Every job of an OverSubscribe=FORCE partition shares (and shows
+	 * OverSubscribe=YES, as Slurm's). */
+	if (p->cf->oversubscribe && !strncasecmp(p->cf->oversubscribe, "FORCE", 5))
+		d->flags |= JOB_F_OVERSUBSCRIBE;
+	if ((rc = job_sched_validate(cd, j, msg)))
 		goto fail;
 
 	int64_t now = ctld_now();
@@ -700,6 +705,10 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	sched_alloc_free(&j->alloc);
 	j->alloc = *a;
 	memset(a, 0, sizeof(*a));
+	/* A requeued job's previous -d detail is for its old allocation. */
+	xfree(j->cpu_ids);
+	xfree(j->mem_alloc);
+	strv_free(&j->gres_detail);
 	j->alloc_held = 1;
 	j->state = JOB_RUNNING;
 	j->reason = WAIT_NO_REASON;
@@ -1118,6 +1127,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		if (base != JOB_PENDING) {
 			job_detail_build(cd, j);
 			ji->cpu_ids = j->cpu_ids;
+			ji->mem_alloc = j->mem_alloc;
 			ji->gres_detail = j->gres_detail;   /* borrowed like the rest */
 		}
 	}

@@ -92,6 +92,11 @@ static void check_fixed(const conf_t *o, const conf_t *n, strbuf_t *err)
 		add_err(err, "%s: SlurmUser changed: %s", n->path, what);
 	if (!str_eq(o->cluster_name, n->cluster_name))
 		add_err(err, "%s: ClusterName changed: %s", n->path, what);
+	/* As Slurm: how CPUs and memory are counted changes every allocation. */
+	if (!str_eq(o->select_type, n->select_type))
+		add_err(err, "%s: SelectType changed: %s", n->path, what);
+	if (!str_eq(o->select_type_parameters, n->select_type_parameters))
+		add_err(err, "%s: SelectTypeParameters changed: %s", n->path, what);
 }
 
 static int job_active(const job_t *j)

@@ -8,6 +8,7 @@
  * structs, computes priorities through the core (sched_priority), and
  * launches batch jobs on their batch host's registered connection.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static void node_cores_init(const conf_node_t *cf, sched_node_t *sn)
 	uint32_t tpc = cf->threads_per_core ? cf->threads_per_core : 1;
 	sn->core_words = W;
 	sn->cores_used = xcalloc(W, sizeof(uint64_t));
+	sn->cpu_share = xcalloc(sn->cpus, 1);
 	uint64_t *gc = NULL;
 	uint32_t gi = 0;
 	for (size_t g = 0; g < cf->ngres; g++) {
@@ -75,6 +77,23 @@ static void node_cores_init(const conf_node_t *cf, sched_node_t *sn)
 	sn->gpu_cores = gc;
 }
 
+/* Partition OverSubscribe: "YES[:N]" and "FORCE[:N]" share CPUs among
+ * up to N jobs (4 by default, as Slurm); NO and EXCLUSIVE do not. */
+static void part_share_parse(const char *v, uint32_t *max, int *force)
+{
+	*max = 1;
+	*force = 0;
+	if (!v)
+		return;
+	int yes = !strncasecmp(v, "YES", 3), frc = !strncasecmp(v, "FORCE", 5);
+	if (!yes && !frc)
+		return;
+	const char *colon = strchr(v, ':');
+	unsigned long n = colon ? strtoul(colon + 1, NULL, 10) : 4;
+	*max = n < 1 ? 1 : n > 255 ? 255 : (uint32_t)n;
+	*force = frc;
+}
+
 void sched_glue_build(ctld_t *cd)
 {
 	conf_t *conf = cd->conf;
@@ -95,10 +114,14 @@ void sched_glue_build(ctld_t *cd)
 				leaf[sw->node_idx[k]] = nleaf;
 		nleaf++;
 	}
+	sched_params_t sel;       /* SelectTypeParameters: the CPU unit */
+	sched_params_init(&sel);
+	sched_params_select(&sel, conf->select_type_parameters);
 	for (uint32_t i = 0; i < s->nnodes; i++) {
 		const conf_node_t *cf = &conf->nodes[i];
 		sched_node_t *sn = &s->nodes[i];
 		sn->name = cf->name;
+		sn->cpu_unit = sched_cpu_unit(&sel, cf->cores_per_socket, cf->threads_per_core);
 		sn->cpus = cf->cpus;
 		sn->mem = cf->real_memory;
 		sn->weight = cf->weight;
@@ -131,6 +154,7 @@ void sched_glue_build(ctld_t *cd)
 		sp->priority_tier = cf->priority_tier;
 		sp->priority_job_factor = cf->priority_job_factor;
 		sp->def_mem_per_cpu = cf->def_mem_per_cpu ? cf->def_mem_per_cpu : conf->def_mem_per_cpu;
+		part_share_parse(cf->oversubscribe, &sp->max_share, &sp->force_share);
 	}
 	sched_totals(s);
 	ctld_load_sched_conf(cd);
@@ -141,6 +165,7 @@ void ctld_load_sched_conf(ctld_t *cd)
 	conf_t *conf = cd->conf;
 	sched_t *s = &cd->sched;
 	sched_params_parse(&s->params, conf->scheduler_type, conf->scheduler_parameters);
+	sched_params_select(&s->params, conf->select_type_parameters);
 	const char *v = conf_get(conf, "TopologyParam");
 	s->params.topo_optional = v && strcasestr(v, "TopoOptional") != NULL;
 	sched_prio_conf_t *pc = &s->prio;
@@ -213,6 +238,7 @@ void sched_glue_free(ctld_t *cd)
 	free(cd->sched.parts);
 	for (uint32_t i = 0; i < cd->sched.nnodes; i++) {
 		free(cd->sched.nodes[i].cores_used);
+		free(cd->sched.nodes[i].cpu_share);
 		free((void *)cd->sched.nodes[i].gpu_cores);
 	}
 	free(cd->sched.nodes);
@@ -249,6 +275,8 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 	memcpy(sj->gpu_type, j->gpu_type, sizeof(sj->gpu_type));
 	sj->time_limit = j->time_limit;
 	sj->exclusive = (d->flags & JOB_F_EXCLUSIVE) != 0;
+	sj->oversubscribe = (d->flags & JOB_F_OVERSUBSCRIBE) != 0;
+	sj->contiguous = (d->flags & JOB_F_CONTIGUOUS) != 0;
 	sj->held = j->hold != 0;
 	sj->held_reason = j->hold;
 	sj->dependency_wait = j->dep_state;
@@ -287,11 +315,16 @@ uint32_t sched_glue_priority(ctld_t *cd, const job_t *j, int64_t now, sched_prio
 	return sched_priority(&cd->sched.prio, &sj, now, f);
 }
 
-int job_sched_validate(ctld_t *cd, const job_t *j)
+int job_sched_validate(ctld_t *cd, const job_t *j, char **msg)
 {
 	sched_job_t sj;
 	job_to_sched(cd, j, &sj);
-	return sched_job_validate(&cd->sched, &sj);
+	int rc = sched_job_validate(&cd->sched, &sj);
+	const char *why = rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE ?
+		sched_job_refusal_detail(&cd->sched, &sj) : NULL;
+	if (why && msg && !*msg)
+		*msg = xstrdup(why);
+	return rc;
 }
 
 int job_launch(ctld_t *cd, job_t *j)
@@ -516,8 +549,9 @@ void job_detail_build(ctld_t *cd, job_t *j)
 	const sched_alloc_t *a = &j->alloc;
 	if (j->cpu_ids || !a->nnodes)
 		return;
-	strbuf_t ids = STRBUF_INIT;
+	strbuf_t ids = STRBUF_INIT, mem = STRBUF_INIT;
 	for (uint32_t i = 0; i < a->nnodes; i++) {
+		strbuf_addf(&mem, "%s%" PRIu64, i ? " " : "", a->mem[i]);
 		if (i)
 			strbuf_addch(&ids, ' ');
 		if (a->cores && a->cwords)
@@ -548,4 +582,5 @@ void job_detail_build(ctld_t *cd, job_t *j)
 		strbuf_release(&g);
 	}
 	j->cpu_ids = strbuf_detach(&ids);
+	j->mem_alloc = strbuf_detach(&mem);
 }

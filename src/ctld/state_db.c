@@ -9,7 +9,8 @@
  *        next_step, alloc_held, nodes, alloc, descr BLOB, restarts)
  *        -- descr: proto_encode(MSG_SUBMIT) of the job_desc_t as submitted
  *        -- (script and env included: they are not kept in memory);
- *        -- alloc: "X|" if exclusive, then "node:cpus:mem:gpumask:tasks,..."
+ *        -- alloc: "X|" if exclusive, "S|" if its CPUs are oversubscribed,
+ *           then "node:cpus:mem:gpumask:tasks[:cpu-id words],..."
  *        -- restarts: added later; db_open() adds the column to older DBs
  *   nodes(name TEXT PRIMARY KEY, base, flags, reason, reason_uid, reason_time)
  *        -- comment, extra: added later (scontrol update Comment=/Extra=),
@@ -195,6 +196,8 @@ static char *alloc_encode(ctld_t *cd, const sched_alloc_t *a)
 	strbuf_t sb = STRBUF_INIT;
 	if (a->exclusive)
 		strbuf_addstr(&sb, "X|");
+	if (a->shared)
+		strbuf_addstr(&sb, "S|");
 	for (uint32_t i = 0; i < a->nnodes; i++) {
 		strbuf_addf(&sb, "%s%s:%u:%" PRIu64 ":%" PRIu64 ":%u", i ? "," : "",
 			    cd->nodes[a->nodes[i]].cf->name, a->cpus[i], a->mem[i],
@@ -232,6 +235,10 @@ static int alloc_decode(ctld_t *cd, const char *s, sched_alloc_t *a)
 		return 0;
 	if (!strncmp(s, "X|", 2)) {
 		a->exclusive = 1;
+		s += 2;
+	}
+	if (!strncmp(s, "S|", 2)) {    /* CPUs held oversubscribed */
+		a->shared = 1;
 		s += 2;
 	}
 	uint32_t n = 1;

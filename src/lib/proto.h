@@ -93,6 +93,7 @@ typedef struct msg_rc {
 #define JOB_F_CONTIGUOUS   0x0020u
 #define JOB_F_OPEN_APPEND  0x0040u  /* --open-mode=append */
 #define JOB_F_HELD_ADMIN   0x0080u
+#define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
 typedef struct job_desc {
 	char *name;              /* -J; default script name or "wrap" */
 	char *script;            /* batch script text (NULL for srun) */
@@ -200,6 +201,7 @@ typedef struct job_info {
 	char *tres_alloc;        /* for started jobs */
 	strv_t gres_detail;      /* per node: "gpu:h100:8(IDX:0-7)" (show -d) */
 	char *cpu_ids;           /* per node CPU ids (show -d): "0-7" */
+	char *mem_alloc;         /* per node allocated MB (show -d): "2048 2048" */
 	char *comment;
 	char *scheduler;         /* "Main" / "Backfill" */
 	char *array_task_str;    /* pending array record: tasks not yet split ("1-4", "0-7%3") */

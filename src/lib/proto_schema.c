@@ -160,6 +160,7 @@ static const proto_field_t job_info_f[] = {
 	STR(job_info_t, tres_per_task, 65),
 	U32(job_info_t, cpus_per_gpu, 66),
 	U64(job_info_t, mem_per_gpu, 67),
+	STR(job_info_t, mem_alloc, 68),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 

@@ -80,8 +80,9 @@ static int has_feature(const char *list, const char *f, size_t flen)
 }
 
 /* --constraint: terms joined by '|', each a list of features joined by
- * '&' (or ','); '&' binds tighter, as in Slurm. Brackets and counts
- * ("[a|b]", "a*2") are read as plain and/or. */
+ * '&' (or ','); '&' binds tighter, as in Slurm. Per node: brackets read
+ * as plain and/or, and a counted feature ("a*2") is left to the node
+ * choice (feat_req_t), as is which alternative of "[a|b]" the job gets. */
 static int features_match(const char *node_features, const char *expr)
 {
 	if (!expr || !*expr)
@@ -95,11 +96,12 @@ static int features_match(const char *node_features, const char *expr)
 		while (*p && !strchr("&,|[]() *", *p))
 			p++;
 		size_t l = (size_t)(p - s);
-		if (l && !has_feature(node_features, s, l))
-			term_ok = 0;
-		if (*p == '*')          /* count: skip digits */
+		if (*p == '*') {        /* counted: checked over the job's nodes */
 			for (p++; *p >= '0' && *p <= '9'; p++)
 				;
+		} else if (l && !has_feature(node_features, s, l)) {
+			term_ok = 0;
+		}
 		while (*p == ']' || *p == ')' || *p == ' ')
 			p++;
 		if (*p == '|') {
@@ -116,6 +118,61 @@ static int features_match(const char *node_features, const char *expr)
 		}
 	}
 }
+
+/* ---- feature counts and matching OR (--constraint) ----
+ * "[a|b|c]": every node of the job has the same one of them (matching
+ * OR); "a*2" / "[a*2&b*4]": at least that many of the job's nodes have
+ * the feature (the others need not). Plain "a&b", "a|b" are per node
+ * (features_match). */
+#define SCHED_FEAT_MAX 8
+
+typedef struct feat_req {
+	int mor;                 /* matching OR: terms are the alternatives */
+	uint32_t n;              /* terms: alternatives, or counted features */
+	struct {
+		const char *name;    /* into the job's expression */
+		uint32_t len, count;
+	} t[SCHED_FEAT_MAX];
+	uint32_t total;          /* sum of the counts */
+} feat_req_t;
+
+static void feat_parse(const char *e, feat_req_t *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (!e || (!strchr(e, '*') && !strchr(e, '[')))
+		return;
+	int counts = strchr(e, '*') != NULL;
+	const char *lb = strchr(e, '[');
+	if (!counts && !(lb && strchr(lb, '|')))
+		return;          /* "[a&b]": brackets only group */
+	f->mor = !counts;
+	const char *p = f->mor ? lb + 1 : e;
+	while (*p && f->n < SCHED_FEAT_MAX) {
+		while (*p && strchr("&,|[]() ", *p))
+			p++;
+		const char *s = p;
+		while (*p && !strchr("&,|[]() *", *p))
+			p++;
+		uint32_t len = (uint32_t)(p - s), count = 0;
+		if (*p == '*') {
+			count = (uint32_t)strtoul(p + 1, NULL, 10);
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		}
+		if (f->mor && len) {
+			f->t[f->n].name = s;
+			f->t[f->n++].len = len;
+			if (*p == ']')
+				break;
+		} else if (len && count) {
+			f->t[f->n].name = s;
+			f->t[f->n].len = len;
+			f->t[f->n++].count = count;
+			f->total += count;
+		}
+	}
+}
+
 
 /* ---- GPUs ---- */
 
@@ -161,6 +218,65 @@ static uint64_t gpu_take(uint64_t avail, uint32_t count)
 	return count ? 0 : out;
 }
 
+/* ---- CPU units (SelectTypeParameters) and shared CPUs (OverSubscribe) ---- */
+
+static uint32_t node_unit(const sched_node_t *n)
+{
+	return n->cpu_unit > 1 ? n->cpu_unit : 1;
+}
+
+static uint32_t round_unit(uint32_t cpus, uint32_t u)
+{
+	return u > 1 ? (cpus + u - 1) / u * u : cpus;
+}
+
+static int bit_get(const uint64_t *m, uint32_t i)
+{
+	return (m[i / 64] >> (i % 64)) & 1;
+}
+
+/* CPU ids of node n that are free or held by at most `level`
+ * oversubscribing jobs (level 0: free only), into out (core_words). */
+static void cores_level(const sched_node_t *n, uint32_t level, uint64_t *out)
+{
+	memset(out, 0, n->core_words * sizeof(uint64_t));
+	for (uint32_t c = 0; c < n->cpus; c++) {
+		int used = bit_get(n->cores_used, c);
+		if (!used || (level && n->cpu_share && n->cpu_share[c] && n->cpu_share[c] <= level))
+			out[c / 64] |= 1ull << (c % 64);
+	}
+}
+
+/* CPUs an oversubscribing job (share > 1) can have on node n: whole
+ * units whose CPUs are each free or shared by fewer than share jobs. */
+static uint32_t shared_cpus_avail(const sched_node_t *n, uint32_t share)
+{
+	if (!n->cores_used || !n->cpu_share)
+		return n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
+	uint32_t u = node_unit(n), avail = 0;
+	for (uint32_t c0 = 0; c0 < n->cpus; c0 += u) {
+		uint32_t c1 = c0 + u < n->cpus ? c0 + u : n->cpus, ok = 1;
+		for (uint32_t c = c0; c < c1 && ok; c++)
+			ok = !bit_get(n->cores_used, c) ||
+				(n->cpu_share[c] && n->cpu_share[c] < share);
+		if (ok)
+			avail += c1 - c0;
+	}
+	return avail;
+}
+
+/* CPU ids allocation a holds on its i-th node: its CPU count unless it
+ * has ids (under CR_CPU a 1-CPU job holds a whole core). */
+static uint32_t alloc_node_ids(const sched_alloc_t *a, uint32_t i)
+{
+	if (!a->cores || !a->cwords)
+		return a->cpus[i];
+	uint32_t c = 0;
+	for (uint32_t w = 0; w < a->cwords; w++)
+		c += (uint32_t)__builtin_popcountll(a->cores[(size_t)i * a->cwords + w]);
+	return c;
+}
+
 /* ---- CPU ids and GPU affinity ---- */
 
 /* Free CPU ids of a node with core tracking, into free (core_words). */
@@ -199,13 +315,44 @@ static void bits_take(uint64_t *avail, const uint64_t *pref, uint64_t *out,
 	}
 }
 
+/* Take whole CPU units of node n (aligned groups of cpu_unit ids) whose
+ * ids are all in avail and, with pref, one of them in pref; lowest first
+ * until *left CPUs are taken. */
+static void units_take(uint64_t *avail, const uint64_t *pref, uint64_t *out,
+		       const sched_node_t *n, uint32_t *left)
+{
+	uint32_t u = node_unit(n);
+	if (u == 1) {
+		bits_take(avail, pref, out, n->core_words, left);
+		return;
+	}
+	for (uint32_t c0 = 0; c0 < n->cpus && *left; c0 += u) {
+		uint32_t c1 = c0 + u < n->cpus ? c0 + u : n->cpus;
+		int ok = 1, near = !pref;
+		for (uint32_t c = c0; c < c1 && ok; c++) {
+			ok = bit_get(avail, c);
+			if (pref && bit_get(pref, c))
+				near = 1;
+		}
+		if (!ok || !near)
+			continue;
+		for (uint32_t c = c0; c < c1; c++) {
+			avail[c / 64] &= ~(1ull << (c % 64));
+			out[c / 64] |= 1ull << (c % 64);
+		}
+		*left = *left > c1 - c0 ? *left - (c1 - c0) : 0;
+	}
+}
+
 /* Choose `want` GPUs out of avail and `ncpus` CPU ids for a job on node n
  * (cons_tres with gres.conf Cores=): GPUs whose close CPUs are free win
  * (capped at what the job needs, so ties go to the lowest index), then the
- * job's CPUs come first from those GPUs' close CPUs, then lowest free.
- * Without core tracking only the GPUs are chosen (lowest indices). */
+ * job's CPUs come first from those GPUs' close CPUs, then lowest free,
+ * in whole units. An oversubscribing job (share > 1) takes free CPUs
+ * first, then the least shared ones. Without core tracking only the GPUs
+ * are chosen (lowest indices). */
 static uint64_t gpus_cores_pick(const sched_node_t *n, uint64_t avail, uint32_t want,
-				uint32_t ncpus, uint64_t *cores_out)
+				uint32_t ncpus, uint32_t share, uint64_t *cores_out)
 {
 	if (!n->cores_used || !n->core_words)
 		return want ? gpu_take(avail, want) : 0;
@@ -239,17 +386,26 @@ static uint64_t gpus_cores_pick(const sched_node_t *n, uint64_t avail, uint32_t 
 		gpus = gpu_take(avail, want);
 	}
 	uint32_t left = ncpus;
+	uint64_t *near = NULL;
 	if (gpus && n->gpu_cores) {
-		uint64_t *near = xcalloc(W, sizeof(uint64_t));
+		near = xcalloc(W, sizeof(uint64_t));
 		for (uint64_t m = gpus; m; m &= m - 1) {
 			uint32_t g = (uint32_t)__builtin_ctzll(m);
 			for (uint32_t w = 0; g < n->ngpus && w < W; w++)
 				near[w] |= n->gpu_cores[(size_t)g * W + w];
 		}
-		bits_take(fr, near, cores_out, W, &left);
-		free(near);
 	}
-	bits_take(fr, NULL, cores_out, W, &left);
+	for (uint32_t level = 0; level < share && left; level++) {
+		if (level) {
+			cores_level(n, level, fr);
+			for (uint32_t w = 0; w < W; w++)
+				fr[w] &= ~cores_out[w];
+		}
+		if (near)
+			units_take(fr, near, cores_out, n, &left);
+		units_take(fr, NULL, cores_out, n, &left);
+	}
+	free(near);
 	free(fr);
 	return gpus;
 }
@@ -265,6 +421,16 @@ typedef struct req {
 	uint32_t gpt, cpg;       /* gpus per task, cpus per gpu */
 	uint64_t mpg;            /* MB per gpu */
 	const char *gtype;
+	uint32_t share;          /* jobs per CPU it may share with (1: none) */
+	int whole;               /* --exclusive: every CPU and GPU of its nodes */
+	int excl;                /* --exclusive, no other job on its nodes (not
+	                          * in an OverSubscribe=FORCE partition) */
+	int otpc;                /* CR_ONE_TASK_PER_CORE */
+	int mem_free_all;        /* memory not consumed: check RealMemory only */
+	int contig;              /* --contiguous */
+	int count_ids;           /* CR_CPU: the job's CPU count is what it asked,
+	                          * not the CPU ids it holds */
+	feat_req_t feat;         /* --constraint counts / matching OR */
 } req_t;
 
 static void req_init(const sched_t *s, const sched_job_t *j, req_t *r)
@@ -273,6 +439,9 @@ static void req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 	r->min_nodes = j->min_nodes ? j->min_nodes : 1;
 	if (j->nreq_nodes > r->min_nodes)
 		r->min_nodes = j->nreq_nodes;
+	feat_parse(j->features, &r->feat);
+	if (r->feat.total > r->min_nodes)   /* "[a*2&b*4]": at least 6 nodes */
+		r->min_nodes = r->feat.total;
 	r->max_nodes = j->max_nodes ? j->max_nodes : r->min_nodes;
 	if (r->max_nodes < r->min_nodes)
 		r->max_nodes = r->min_nodes;
@@ -308,6 +477,62 @@ static void req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 		r->mem_node = 0;
 		r->mem_per_cpu = 0;
 	}
+	r->share = 1;
+	r->whole = r->excl = j->exclusive;
+	if (j->part < s->nparts) {
+		const sched_part_t *p = &s->parts[j->part];
+		if (p->max_share > 1 && (p->force_share || (j->oversubscribe && !j->exclusive))) {
+			r->share = p->max_share > 255 ? 255 : p->max_share;
+			/* FORCE: "without any means for users to disable it"
+			 * (slurm.conf(5)): an --exclusive job gets every CPU and
+			 * GPU, and others still share its CPUs. */
+			r->excl = 0;
+		}
+	}
+	r->otpc = s->params.one_task_per_core;
+	r->mem_free_all = s->params.mem_not_consumed;
+	r->contig = j->contiguous;
+	r->count_ids = s->params.cr_unit == SCHED_CR_CPU;
+}
+
+/* CPUs one task needs on node n: whole cores each with
+ * CR_ONE_TASK_PER_CORE. */
+static uint32_t task_cpus(const sched_node_t *n, const req_t *r)
+{
+	return r->otpc ? round_unit(r->cpt, node_unit(n)) : r->cpt;
+}
+
+/* CPU ids a node gives for `tasks` tasks (plus GPU-bound CPUs): rounded
+ * up to whole units, at most the node's. With ids 0 the job's CPU count
+ * instead: not rounded under CR_CPU. */
+static uint32_t node_cpus_for(const sched_node_t *n, const req_t *r, uint32_t tasks,
+			      uint32_t gpus, int ids)
+{
+	uint64_t c = (uint64_t)tasks * task_cpus(n, r);
+	if (r->cpg && c < (uint64_t)gpus * r->cpg)
+		c = (uint64_t)gpus * r->cpg;
+	if (c > UINT32_MAX)
+		c = UINT32_MAX;
+	if (ids || !r->count_ids)
+		c = round_unit((uint32_t)c, node_unit(n));
+	return c > n->cpus ? n->cpus : (uint32_t)c;
+}
+
+/* CPUs and memory node n has for job r now. */
+static uint32_t node_cpus_avail(const sched_node_t *n, const req_t *r)
+{
+	if (n->exclusive)
+		return 0;
+	if (r->share > 1)
+		return shared_cpus_avail(n, r->share);
+	return n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
+}
+
+static uint64_t node_mem_avail(const sched_node_t *n, const req_t *r)
+{
+	if (r->mem_free_all)
+		return n->mem;
+	return n->mem > n->mem_used ? n->mem - n->mem_used : 0;
 }
 
 /* Tasks a node with the given free resources can take for the job (0:
@@ -315,9 +540,13 @@ static void req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 static uint32_t cap_free(const sched_node_t *n, const sched_job_t *j, const req_t *r,
 			 uint32_t cpus_free, uint64_t mem_free, uint64_t gavail, uint32_t *gfree)
 {
-	if (j->exclusive && (cpus_free < n->cpus || (n->mem && mem_free < n->mem)))
+	if (r->whole && cpus_free < n->cpus)
 		return 0;
-	uint32_t cap = cpus_free / r->cpt;
+	if (r->excl && n->mem && mem_free < n->mem)
+		return 0;
+	if (r->whole && !r->gtype[0] && (uint32_t)__builtin_popcountll(gavail) < n->ngpus)
+		return 0;
+	uint32_t cap = cpus_free / task_cpus(n, r);
 	if (r->tpn && cap > r->tpn)
 		cap = r->tpn;
 	if (!cap)
@@ -327,7 +556,7 @@ static uint32_t cap_free(const sched_node_t *n, const sched_job_t *j, const req_
 		if (r->mem_node) {
 			if (r->mem_node > mem_free)
 				return 0;
-		} else if (r->mem_per_cpu && !j->exclusive) {
+		} else if (r->mem_per_cpu && !r->whole) {
 			uint64_t c = mem_free / (r->mem_per_cpu * r->cpt);
 			if (c < cap)
 				cap = (uint32_t)c;
@@ -367,10 +596,10 @@ static uint32_t node_cap(const sched_node_t *n, const sched_job_t *j, const req_
 	uint64_t mem_free = n->mem;
 	uint64_t gavail = gpu_mask(n, r->gtype);
 	if (!empty) {
-		if (n->exclusive || (j->exclusive && n->njobs))
+		if (n->exclusive || (r->excl && n->njobs))
 			return 0;
-		cpus_free = n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
-		mem_free = n->mem > n->mem_used ? n->mem - n->mem_used : 0;
+		cpus_free = node_cpus_avail(n, r);
+		mem_free = node_mem_avail(n, r);
 		gavail &= ~n->gpus_used;
 	}
 	return cap_free(n, j, r, cpus_free, mem_free, gavail, gfree);
@@ -574,12 +803,138 @@ static int cand_node_cmp(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
+static uint32_t choose(const sched_t *s, const req_t *r, cand_t *c, uint32_t n, uint32_t nreq);
+
+/* Does candidate node x have feature t of f? */
+static int cand_has(const sched_t *s, uint32_t x, const feat_req_t *f, uint32_t t)
+{
+	return has_feature(s->nodes[x].features, f->t[t].name, f->t[t].len);
+}
+
+/* Counted features: for each term, its count of candidates with the
+ * feature (required nodes count first), in preference order; then more
+ * candidates until the job is satisfied, within max_nodes. */
+static uint32_t choose_counts(const sched_t *s, const req_t *r, cand_t *c, uint32_t n,
+			      uint32_t nreq)
+{
+	const feat_req_t *f = &r->feat;
+	uint32_t k = nreq;
+	for (uint32_t t = 0; t < f->n; t++) {
+		uint32_t need = f->t[t].count;
+		for (uint32_t i = 0; i < k && need; i++)
+			need -= cand_has(s, c[i].node, f, t) && i < nreq;
+		for (uint32_t i = k; i < n && need; i++)
+			if (cand_has(s, c[i].node, f, t)) {
+				/* to position k, keeping the others' order */
+				cand_t tmp = c[i];
+				memmove(c + k + 1, c + k, (i - k) * sizeof(*c));
+				c[k++] = tmp;
+				need--;
+			}
+		if (need)
+			return 0;
+	}
+	uint64_t tasks = 0, gpus = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		tasks += c[i].cap;
+		gpus += c[i].gfree;
+	}
+	while (k < n && k < r->max_nodes && !enough(r, k, tasks, gpus)) {
+		tasks += c[k].cap;
+		gpus += c[k].gfree;
+		k++;
+	}
+	return k <= r->max_nodes && enough(r, k, tasks, gpus) ? k : 0;
+}
+
+/* Matching OR: the first alternative whose candidates alone can hold
+ * the job (every required node must have it too). */
+static uint32_t choose_mor(const sched_t *s, const req_t *r, cand_t *c, uint32_t n,
+			   uint32_t nreq)
+{
+	const feat_req_t *f = &r->feat;
+	cand_t *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	req_t plain = *r;
+	plain.feat.n = 0;
+	uint32_t got = 0;
+	for (uint32_t t = 0; t < f->n && !got; t++) {
+		uint32_t m = 0, req_ok = 1;
+		for (uint32_t i = 0; i < n; i++) {
+			int has = cand_has(s, c[i].node, f, t);
+			if (i < nreq && !has)
+				req_ok = 0;
+			if (has)
+				tmp[m++] = c[i];
+		}
+		if (!req_ok)
+			continue;
+		got = choose(s, &plain, tmp, m, nreq);
+		if (got)
+			memcpy(c, tmp, got * sizeof(*c));
+	}
+	free(tmp);
+	return got;
+}
+
+/* --contiguous: nodes with consecutive indexes (slurm.conf order). Among
+ * the runs of consecutive candidates, the shortest run that can hold the
+ * job (best fit, keeping long runs for larger jobs), and in it the first
+ * shortest window that is enough and holds every required node (the
+ * first nreq candidates). Returns the count (moved to the front of c). */
+static uint32_t choose_contig(const req_t *r, cand_t *c, uint32_t n, uint32_t nreq)
+{
+	uint32_t lo_req = UINT32_MAX, hi_req = 0;
+	for (uint32_t i = 0; i < nreq; i++) {
+		lo_req = c[i].node < lo_req ? c[i].node : lo_req;
+		hi_req = c[i].node > hi_req ? c[i].node : hi_req;
+	}
+	qsort(c, n, sizeof(*c), cand_node_cmp);
+	uint32_t best = UINT32_MAX, best_k = 0, best_run = 0;
+	for (uint32_t a = 0; a < n; ) {
+		uint32_t b = a + 1;
+		while (b < n && c[b].node == c[b - 1].node + 1)
+			b++;
+		/* Two pointers over the run [a, b): the shortest window from
+		 * each start that is enough (sums only grow with the end). */
+		uint64_t tasks = 0, gpus = 0;
+		uint32_t e = a, found = UINT32_MAX, k = 0;
+		for (uint32_t st = a; st < b && found == UINT32_MAX; st++) {
+			while (e < b && !enough(r, e - st, tasks, gpus)) {
+				tasks += c[e].cap;
+				gpus += c[e].gfree;
+				e++;
+			}
+			if (enough(r, e - st, tasks, gpus) && e - st <= r->max_nodes &&
+			    (!nreq || (c[st].node <= lo_req && c[e - 1].node >= hi_req))) {
+				found = st;
+				k = e - st;
+			}
+			tasks -= c[st].cap;
+			gpus -= c[st].gfree;
+		}
+		if (found != UINT32_MAX && (best == UINT32_MAX || b - a < best_run)) {
+			best = found;
+			best_k = k;
+			best_run = b - a;
+		}
+		a = b;
+	}
+	if (best == UINT32_MAX)
+		return 0;
+	memmove(c, c + best, best_k * sizeof(*c));
+	return best_k;
+}
+
 /* Choose nodes among the candidates c[0..n) (in preference order, required
  * nodes first): the shortest prefix that is enough, else (when max_nodes
  * limits the count) the max_nodes with the largest capacity. Returns the
  * count chosen (moved to the front of c), 0 if it cannot fit. */
-static uint32_t choose(const req_t *r, cand_t *c, uint32_t n, uint32_t nreq)
+static uint32_t choose(const sched_t *s, const req_t *r, cand_t *c, uint32_t n, uint32_t nreq)
 {
+	if (r->contig)
+		return choose_contig(r, c, n, nreq);
+	if (r->feat.n)
+		return r->feat.mor ? choose_mor(s, r, c, n, nreq) : choose_counts(s, r, c, n, nreq);
 	uint64_t tasks = 0, gpus = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i >= r->max_nodes)
@@ -615,7 +970,8 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 	a->mem = xcalloc(k, sizeof(uint64_t));
 	a->gpus = xcalloc(k, sizeof(uint64_t));
 	a->tasks = xmalloc(k * sizeof(uint32_t));
-	a->exclusive = j->exclusive;
+	a->exclusive = r->excl;
+	a->shared = r->share > 1;
 	/* Keep the node order ascending (required nodes may be anywhere). */
 	cand_t *sorted = xmalloc(k * sizeof(cand_t));
 	memcpy(sorted, c, k * sizeof(cand_t));
@@ -645,7 +1001,7 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 		const sched_node_t *n = &s->nodes[a->nodes[i]];
 		uint64_t avail = sorted[i].gmask;
 		uint32_t want = r->gpt ? a->tasks[i] * r->gpt : r->gpn;
-		if (j->exclusive && !r->gpn && !r->gpj && !r->gpt) {
+		if (r->whole && !r->gpn && !r->gpj && !r->gpt) {
 			/* As Slurm: a whole-node job holds every GPU too. */
 			avail = gpu_mask(n, "") & ~n->gpus_used;
 			want = (uint32_t)__builtin_popcountll(avail);
@@ -657,18 +1013,20 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 			want = f < gleft ? f : gleft;
 			gleft -= want;
 		}
-		a->cpus[i] = j->exclusive ? n->cpus : a->tasks[i] * r->cpt;
-		if (!j->exclusive && r->cpg && a->cpus[i] < want * r->cpg)
-			a->cpus[i] = want * r->cpg;
-		if (r->mpg)
-			a->mem[i] = want * r->mpg;
-		else if (r->mem_node)
-			a->mem[i] = r->mem_node;
-		else if (r->mem_per_cpu)
-			a->mem[i] = r->mem_per_cpu * a->cpus[i];
-		if (n->mem && a->mem[i] > n->mem)
-			a->mem[i] = n->mem;
-		a->gpus[i] = gpus_cores_pick(n, avail, want, a->cpus[i],
+		a->cpus[i] = r->whole ? n->cpus : node_cpus_for(n, r, a->tasks[i], want, 0);
+		uint32_t ids = r->whole ? n->cpus : node_cpus_for(n, r, a->tasks[i], want, 1);
+		/* Memory not consumed (CR_Core etc.): not recorded (Mem=0). */
+		if (!r->mem_free_all) {
+			if (r->mpg)
+				a->mem[i] = want * r->mpg;
+			else if (r->mem_node)
+				a->mem[i] = r->mem_node;
+			else if (r->mem_per_cpu)
+				a->mem[i] = r->mem_per_cpu * a->cpus[i];
+			if (n->mem && a->mem[i] > n->mem)
+				a->mem[i] = n->mem;
+		}
+		a->gpus[i] = gpus_cores_pick(n, avail, want, ids, r->share,
 					     a->cwords ? a->cores + (size_t)i * a->cwords : NULL);
 	}
 	free(sorted);
@@ -684,14 +1042,13 @@ enum { SEL_OK = 0, SEL_BUSY, SEL_NOT_AVAIL };
  * that asked for --switches.) */
 static int job_by_leaf(const ctx_t *c, const sched_job_t *j, const req_t *r)
 {
-	if (!c->nleaves || j->nreq_nodes)
+	if (!c->nleaves || j->nreq_nodes || r->contig || r->feat.n)
 		return 0;
 	if (c->s->params.topo_optional && !j->req_switch)
 		return 0;
 	/* Single-node jobs too, as Slurm's tree plugin: they go to the
 	 * fullest leaf that fits, keeping emptier leaves whole for
 	 * multi-node jobs. */
-	(void)r;
 	return 1;
 }
 
@@ -731,7 +1088,7 @@ static uint32_t place(ctx_t *c, const sched_job_t *j, const req_t *r, cand_t *cd
 {
 	sched_t *s = c->s;
 	if (!job_by_leaf(c, j, r) || n < 2)
-		return choose(r, cd, n, nreq);
+		return choose(s, r, cd, n, nreq);
 	uint32_t nl = (uint32_t)c->nleaves;
 	memset(c->leaf_cnt, 0, nl * sizeof(uint32_t));
 	memset(c->leaf_cap, 0, nl * sizeof(uint32_t));
@@ -759,7 +1116,7 @@ static uint32_t place(ctx_t *c, const sched_job_t *j, const req_t *r, cand_t *cd
 				cd[k++] = cd[i];
 				cd[i] = t;
 			}
-		uint32_t got = choose(r, cd, k, 0);
+		uint32_t got = choose(s, r, cd, k, 0);
 		if (got)
 			return got;
 	}
@@ -811,11 +1168,11 @@ static uint32_t place(ctx_t *c, const sched_job_t *j, const req_t *r, cand_t *cd
 				}
 		for (uint32_t q = 0; q < used; q++)
 			c->leaf_seen[lv[3 * q]] = 0;
-		uint32_t got = choose(r, cd, k, 0);
+		uint32_t got = choose(s, r, cd, k, 0);
 		if (got)
 			return got;
 	}
-	return choose(r, cd, n, nreq);
+	return choose(s, r, cd, n, nreq);
 }
 
 /* --switches=N@wait: too many leaves and still within the wait. */
@@ -894,9 +1251,11 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 	/* A one-node job needs all of it on one node: let the tree skip the
 	 * nodes that are too small. */
 	int one = r->max_nodes == 1;
-	uint32_t needc = j->exclusive ? 1 : r->cpt, needg = r->gpn;
-	if (one && !j->exclusive)
+	uint32_t needc = r->whole ? 1 : r->cpt, needg = r->gpn;
+	if (one && !r->whole)
 		needc = r->ntasks * r->cpt;
+	if (r->share > 1)
+		needc = 0;      /* shared CPUs are not in the tree's free counts */
 	if (one && r->gpj > needg)
 		needg = r->gpj;
 	if (r->gpt)
@@ -909,7 +1268,7 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		if (c->mark[x])
 			continue;
 		const sched_node_t *nd = &s->nodes[x];
-		if (node_dead(nd))
+		if (r->share > 1 ? !nd->usable || nd->exclusive : node_dead(nd))
 			continue;
 		if (j->features && !features_match(nd->features, j->features))
 			continue;
@@ -929,7 +1288,8 @@ static int select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 			    ++leaves_fit >= SCHED_LEAF_LOOKAHEAD)
 				break;
 		}
-		if (!by_leaf && n <= r->max_nodes && enough(r, n, tasks, gpus))
+		if (!by_leaf && !r->contig && !r->feat.n && n <= r->max_nodes &&
+		    enough(r, n, tasks, gpus))
 			break;
 		if (by_leaf)
 			whole_fit = enough(r, n, tasks, gpus);
@@ -984,6 +1344,23 @@ int sched_job_validate(const sched_t *s, const sched_job_t *j)
 			rc = ESLURM_INVALID_FEATURE;
 			goto out;
 		}
+		/* Counts: enough nodes of the partition with each feature;
+		 * matching OR: one alternative on enough nodes. */
+		int fits = !r.feat.mor;
+		for (uint32_t t = 0; t < r.feat.n; t++) {
+			uint32_t have = 0;
+			for (uint32_t i = 0; i < s->nnodes; i++)
+				have += in_part[i] && has_feature(s->nodes[i].features, r.feat.t[t].name,
+								 r.feat.t[t].len);
+			if (r.feat.mor && have >= r.min_nodes)
+				fits = 1;
+			if (!r.feat.mor && have < r.feat.t[t].count)
+				fits = 0;
+		}
+		if (r.feat.n && !fits) {
+			rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+			goto out;
+		}
 	}
 	/* Sum what the usable-shaped nodes could hold if all were empty. The
 	 * node count itself is not checked here: Slurm (EnforcePartLimits=NO)
@@ -1019,6 +1396,36 @@ out:
 	return rc;
 }
 
+const char *sched_job_refusal_detail(const sched_t *s, const sched_job_t *j)
+{
+	if (j->part >= s->nparts)
+		return NULL;
+	const sched_part_t *p = &s->parts[j->part];
+	req_t r;
+	req_init(s, j, &r);
+	uint64_t max_mem = 0;
+	uint32_t max_cpus = 0;
+	for (uint32_t i = 0; i < p->nnodes; i++) {
+		if (p->nodes[i] >= s->nnodes)
+			continue;
+		const sched_node_t *n = &s->nodes[p->nodes[i]];
+		if (!n->mem)
+			max_mem = UINT64_MAX;     /* memory not accounted there */
+		else if (n->mem > max_mem)
+			max_mem = n->mem;
+		if (n->cpus > max_cpus)
+			max_cpus = n->cpus;
+	}
+	if (max_cpus && r.cpt > max_cpus)
+		return "CPU count per node can not be satisfied";
+	uint64_t mem = r.mem_node ? r.mem_node : r.mem_per_cpu * r.cpt;
+	if (r.mpg)
+		mem = r.mpg * (r.gpt ? r.gpt : r.gpn ? r.gpn : 1);
+	if (max_mem && mem > max_mem)
+		return "Memory specification can not be satisfied";
+	return NULL;
+}
+
 /* ---- backfill: a per-node timeline of future changes ---- */
 
 /* One change of a node's free resources at time t: sign +1 gives back
@@ -1041,7 +1448,24 @@ typedef struct bf {
 	tl_node_t *tl;           /* per node */
 	uint32_t nev;            /* total events (sdiag table size) */
 	int64_t horizon;         /* now + bf_window */
+	int64_t res;             /* bf_resolution, seconds (>= 1) */
 } bf_t;
+
+/* bf_resolution: the times at which running jobs give their resources
+ * back are rounded down to it (as Slurm's, so planned starts fall on
+ * its boundaries and the timeline has fewer distinct times); the ends of
+ * the windows a job needs are rounded up, so a job backfilled now never
+ * holds resources past a reservation. */
+static int64_t bf_floor(const bf_t *b, int64_t t)
+{
+	return b->res > 1 ? t - ((t % b->res) + b->res) % b->res : t;
+}
+
+static int64_t bf_ceil(const bf_t *b, int64_t t)
+{
+	int64_t f = bf_floor(b, t);
+	return f == t ? t : f + b->res;
+}
 
 static void tl_add(bf_t *b, uint32_t x, int64_t t, int32_t sign, uint32_t cpus,
 		   uint64_t mem, uint64_t gpus)
@@ -1102,8 +1526,8 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 	const sched_node_t *n = &c->s->nodes[x];
 	const tl_node_t *tn = &b->tl[x];
 	nfree_t f = {
-		n->exclusive ? 0 : (n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0),
-		n->mem > n->mem_used ? n->mem - n->mem_used : 0,
+		node_cpus_avail(n, r),
+		node_mem_avail(n, r),
 		gpu_mask(n, r->gtype) & ~n->gpus_used,
 	};
 	uint32_t k = 0;
@@ -1117,7 +1541,7 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 		{
 			nfree_t m = f;
 			uint32_t q = k;
-			int64_t end = t + dur;
+			int64_t end = bf_ceil(b, t + dur);
 			nfree_t g = f;
 			while (q < tn->n && tn->ev[q].t < end) {
 				nfree_apply(&g, &tn->ev[q]);
@@ -1126,6 +1550,8 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 				q++;
 			}
 			m.gpus &= gpu_mask(n, r->gtype);
+			if (r->mem_free_all)
+				m.mem = n->mem;
 			uint32_t gf = 0;
 			uint32_t cp = cap_free(n, j, r, m.cpus, m.mem, m.gpus, &gf);
 			/* A one-node job needs all of it here. */
@@ -1350,10 +1776,20 @@ static void commit_start(ctx_t *c, sched_decision_t *dd)
 static void bf_add_alloc(bf_t *b, const sched_alloc_t *a, int64_t from, int64_t to)
 {
 	for (uint32_t i = 0; i < a->nnodes; i++) {
+		uint32_t ids = alloc_node_ids(a, i);
 		if (from != INT64_MIN)
-			tl_add(b, a->nodes[i], from, -1, a->cpus[i], a->mem[i], a->gpus[i]);
-		tl_add(b, a->nodes[i], to, +1, a->cpus[i], a->mem[i], a->gpus[i]);
+			tl_add(b, a->nodes[i], from, -1, ids, a->mem[i], a->gpus[i]);
+		tl_add(b, a->nodes[i], to, +1, ids, a->mem[i], a->gpus[i]);
 	}
+}
+
+/* When a running job's resources come back in the plan: its expected
+ * end on the bf_resolution grid, but after now (an overdue job ends any
+ * moment; its resources are not free now). */
+static int64_t bf_running_end(const bf_t *b, int64_t now, int64_t end)
+{
+	end = bf_floor(b, end);
+	return end > now ? end : now + 1;
 }
 
 /* The backfill cycle: in priority order, each job that could not start
@@ -1369,18 +1805,18 @@ static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t 
 	bf_t b = { 0 };
 	b.tl = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(tl_node_t));
 	b.horizon = c->now + (int64_t)pp->bf_window * 60;
+	b.res = pp->bf_resolution ? pp->bf_resolution : 1;
 	for (uint32_t i = 0; i < s->nrunning; i++) {
 		const sched_running_t *rj = &s->running[i];
 		if (!rj->alloc)
 			continue;
-		int64_t end = rj->end_time > c->now ? rj->end_time : c->now + 1;
-		bf_add_alloc(&b, rj->alloc, INT64_MIN, end);
+		bf_add_alloc(&b, rj->alloc, INT64_MIN, bf_running_end(&b, c->now, rj->end_time));
 	}
 	/* Jobs the main pass just started. */
 	for (uint32_t k = 0; k < n; k++)
 		if (d[k].start)
-			bf_add_alloc(&b, &d[k].alloc, INT64_MIN,
-				     c->now + job_duration(&jobs[idx[k]], &s->parts[jobs[idx[k]].part]));
+			bf_add_alloc(&b, &d[k].alloc, INT64_MIN, bf_running_end(&b, c->now,
+				     c->now + job_duration(&jobs[idx[k]], &s->parts[jobs[idx[k]].part])));
 	for (uint32_t x = 0; x < s->nnodes; x++)
 		s->nodes[x].planned = 0;
 	bcand_t *bc = xmalloc((s->nnodes ? s->nnodes : 1) * sizeof(*bc));
@@ -1427,7 +1863,7 @@ static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t 
 			free(dd->reason_detail);
 			dd->reason_detail = NULL;
 			s->last.bf_started++;
-			bf_add_alloc(&b, &dd->alloc, INT64_MIN, c->now + dur);
+			bf_add_alloc(&b, &dd->alloc, INT64_MIN, bf_running_end(&b, c->now, c->now + dur));
 			continue;
 		}
 		dd->start_time = T;
@@ -1439,7 +1875,7 @@ static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t 
 		free(dd->sched_nodes);
 		dd->sched_nodes = hostlist_compress(names, a.nnodes);
 		free(names);
-		bf_add_alloc(&b, &a, T, T + dur);
+		bf_add_alloc(&b, &a, T, bf_ceil(&b, T + dur));
 		sched_alloc_free(&a);
 	}
 	s->last.bf_ran = 1;
@@ -1533,17 +1969,54 @@ void sched_decisions_free(sched_decision_t *d, uint32_t n)
 
 /* ---- allocations ---- */
 
+/* An oversubscribed allocation on a node that counts sharing per CPU. */
+static int share_tracked(const sched_node_t *n, const sched_alloc_t *a)
+{
+	return a->shared && n->cpu_share && n->cores_used && a->cores;
+}
+
+/* Add (dir 1) or remove (dir -1) one sharing job on the CPU ids in bits:
+ * a CPU is used while any job holds it, and counts once in cpus_used. */
+static void share_commit(sched_node_t *n, const uint64_t *bits, uint32_t words, int dir)
+{
+	for (uint32_t w = 0; w < words && w < n->core_words; w++)
+		for (uint64_t m = bits[w]; m; m &= m - 1) {
+			uint32_t c = w * 64 + (uint32_t)__builtin_ctzll(m);
+			if (c >= n->cpus)
+				break;
+			uint64_t bit = 1ull << (c % 64);
+			if (dir > 0) {
+				if (!n->cpu_share[c] && !(n->cores_used[w] & bit)) {
+					n->cores_used[w] |= bit;
+					n->cpus_used++;
+				}
+				if (n->cpu_share[c] < 255)
+					n->cpu_share[c]++;
+			} else if (n->cpu_share[c]) {
+				if (!--n->cpu_share[c]) {
+					n->cores_used[w] &= ~bit;
+					if (n->cpus_used)
+						n->cpus_used--;
+				}
+			}
+		}
+}
+
 void sched_alloc_commit(sched_t *s, const sched_alloc_t *a)
 {
 	for (uint32_t i = 0; i < a->nnodes; i++) {
 		if (a->nodes[i] >= s->nnodes)
 			continue;
 		sched_node_t *n = &s->nodes[a->nodes[i]];
-		n->cpus_used += a->cpus[i];
 		n->mem_used += a->mem[i];
 		n->gpus_used |= a->gpus[i];
-		for (uint32_t w = 0; n->cores_used && a->cores && w < a->cwords && w < n->core_words; w++)
-			n->cores_used[w] |= a->cores[(size_t)i * a->cwords + w];
+		if (share_tracked(n, a)) {
+			share_commit(n, a->cores + (size_t)i * a->cwords, a->cwords, 1);
+		} else {
+			n->cpus_used += alloc_node_ids(a, i);
+			for (uint32_t w = 0; n->cores_used && a->cores && w < a->cwords && w < n->core_words; w++)
+				n->cores_used[w] |= a->cores[(size_t)i * a->cwords + w];
+		}
 		n->njobs++;
 		if (a->exclusive)
 			n->exclusive = 1;
@@ -1556,11 +2029,16 @@ void sched_alloc_release(sched_t *s, const sched_alloc_t *a)
 		if (a->nodes[i] >= s->nnodes)
 			continue;
 		sched_node_t *n = &s->nodes[a->nodes[i]];
-		n->cpus_used = n->cpus_used > a->cpus[i] ? n->cpus_used - a->cpus[i] : 0;
 		n->mem_used = n->mem_used > a->mem[i] ? n->mem_used - a->mem[i] : 0;
 		n->gpus_used &= ~a->gpus[i];
-		for (uint32_t w = 0; n->cores_used && a->cores && w < a->cwords && w < n->core_words; w++)
-			n->cores_used[w] &= ~a->cores[(size_t)i * a->cwords + w];
+		if (share_tracked(n, a)) {
+			share_commit(n, a->cores + (size_t)i * a->cwords, a->cwords, -1);
+		} else {
+			uint32_t ids = alloc_node_ids(a, i);
+			n->cpus_used = n->cpus_used > ids ? n->cpus_used - ids : 0;
+			for (uint32_t w = 0; n->cores_used && a->cores && w < a->cwords && w < n->core_words; w++)
+				n->cores_used[w] &= ~a->cores[(size_t)i * a->cwords + w];
+		}
 		if (n->njobs)
 			n->njobs--;
 		if (a->exclusive)
@@ -1587,6 +2065,7 @@ void sched_alloc_copy(sched_alloc_t *dst, const sched_alloc_t *src)
 	memset(dst, 0, sizeof(*dst));
 	dst->nnodes = k;
 	dst->exclusive = src->exclusive;
+	dst->shared = src->shared;
 	if (!k)
 		return;
 	dst->nodes = xmalloc(k * sizeof(uint32_t));

@@ -66,6 +66,17 @@ typedef struct sched_node {
 	uint32_t core_words;
 	const uint64_t *gpu_cores;
 	uint64_t *cores_used;
+	/* SelectTypeParameters: CPU ids are allocated in aligned blocks of
+	 * cpu_unit ids (ThreadsPerCore under CR_Core and CR_CPU: no two jobs
+	 * on one core; a socket's CPUs under CR_Socket; 0 = 1). Under CR_Core
+	 * and CR_Socket the job's CPU count is rounded up to them; under
+	 * CR_CPU it stays what was asked (slurm.conf(5)). */
+	uint32_t cpu_unit;
+	/* OverSubscribe: per CPU id, how many oversubscribing jobs hold it
+	 * (caller allocates cpus bytes zeroed with cores_used; NULL = no
+	 * sharing on this node). A CPU in cores_used with share 0 is held by
+	 * a job that does not share. */
+	uint8_t *cpu_share;
 } sched_node_t;
 
 /* ---- scheduler parameters (SchedulerType + SchedulerParameters) ----
@@ -81,13 +92,27 @@ typedef struct sched_params {
 	uint32_t default_queue_depth; /* jobs tried by the main pass (100) */
 	uint32_t bf_interval;      /* seconds between backfill cycles (30) */
 	int topo_optional;         /* TopologyParam=TopoOptional */
+	/* SelectTypeParameters (sched_params_select) */
+	int mem_not_consumed;      /* CR_CPU, CR_Core, CR_Socket without
+	                            * _Memory: --mem only filters nodes by
+	                            * their RealMemory (default: consumed) */
+	int cr_unit;               /* SCHED_CR_CORE (default), _CPU or _SOCKET */
+	int one_task_per_core;     /* CR_ONE_TASK_PER_CORE */
 } sched_params_t;
+
+enum { SCHED_CR_CORE = 0, SCHED_CR_CPU, SCHED_CR_SOCKET };
 
 /* Defaults, then "key=value,..." from SchedulerParameters applied on top.
  * Unknown keys are ignored (Slurm accepts many the core does not use). */
 void sched_params_init(sched_params_t *p);
 void sched_params_parse(sched_params_t *p, const char *scheduler_type,
 			const char *scheduler_parameters);
+/* SelectTypeParameters ("CR_Core_Memory", "CR_CPU", ...; NULL = the
+ * default CR_Core_Memory) into mem_not_consumed, cr_unit, one_task_per_core. */
+void sched_params_select(sched_params_t *p, const char *select_type_parameters);
+/* The cpu_unit of a node under p->cr_unit. */
+uint32_t sched_cpu_unit(const sched_params_t *p, uint32_t cores_per_socket,
+			uint32_t threads_per_core);
 
 /* ---- multifactor priority (priority/multifactor) ----
  * priority = site + sum(weight_x * factor_x) - nice, factors in [0,1];
@@ -146,6 +171,11 @@ typedef struct sched_part {
 	uint32_t priority_tier;
 	uint64_t def_mem_per_cpu;  /* MB, 0 = none */
 	uint32_t priority_job_factor;  /* PriorityJobFactor */
+	/* OverSubscribe=YES:N / FORCE:N: up to max_share jobs per CPU
+	 * (0 or 1: none, the default NO); YES shares only the CPUs of jobs
+	 * that asked (--oversubscribe), FORCE those of every job. */
+	uint32_t max_share;
+	int force_share;
 	/* Totals for the TRES priority factor (sched_totals). */
 	uint32_t total_cpus, total_nodes, total_gpus;
 	uint64_t total_mem;
@@ -194,6 +224,8 @@ typedef struct sched_job {
 	uint32_t gpus_per_task;
 	uint32_t cpus_per_gpu;
 	uint64_t mem_per_gpu;            /* MB */
+	int oversubscribe;               /* --oversubscribe (-s) */
+	int contiguous;                  /* --contiguous: consecutive nodes */
 } sched_job_t;
 
 /* The resources one job holds. */
@@ -205,6 +237,7 @@ typedef struct sched_alloc {
 	uint64_t *gpus;          /* per node, bitmask of gpu indices */
 	uint32_t *tasks;         /* per node */
 	int exclusive;
+	int shared;              /* CPUs held oversubscribed (cpu_share) */
 	/* CPU ids per node (nodes with cores_used): node i's bitmap is
 	 * cores[i * cwords .. +cwords). cwords 0 / cores NULL: none. */
 	uint32_t cwords;
@@ -266,6 +299,11 @@ typedef struct sched_decision {
  * ESLURM_TOO_MANY_REQUESTED_CPUS, ESLURM_INVALID_NODE_COUNT, ...) for the
  * submit-time rejection Slurm makes. */
 int sched_job_validate(const sched_t *s, const sched_job_t *j);
+/* For a job sched_job_validate refused: Slurm's detail line when one
+ * node's memory or CPUs can never hold what the job asks per node ("Memory
+ * specification can not be satisfied", "CPU count per node can not be
+ * satisfied"), else NULL. */
+const char *sched_job_refusal_detail(const sched_t *s, const sched_job_t *j);
 
 /* One scheduling pass at time now over n pending jobs. Fills *out with one
  * decision per job (malloc'd array of n, in priority order); returned

@@ -184,6 +184,7 @@ void sched_params_init(sched_params_t *p)
 	p->bf_max_job_user = 0;
 	p->default_queue_depth = 100;
 	p->bf_interval = 30;
+	p->cr_unit = SCHED_CR_CORE;
 }
 
 void sched_params_parse(sched_params_t *p, const char *scheduler_type,
@@ -218,4 +219,53 @@ void sched_params_parse(sched_params_t *p, const char *scheduler_type,
 			p->bf_interval = (uint32_t)v;
 	}
 	free(dup);
+}
+
+/* ---- SelectTypeParameters ---- */
+
+void sched_params_select(sched_params_t *p, const char *stp)
+{
+	p->mem_not_consumed = 0;
+	p->cr_unit = SCHED_CR_CORE;
+	p->one_task_per_core = 0;
+	if (!stp || !*stp)
+		return;
+	char *dup = strdup(stp), *save = NULL;
+	if (!dup)
+		return;
+	int mem = 0, seen = 0;
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strncasecmp(tok, "CR_CPU", 6)) {
+			p->cr_unit = SCHED_CR_CPU;
+			seen = 1;
+			mem = !strcasecmp(tok, "CR_CPU_Memory");
+		} else if (!strncasecmp(tok, "CR_Core", 7) && strncasecmp(tok, "CR_CORE_DEFAULT", 15)) {
+			p->cr_unit = SCHED_CR_CORE;
+			seen = 1;
+			mem = !strcasecmp(tok, "CR_Core_Memory");
+		} else if (!strncasecmp(tok, "CR_Socket", 9)) {
+			p->cr_unit = SCHED_CR_SOCKET;
+			seen = 1;
+			mem = !strcasecmp(tok, "CR_Socket_Memory");
+		} else if (!strcasecmp(tok, "CR_Memory")) {
+			seen = 1;
+			mem = 1;
+		} else if (!strcasecmp(tok, "CR_ONE_TASK_PER_CORE")) {
+			p->one_task_per_core = 1;
+		}
+	}
+	if (seen)
+		p->mem_not_consumed = !mem;
+	free(dup);
+}
+
+uint32_t sched_cpu_unit(const sched_params_t *p, uint32_t cores_per_socket,
+			uint32_t threads_per_core)
+{
+	uint32_t tpc = threads_per_core ? threads_per_core : 1;
+	/* CR_CPU too: slurm.conf(5) says a node described with cores and
+	 * threads never gets two jobs on one core. */
+	if (p->cr_unit == SCHED_CR_SOCKET)
+		return (cores_per_socket ? cores_per_socket : 1) * tpc;
+	return tpc;
 }

@@ -40,6 +40,7 @@ static sched_t *mk(uint32_t n, uint32_t cpus)
 	}
 	fixture_one_part(s, n, 2);
 	sched_params_init(&s->params);
+	s->params.bf_resolution = 1;    /* exact times; test_resolution sets 60 */
 	s->run_backfill = 1;
 	return s;
 }
@@ -143,6 +144,33 @@ static void test_easy(void)
 	destroy(s);
 }
 
+/* bf_resolution=60 (Slurm's default): resources come back on the minute
+ * grid (the top job's StartTime is the running job's end rounded down, as
+ * Slurm shows it), and a job whose time limit would reach past the
+ * reservation by less than the resolution still does not backfill. */
+static void test_resolution(void)
+{
+	const int64_t G = (NOW + 6000) / 60 * 60;    /* a minute boundary */
+	sched_t *s = mk(4, 4);
+	s->params.bf_resolution = 60;
+	run_t rj;
+	run_on(s, &rj, 0, 2, G + 59);     /* ends 59 s past the boundary */
+	s->running = &rj.r;
+	s->nrunning = 1;
+	sched_job_t jobs[3] = {
+		job(1, 300, 4, 16, 60),
+		job(2, 200, 1, 4, 100),   /* ends at NOW+6000 = G+40: past G */
+		job(3, 100, 1, 4, 99),    /* ends at NOW+5940 = G-20: fits */
+	};
+	sched_decision_t *d = pass(s, jobs, 3);
+	is_int(d[0].start_time, G, "StartTime: the running job's end rounded down");
+	ok(!d[1].start && d[1].start_time >= G, "job ending past the rounded start: not backfilled");
+	ok(d[2].start && d[2].backfilled, "job ending before it: backfilled");
+	free_dec(d, 3);
+	sched_alloc_free(&rj.a);
+	destroy(s);
+}
+
 static void test_limits(void)
 {
 	sched_t *s = mk(4, 4);
@@ -218,13 +246,17 @@ static void test_tier(void)
 
 /* Random queues: no backfilled job may overlap in time and nodes with the
  * top blocked job's reservation. */
-static void test_never_delays(void)
+/* Random queues, with exact times and with bf_resolution=60 (running
+ * jobs ending at any second): a backfilled job never holds a node of the
+ * top job's reservation past its planned start. */
+static void test_never_delays(uint32_t res)
 {
 	srand(42);
 	int bad = 0, reservations = 0, backfilled = 0;
 	for (int round = 0; round < 200; round++) {
 		uint32_t nn = 8 + (uint32_t)(rand() % 8);
 		sched_t *s = mk(nn, 4);
+		s->params.bf_resolution = res;
 		run_t rj[8];
 		uint32_t nr = 0, at = 0;
 		while (at < nn && nr < 8) {
@@ -232,7 +264,8 @@ static void test_never_delays(void)
 			if (at + cnt > nn)
 				cnt = nn - at;
 			if (rand() % 3) {
-				run_on(s, &rj[nr], at, cnt, NOW + 60 * (1 + rand() % 300));
+				run_on(s, &rj[nr], at, cnt, NOW + 60 * (1 + rand() % 300) +
+				       (res > 1 ? rand() % 60 : 0));
 				nr++;
 			}
 			at += cnt;
@@ -276,7 +309,8 @@ static void test_never_delays(void)
 			sched_alloc_free(&rj[i].a);
 		destroy(s);
 	}
-	printf("# %d reservations, %d backfilled jobs checked\n", reservations, backfilled);
+	printf("# bf_resolution=%u: %d reservations, %d backfilled jobs checked\n", res,
+	       reservations, backfilled);
 	ok(reservations > 50 && backfilled > 20, "random queues exercised backfill");
 	is_int(bad, 0, "no backfilled job touches the top reservation before it ends");
 }
@@ -337,9 +371,11 @@ static void test_topology(void)
 int main(void)
 {
 	test_easy();
+	test_resolution();
 	test_limits();
 	test_tier();
-	test_never_delays();
+	test_never_delays(1);
+	test_never_delays(60);
 	test_topology();
 	return done_testing();
 }
