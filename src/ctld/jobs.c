@@ -886,6 +886,12 @@ int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid)
 		st = JOB_FAILED;
 	int64_t end = m->end_time > 0 && m->end_time <= now + 5 ? m->end_time : now;
 	job_end(cd, j, st, m->exit_status, end);
+	/* The batch host revoked the job's step credentials itself; the
+	 * other nodes (and every node of an srun allocation) learn here
+	 * that the job is over: they revoke them too and end any step
+	 * process left, as Slurm's job termination does. */
+	if (j->alloc.nnodes > 1 || interactive)
+		job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, st);
 	job_release(cd, j);
 	info("job %u ended: %s exit %u:%u", j->job_id, job_state_string(j->state),
 	     m->exit_status >> 8, m->exit_status & 0x7f);

@@ -93,4 +93,17 @@ test_expect_success 'a job over its time limit gets SIGTERM and ends TIMEOUT' '
 	grep -q "got term" limit.out
 '
 
+test_expect_success 'a two-node job that ends normally: its step credentials are revoked on both nodes' '
+	REQ=$SLUICE_BUILD/t/test_ctld_requests &&
+	go=$(mktemp -u /tmp/sluice-go.XXXXXX) &&
+	id=$(sbatch --parsable -N2 -D /tmp -o /dev/null --wrap="while [ ! -e $go ]; do sleep 0.1; done") &&
+	wait_job_state $id RUNNING &&
+	"$REQ" stepcred $id cred.n1 1 &&
+	grep -q " $((CTLD_PORT + 2))\$" cred.n1 &&
+	touch $go &&
+	wait_job_state $id COMPLETED &&
+	rm -f $go &&
+	wait_for 10 sh -c "\"$REQ\" launch cred.n1 | grep -q \"^4008 Job credential revoked\\$\""
+'
+
 test_done

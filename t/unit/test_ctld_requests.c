@@ -13,7 +13,8 @@
  *                                      print the rc
  *   test_ctld_requests credttl ID      create a step of job ID and print
  *                                      its credential's lifetime (s)
- *   test_ctld_requests stepcred ID F   create a step of job ID and save
+ *   test_ctld_requests stepcred ID F [N] create a step of job ID (over its
+ *                                first N+1 nodes, N's address) and save
  *                                      what launching it needs in file F
  *   test_ctld_requests waiters ID N    hold N MSG_JOB_WAITs on job ID open,
  *                                      then one more; print each refused
@@ -295,8 +296,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "stepcred") && argc >= 4) {
-		/* F: "JOB STEP ADDR PORT\n" then the credential (two lines). */
-		msg_step_create_t sc = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10), .ntasks = 1 };
+		/* F: "JOB STEP ADDR PORT\n" then the credential (two lines).
+		 * With NODE (argv[4]): a step over the job's first NODE+1 nodes,
+		 * and that node's address. */
+		uint32_t ni = argc >= 5 ? (uint32_t)strtoul(argv[4], NULL, 10) : 0;
+		msg_step_create_t sc = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10),
+					 .ntasks = ni + 1, .min_nodes = argc >= 5 ? ni + 1 : 0 };
 		int err = 0;
 		rpc_t *r = rpc_connect_ctld(conf, &err);
 		enum msg_type t = MSG_NONE;
@@ -312,10 +317,10 @@ int main(int argc, char **argv)
 		}
 		msg_step_create_reply_t *sr = reply;
 		FILE *f = fopen(argv[3], "w");
-		if (!f)
+		if (!f || ni >= sr->node_addrs.n || ni >= sr->nports)
 			return 1;
-		fprintf(f, "%u %u %s %u\n%s\n", sr->job_id, sr->step_id, sr->node_addrs.v[0],
-			sr->ports[0], sr->cred);
+		fprintf(f, "%u %u %s %u\n%s\n", sr->job_id, sr->step_id, sr->node_addrs.v[ni],
+			sr->ports[ni], sr->cred);
 		fclose(f);
 		proto_msg_destroy(t, reply);
 		rpc_close(r);
@@ -380,6 +385,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: test_ctld_requests robust | complete JOBID [LAUNCH_SEQ] | credttl JOBID"
-		" | stepcred JOBID FILE | launch FILE | waiters JOBID N\n");
+		" | stepcred JOBID FILE [NODE] | launch FILE | waiters JOBID N\n");
 	return 2;
 }
