@@ -1451,20 +1451,24 @@ typedef struct bf {
 	int64_t res;             /* bf_resolution, seconds (>= 1) */
 } bf_t;
 
-/* bf_resolution: the times at which running jobs give their resources
- * back are rounded down to it (as Slurm's, so planned starts fall on
- * its boundaries and the timeline has fewer distinct times); the ends of
- * the windows a job needs are rounded up, so a job backfilled now never
- * holds resources past a reservation. */
+/* bf_resolution, as Slurm's: a reservation ends on its grid (rounded
+ * down, but at least one slot after its start), so jobs planned behind
+ * another planned job start on a boundary and the timeline has fewer
+ * distinct times. Running jobs' ends and reservation starts stay exact
+ * (a job planned right behind a running one starts at its EndTime, as
+ * in Slurm), and so does the window a candidate needs: a job backfilled
+ * now never runs into a reservation. */
 static int64_t bf_floor(const bf_t *b, int64_t t)
 {
 	return b->res > 1 ? t - ((t % b->res) + b->res) % b->res : t;
 }
 
-static int64_t bf_ceil(const bf_t *b, int64_t t)
+static int64_t bf_resv_end(const bf_t *b, int64_t start, int64_t end)
 {
-	int64_t f = bf_floor(b, t);
-	return f == t ? t : f + b->res;
+	int64_t e = bf_floor(b, end), min = bf_floor(b, start) + b->res;
+	if (e < min)
+		e = min;
+	return e > start ? e : start + 1;
 }
 
 static void tl_add(bf_t *b, uint32_t x, int64_t t, int32_t sign, uint32_t cpus,
@@ -1541,7 +1545,7 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 		{
 			nfree_t m = f;
 			uint32_t q = k;
-			int64_t end = bf_ceil(b, t + dur);
+			int64_t end = t + dur;
 			nfree_t g = f;
 			while (q < tn->n && tn->ev[q].t < end) {
 				nfree_apply(&g, &tn->ev[q]);
@@ -1784,11 +1788,10 @@ static void bf_add_alloc(bf_t *b, const sched_alloc_t *a, int64_t from, int64_t 
 }
 
 /* When a running job's resources come back in the plan: its expected
- * end on the bf_resolution grid, but after now (an overdue job ends any
- * moment; its resources are not free now). */
-static int64_t bf_running_end(const bf_t *b, int64_t now, int64_t end)
+ * end, but after now (an overdue job ends any moment; its resources are
+ * not free now). */
+static int64_t bf_running_end(int64_t now, int64_t end)
 {
-	end = bf_floor(b, end);
 	return end > now ? end : now + 1;
 }
 
@@ -1810,12 +1813,12 @@ static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t 
 		const sched_running_t *rj = &s->running[i];
 		if (!rj->alloc)
 			continue;
-		bf_add_alloc(&b, rj->alloc, INT64_MIN, bf_running_end(&b, c->now, rj->end_time));
+		bf_add_alloc(&b, rj->alloc, INT64_MIN, bf_running_end(c->now, rj->end_time));
 	}
 	/* Jobs the main pass just started. */
 	for (uint32_t k = 0; k < n; k++)
 		if (d[k].start)
-			bf_add_alloc(&b, &d[k].alloc, INT64_MIN, bf_running_end(&b, c->now,
+			bf_add_alloc(&b, &d[k].alloc, INT64_MIN, bf_running_end(c->now,
 				     c->now + job_duration(&jobs[idx[k]], &s->parts[jobs[idx[k]].part])));
 	for (uint32_t x = 0; x < s->nnodes; x++)
 		s->nodes[x].planned = 0;
@@ -1863,7 +1866,7 @@ static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t 
 			free(dd->reason_detail);
 			dd->reason_detail = NULL;
 			s->last.bf_started++;
-			bf_add_alloc(&b, &dd->alloc, INT64_MIN, bf_running_end(&b, c->now, c->now + dur));
+			bf_add_alloc(&b, &dd->alloc, INT64_MIN, bf_running_end(c->now, c->now + dur));
 			continue;
 		}
 		dd->start_time = T;
@@ -1875,7 +1878,7 @@ static void backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t 
 		free(dd->sched_nodes);
 		dd->sched_nodes = hostlist_compress(names, a.nnodes);
 		free(names);
-		bf_add_alloc(&b, &a, T, bf_ceil(&b, T + dur));
+		bf_add_alloc(&b, &a, T, bf_resv_end(&b, T, T + dur));
 		sched_alloc_free(&a);
 	}
 	s->last.bf_ran = 1;

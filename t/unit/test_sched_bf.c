@@ -144,10 +144,11 @@ static void test_easy(void)
 	destroy(s);
 }
 
-/* bf_resolution=60 (Slurm's default): resources come back on the minute
- * grid (the top job's StartTime is the running job's end rounded down, as
- * Slurm shows it), and a job whose time limit would reach past the
- * reservation by less than the resolution still does not backfill. */
+/* bf_resolution=60 (Slurm's default), as measured on Slurm 22.05: a job
+ * planned right behind a running job starts at its exact end; a job
+ * planned behind a reservation starts where that reservation ends
+ * rounded down to the resolution (and never less than one slot after
+ * its start). */
 static void test_resolution(void)
 {
 	const int64_t G = (NOW + 6000) / 60 * 60;    /* a minute boundary */
@@ -157,16 +158,34 @@ static void test_resolution(void)
 	run_on(s, &rj, 0, 2, G + 59);     /* ends 59 s past the boundary */
 	s->running = &rj.r;
 	s->nrunning = 1;
-	sched_job_t jobs[3] = {
-		job(1, 300, 4, 16, 60),
-		job(2, 200, 1, 4, 100),   /* ends at NOW+6000 = G+40: past G */
-		job(3, 100, 1, 4, 99),    /* ends at NOW+5940 = G-20: fits */
+	sched_job_t jobs[4] = {
+		job(1, 300, 4, 16, 60),   /* all nodes, 60 min: planned at G+59 */
+		job(2, 200, 4, 16, 3),    /* behind it: G+59+3600 rounded down */
+		job(3, 100, 1, 4, 100),   /* ends at NOW+6000 = G+40: backfills */
+		job(4, 50, 1, 4, 101),    /* ends at G+100: past it, must wait */
 	};
-	sched_decision_t *d = pass(s, jobs, 3);
-	is_int(d[0].start_time, G, "StartTime: the running job's end rounded down");
-	ok(!d[1].start && d[1].start_time >= G, "job ending past the rounded start: not backfilled");
-	ok(d[2].start && d[2].backfilled, "job ending before it: backfilled");
-	free_dec(d, 3);
+	sched_decision_t *d = pass(s, jobs, 4);
+	is_int(d[0].start_time, G + 59, "behind a running job: its exact end");
+	is_int(d[1].start_time, G + 3600, "behind a reservation: its end rounded down");
+	ok(d[2].start && d[2].backfilled, "a job ending before the reservation backfills");
+	ok(!d[3].start, "one ending 41 s after it does not");
+	free_dec(d, 4);
+	sched_alloc_free(&rj.a);
+	destroy(s);
+
+	/* A 1-minute reservation starting at G+59 ends at G+119, rounded
+	 * down G+60: Slurm's "at least one slot after its start rounded
+	 * down" (G + 60) as well. */
+	s = mk(2, 4);
+	s->params.bf_resolution = 60;
+	run_on(s, &rj, 0, 2, G + 59);
+	s->running = &rj.r;
+	s->nrunning = 1;
+	sched_job_t j2[2] = { job(1, 300, 2, 8, 1), job(2, 200, 2, 8, 1) };
+	d = pass(s, j2, 2);
+	is_int(d[0].start_time, G + 59, "1-minute job planned at the running end");
+	is_int(d[1].start_time, G + 60, "the next at its end rounded down (G+119 -> G+60)");
+	free_dec(d, 2);
 	sched_alloc_free(&rj.a);
 	destroy(s);
 }
