@@ -215,9 +215,16 @@ cluster_stop() {
 	for f in "$CL"/noded-*.pid "$CL"/ctld.pid "$CL"/munge*/munged.pid; do
 		[ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
 	done
-	# job supervisors detach from the node daemons; find them by their spool records
-	for f in $(find "$CL/spool" -name '*.pid' 2>/dev/null); do
-		pid=$(cat "$f" 2>/dev/null) && [ -n "$pid" ] && kill -9 -- "-$pid" "$pid" 2>/dev/null
+	# Job supervisors detach from the node daemons and rename themselves
+	# ("sluice slurmstepd: [1.batch]"), so neither pid files nor their
+	# command lines find them: everything started with this cluster's
+	# SLURM_CONF in its environment (daemons, supervisors, job processes)
+	# is, except this shell and its parents.
+	local self=" $$ ${BASHPID:-} $PPID "
+	for f in /proc/[0-9]*/environ; do
+		pid=${f#/proc/}; pid=${pid%/environ}
+		case $self in *" $pid "*) continue ;; esac
+		grep -qsxzF "SLURM_CONF=$CL/etc/slurm.conf" "$f" && kill -9 "$pid" 2>/dev/null
 	done
 	pkill -9 -f "$CL/" 2>/dev/null
 	cluster_reports || bad=1

@@ -374,7 +374,16 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case 'd': set_str(&d->dependency, arg); break;
 	case 'e': set_str(&d->std_err, arg); break;
 	case 'x': set_str(&d->exc_nodes, arg); break;
-	case ID_EXCLUSIVE: d->flags |= JOB_F_EXCLUSIVE; break;
+	case ID_EXCLUSIVE:
+		/* --exclusive[=user|mcs]; MCS labels do not exist here, so mcs
+		 * is the whole node, as plain --exclusive. */
+		if (!arg || !*arg || !strcasecmp(arg, "exclusive") || !strcasecmp(arg, "mcs"))
+			d->flags |= JOB_F_EXCLUSIVE;
+		else if (!strcasecmp(arg, "user"))
+			d->flags |= JOB_F_EXCLUSIVE_USER;
+		else
+			return fail255(o, "Invalid --exclusive specification");
+		break;
 	case 's': d->flags |= JOB_F_OVERSUBSCRIBE; break;
 	case ID_EXPORT: set_str(&o->export_spec, arg); break;
 	case 'G':

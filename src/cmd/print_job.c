@@ -262,12 +262,14 @@ static void job_id_str(char *buf, size_t len, const job_info_t *j, uint32_t task
 
 /* The job's OverSubscribe (squeue %h, scontrol show job), as Slurm's:
  * YES for --oversubscribe (and every job of a FORCE partition), NO for
- * --exclusive, OK otherwise. */
+ * --exclusive, USER for --exclusive=user, OK otherwise. */
 static const char *job_oversubscribe_str(const job_info_t *j)
 {
 	if (j->flags & JOB_F_OVERSUBSCRIBE)
 		return "YES";
-	return (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK";
+	if (j->flags & JOB_F_EXCLUSIVE)
+		return "NO";
+	return (j->flags & JOB_F_EXCLUSIVE_USER) ? "USER" : "OK";
 }
 
 static void reason_text(strbuf_t *sb, const job_info_t *j)

@@ -612,6 +612,9 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	 * OverSubscribe=YES, as Slurm's). */
 	if (p->cf->oversubscribe && !strncasecmp(p->cf->oversubscribe, "FORCE", 5))
 		d->flags |= JOB_F_OVERSUBSCRIBE;
+	/* ExclusiveUser=YES: every job keeps other users off its nodes. */
+	if (p->cf->exclusive_user && !(d->flags & JOB_F_EXCLUSIVE))
+		d->flags |= JOB_F_EXCLUSIVE_USER;
 	if ((rc = job_sched_validate(cd, j, msg)))
 		goto fail;
 
@@ -691,6 +694,11 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 	 * not needed since dependencies point to older (smaller) ids. */
 	job_parse_deps(cd, j->desc->dependency, &j->deps, &j->ndeps);
 	if (j->alloc_held && j->alloc.nnodes) {
+		/* Node ownership (--exclusive=user) is not stored: it is the
+		 * job's own. */
+		j->alloc.uid = j->user_id;
+		j->alloc.excl_user = (j->desc->flags & JOB_F_EXCLUSIVE_USER) &&
+				     !(j->desc->flags & JOB_F_EXCLUSIVE);
 		sched_alloc_fill_cores(&cd->sched, &j->alloc);   /* older state */
 		sched_alloc_commit(&cd->sched, &j->alloc);
 	} else if (!j->alloc_held && (j->state & JOB_STATE_BASE) == JOB_RUNNING)

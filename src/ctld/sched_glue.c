@@ -105,15 +105,37 @@ void sched_glue_build(ctld_t *cd)
 	for (uint32_t i = 0; i < s->nnodes; i++)
 		leaf[i] = -1;
 	int nleaf = 0;
+	/* Switch numbering for the core: leaves first (their leaf index),
+	 * then the switches above them, each in topology.conf order. */
+	int32_t *sw_idx = xmalloc((conf->nswitches ? conf->nswitches : 1) * sizeof(int32_t));
 	for (size_t w = 0; w < conf->nswitches; w++) {
 		const conf_switch_t *sw = &conf->switches[w];
+		sw_idx[w] = -1;
 		if (sw->level != 0)
 			continue;
 		for (size_t k = 0; k < sw->nnodes; k++)
 			if (sw->node_idx[k] < s->nnodes && leaf[sw->node_idx[k]] < 0)
 				leaf[sw->node_idx[k]] = nleaf;
-		nleaf++;
+		sw_idx[w] = nleaf++;
 	}
+	uint32_t nsw = (uint32_t)nleaf;
+	for (size_t w = 0; w < conf->nswitches; w++)
+		if (conf->switches[w].level != 0)
+			sw_idx[w] = (int32_t)nsw++;
+	if (nsw > (uint32_t)nleaf) {
+		int32_t *par = xmalloc(nsw * sizeof(int32_t));
+		uint32_t *lvl = xmalloc(nsw * sizeof(uint32_t));
+		for (size_t w = 0; w < conf->nswitches; w++) {
+			const conf_switch_t *sw = &conf->switches[w];
+			par[sw_idx[w]] = sw->parent >= 0 && (size_t)sw->parent < conf->nswitches ?
+				sw_idx[sw->parent] : -1;
+			lvl[sw_idx[w]] = (uint32_t)sw->level;
+		}
+		s->nswitches = nsw;
+		s->sw_parent = par;
+		s->sw_level = lvl;
+	}
+	free(sw_idx);
 	sched_params_t sel;       /* SelectTypeParameters: the CPU unit */
 	sched_params_init(&sel);
 	sched_params_select(&sel, conf->select_type_parameters);
@@ -242,6 +264,8 @@ void sched_glue_free(ctld_t *cd)
 		free((void *)cd->sched.nodes[i].gpu_cores);
 	}
 	free(cd->sched.nodes);
+	free((void *)cd->sched.sw_parent);
+	free((void *)cd->sched.sw_level);
 	memset(&cd->sched, 0, sizeof(cd->sched));
 }
 
@@ -276,6 +300,7 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 	sj->time_limit = j->time_limit;
 	sj->exclusive = (d->flags & JOB_F_EXCLUSIVE) != 0;
 	sj->oversubscribe = (d->flags & JOB_F_OVERSUBSCRIBE) != 0;
+	sj->exclusive_user = (d->flags & JOB_F_EXCLUSIVE_USER) != 0;
 	sj->contiguous = (d->flags & JOB_F_CONTIGUOUS) != 0;
 	sj->held = j->hold != 0;
 	sj->held_reason = j->hold;

@@ -94,6 +94,7 @@ typedef struct msg_rc {
 #define JOB_F_OPEN_APPEND  0x0040u  /* --open-mode=append */
 #define JOB_F_HELD_ADMIN   0x0080u
 #define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
+#define JOB_F_EXCLUSIVE_USER 0x0200u /* --exclusive=user, ExclusiveUser=YES */
 typedef struct job_desc {
 	char *name;              /* -J; default script name or "wrap" */
 	char *script;            /* batch script text (NULL for srun) */

@@ -428,6 +428,7 @@ typedef struct req {
 	int otpc;                /* CR_ONE_TASK_PER_CORE */
 	int mem_free_all;        /* memory not consumed: check RealMemory only */
 	int contig;              /* --contiguous */
+	int excl_user;           /* --exclusive=user */
 	int count_ids;           /* CR_CPU: the job's CPU count is what it asked,
 	                          * not the CPU ids it holds */
 	feat_req_t feat;         /* --constraint counts / matching OR */
@@ -492,6 +493,7 @@ static void req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 	r->otpc = s->params.one_task_per_core;
 	r->mem_free_all = s->params.mem_not_consumed;
 	r->contig = j->contiguous;
+	r->excl_user = j->exclusive_user && !j->exclusive;
 	r->count_ids = s->params.cr_unit == SCHED_CR_CPU;
 }
 
@@ -526,6 +528,19 @@ static uint32_t node_cpus_avail(const sched_node_t *n, const req_t *r)
 	if (r->share > 1)
 		return shared_cpus_avail(n, r->share);
 	return n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
+}
+
+/* --exclusive=user: may job j (of uid) share node n with what runs on
+ * it? Not if a user-exclusive job of another user is there, nor, for a
+ * user-exclusive job, if any job of another user is (a node whose
+ * ownership is unclear counts as shared). */
+static int user_blocked(const sched_node_t *n, const sched_job_t *j, const req_t *r)
+{
+	if (!n->njobs)
+		return 0;
+	if (n->excl_user_jobs && n->owner_uid != j->user_id)
+		return 1;
+	return r->excl_user && (n->owner_uid != j->user_id || n->owner_jobs != n->njobs);
 }
 
 static uint64_t node_mem_avail(const sched_node_t *n, const req_t *r)
@@ -596,7 +611,7 @@ static uint32_t node_cap(const sched_node_t *n, const sched_job_t *j, const req_
 	uint64_t mem_free = n->mem;
 	uint64_t gavail = gpu_mask(n, r->gtype);
 	if (!empty) {
-		if (n->exclusive || (r->excl && n->njobs))
+		if (n->exclusive || (r->excl && n->njobs) || user_blocked(n, j, r))
 			return 0;
 		cpus_free = node_cpus_avail(n, r);
 		mem_free = node_mem_avail(n, r);
@@ -629,6 +644,7 @@ typedef struct ctx {
 	cand_t *cands;
 	uint32_t *leaf_cnt, *leaf_cap, *leaf_gpu;
 	uint32_t *leaf_tmp;      /* 3 per leaf, for place() */
+	uint32_t *sw_sum;        /* 3 per switch (count, tasks, gpus), place() */
 	uint8_t *leaf_seen;
 	int nleaves;             /* max leaf index + 1, 0 without topology */
 	int64_t now;
@@ -762,6 +778,8 @@ static void ctx_init(ctx_t *c, sched_t *s)
 		c->leaf_gpu = xcalloc((size_t)c->nleaves, sizeof(uint32_t));
 		c->leaf_tmp = xcalloc(3 * (size_t)c->nleaves, sizeof(uint32_t));
 		c->leaf_seen = xcalloc((size_t)c->nleaves, 1);
+		if (s->sw_parent && s->nswitches > (uint32_t)c->nleaves)
+			c->sw_sum = xcalloc(3 * (size_t)s->nswitches, sizeof(uint32_t));
 	}
 }
 
@@ -780,6 +798,7 @@ static void ctx_release(ctx_t *c)
 	free(c->leaf_cap);
 	free(c->leaf_gpu);
 	free(c->leaf_tmp);
+	free(c->sw_sum);
 	free(c->leaf_seen);
 }
 
@@ -972,6 +991,8 @@ static void build_alloc(const sched_t *s, const sched_job_t *j, const req_t *r,
 	a->tasks = xmalloc(k * sizeof(uint32_t));
 	a->exclusive = r->excl;
 	a->shared = r->share > 1;
+	a->uid = j->user_id;
+	a->excl_user = r->excl_user;
 	/* Keep the node order ascending (required nodes may be anywhere). */
 	cand_t *sorted = xmalloc(k * sizeof(cand_t));
 	memcpy(sorted, c, k * sizeof(cand_t));
@@ -1078,9 +1099,51 @@ static int leaf_cap_cmp(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* Is switch `below` under (or equal to) switch `top`? */
+static int sw_under(const sched_t *s, int32_t below, int32_t top)
+{
+	for (int32_t x = below; x >= 0 && (uint32_t)x < s->nswitches; x = s->sw_parent[x])
+		if (x == top)
+			return 1;
+	return 0;
+}
+
+/* The lowest switch above the leaves whose candidates can hold the job,
+ * the one with the fewest candidate nodes at that level (best fit); -1
+ * if the tree has no level above the leaves or none can. Leaf sums are
+ * in c->leaf_*. */
+static int32_t best_upper_switch(ctx_t *c, const req_t *r)
+{
+	const sched_t *s = c->s;
+	uint32_t nl = (uint32_t)c->nleaves, ns = s->nswitches;
+	if (!c->sw_sum || ns <= nl)
+		return -1;
+	uint32_t *sum = c->sw_sum;
+	memset(sum, 0, 3 * (size_t)ns * sizeof(uint32_t));
+	for (uint32_t l = 0; l < nl; l++) {
+		if (!c->leaf_cnt[l])
+			continue;
+		for (int32_t x = s->sw_parent[l]; x >= 0 && (uint32_t)x < ns; x = s->sw_parent[x]) {
+			sum[3 * x] += c->leaf_cnt[l];
+			sum[3 * x + 1] += c->leaf_cap[l];
+			sum[3 * x + 2] += c->leaf_gpu[l];
+		}
+	}
+	int32_t best = -1;
+	for (uint32_t x = nl; x < ns; x++) {
+		if (!sum[3 * x] || !enough(r, sum[3 * x], sum[3 * x + 1], sum[3 * x + 2]))
+			continue;
+		if (best < 0 || s->sw_level[x] < s->sw_level[best] ||
+		    (s->sw_level[x] == s->sw_level[best] && sum[3 * x] < sum[3 * best]))
+			best = (int32_t)x;
+	}
+	return best;
+}
+
 /* Place the job on candidates cd[0..n) (preference order, the first nreq
  * required): topology-aware when the job uses it: the leaf with the fewest
- * candidate nodes that can hold the whole job (best fit), else as few
+ * candidate nodes that can hold the whole job (best fit); else under the
+ * lowest switch that can hold it (best fit at that level), as few of its
  * leaves as possible (largest leaves first, the last one best fit).
  * Returns the count chosen (moved to the front of cd), 0 if none. */
 static uint32_t place(ctx_t *c, const sched_job_t *j, const req_t *r, cand_t *cd,
@@ -1121,10 +1184,12 @@ static uint32_t place(ctx_t *c, const sched_job_t *j, const req_t *r, cand_t *cd
 			return got;
 	}
 	/* Span leaves: the fewest leaves whose nodes are enough, largest
-	 * first; the last leaf is the smallest one that completes the job. */
+	 * first; the last leaf is the smallest one that completes the job;
+	 * only leaves under the lowest switch that can hold the job. */
+	int32_t top = best_upper_switch(c, r);
 	uint32_t *lv = c->leaf_tmp, m = 0;
 	for (uint32_t l = 0; l < nl; l++)
-		if (c->leaf_cnt[l]) {
+		if (c->leaf_cnt[l] && (top < 0 || sw_under(s, (int32_t)l, top))) {
 			lv[3 * m] = l;
 			lv[3 * m + 1] = c->leaf_cap[l];
 			lv[3 * m + 2] = c->leaf_cnt[l];
@@ -1624,6 +1689,10 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 		const sched_node_t *nd = &s->nodes[x];
 		if ((c->mark[x] & 1) || !nd->usable)
 			continue;
+		/* The plan does not follow users: a node this job may not
+		 * share now is left out of it. */
+		if (user_blocked(nd, j, r))
+			continue;
 		if (j->nreq_nodes && !(c->mark[x] & 2) && j->nreq_nodes >= r->max_nodes)
 			continue;
 		if (j->features && !features_match(nd->features, j->features))
@@ -2020,6 +2089,14 @@ void sched_alloc_commit(sched_t *s, const sched_alloc_t *a)
 			for (uint32_t w = 0; n->cores_used && a->cores && w < a->cwords && w < n->core_words; w++)
 				n->cores_used[w] |= a->cores[(size_t)i * a->cwords + w];
 		}
+		if (!n->njobs) {
+			n->owner_uid = a->uid;
+			n->owner_jobs = 0;
+		} else if (!n->owner_jobs) {
+			n->owner_uid = a->uid;   /* stale owner: the node stays mixed */
+		}
+		n->owner_jobs += a->uid == n->owner_uid;
+		n->excl_user_jobs += a->excl_user != 0;
 		n->njobs++;
 		if (a->exclusive)
 			n->exclusive = 1;
@@ -2044,6 +2121,12 @@ void sched_alloc_release(sched_t *s, const sched_alloc_t *a)
 		}
 		if (n->njobs)
 			n->njobs--;
+		if (a->uid == n->owner_uid && n->owner_jobs)
+			n->owner_jobs--;
+		if (a->excl_user && n->excl_user_jobs)
+			n->excl_user_jobs--;
+		if (!n->njobs)
+			n->owner_jobs = n->excl_user_jobs = 0;
 		if (a->exclusive)
 			n->exclusive = 0;
 	}
@@ -2069,6 +2152,8 @@ void sched_alloc_copy(sched_alloc_t *dst, const sched_alloc_t *src)
 	dst->nnodes = k;
 	dst->exclusive = src->exclusive;
 	dst->shared = src->shared;
+	dst->uid = src->uid;
+	dst->excl_user = src->excl_user;
 	if (!k)
 		return;
 	dst->nodes = xmalloc(k * sizeof(uint32_t));

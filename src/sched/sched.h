@@ -77,6 +77,10 @@ typedef struct sched_node {
 	 * sharing on this node). A CPU in cores_used with share 0 is held by
 	 * a job that does not share. */
 	uint8_t *cpu_share;
+	/* --exclusive=user / ExclusiveUser: owner_uid's jobs are owner_jobs
+	 * of the node's njobs (all of them: one user's node); excl_user_jobs
+	 * of them keep other users out. Kept by commit/release. */
+	uint32_t owner_uid, owner_jobs, excl_user_jobs;
 } sched_node_t;
 
 /* ---- scheduler parameters (SchedulerType + SchedulerParameters) ----
@@ -225,6 +229,8 @@ typedef struct sched_job {
 	uint32_t cpus_per_gpu;
 	uint64_t mem_per_gpu;            /* MB */
 	int oversubscribe;               /* --oversubscribe (-s) */
+	int exclusive_user;              /* --exclusive=user, ExclusiveUser=YES:
+	                                  * nodes shared with its user's jobs only */
 	int contiguous;                  /* --contiguous: consecutive nodes */
 } sched_job_t;
 
@@ -238,6 +244,8 @@ typedef struct sched_alloc {
 	uint32_t *tasks;         /* per node */
 	int exclusive;
 	int shared;              /* CPUs held oversubscribed (cpu_share) */
+	uint32_t uid;            /* the job's user (node ownership) */
+	int excl_user;           /* --exclusive=user: keeps other users out */
 	/* CPU ids per node (nodes with cores_used): node i's bitmap is
 	 * cores[i * cwords .. +cwords). cwords 0 / cores NULL: none. */
 	uint32_t cwords;
@@ -275,6 +283,13 @@ typedef struct sched {
 	sched_pass_stats_t last;   /* written by sched_pass */
 	sched_prio_conf_t prio;    /* priority weights (the caller computes
 	                            * priorities; kept here for sprio) */
+	/* topology/tree above the leaves (borrowed; 0/NULL: leaves only).
+	 * Switches 0 .. (number of leaves - 1) are the leaves of
+	 * sched_node_t.leaf, the others their ancestors; sw_parent[s] is the
+	 * parent switch or -1, sw_level[s] 0 for leaves. */
+	uint32_t nswitches;
+	const int32_t *sw_parent;
+	const uint32_t *sw_level;
 } sched_t;
 
 /* decision.reason when the pass did not look at the job (beyond

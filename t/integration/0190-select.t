@@ -129,6 +129,23 @@ test_expect_success '--constraint: matching OR and counts' '
 	grep -q "Requested node configuration is not available" err
 '
 
+test_expect_success USERS '--exclusive=user: a node is shared with the same user only' '
+	d=$(mktemp -d) && chmod 777 $d &&
+	a=$(runuser -u alice -- sbatch --parsable -p ys --exclusive=user -n1 -t 5 -D $d -o /dev/null --wrap="sleep 297") &&
+	wait_job_state $a RUNNING &&
+	test "$(squeue -h -j $a -o %h)" = USER &&
+	test "$(job_field $a NumCPUs)" = 1 &&
+	b=$(runuser -u bob -- sbatch --parsable -p ys -n1 -t 5 -D $d -o /dev/null --wrap="sleep 297") &&
+	wait_for 10 test_reason $b Resources &&
+	c=$(runuser -u alice -- sbatch --parsable -p ys -n1 -t 5 -D $d -o /dev/null --wrap="sleep 297") &&
+	wait_job_state $c RUNNING &&
+	scancel $a $c &&
+	wait_job_state $b RUNNING &&
+	scancel $b && cancel_all &&
+	test_expect_code 255 sbatch --exclusive=nodes --wrap=true 2>err &&
+	grep -qx "sbatch: error: Invalid --exclusive specification" err
+'
+
 test_expect_success 'SelectTypeParameters cannot change by reconfigure (as Slurm)' '
 	sed -i "s/^SelectTypeParameters=.*/SelectTypeParameters=CR_CPU_Memory/" "$CL/etc/slurm.conf" &&
 	test_must_fail scontrol reconfigure 2>err &&

@@ -387,6 +387,46 @@ static void test_topology(void)
 	destroy(s);
 }
 
+/* A tree deeper than the leaves: a job that no leaf holds goes under the
+ * lowest switch that can hold it. 4 leaves of 4 nodes; mid switch 4 =
+ * leaves 0,1; mid 5 = leaves 2,3; root 6. Free: leaf 0 2, leaf 1 1,
+ * leaf 2 4, leaf 3 3. A 6-node job: largest leaves first over the whole
+ * tree would take leaf 2 (4) + leaf 0 (2) across both mids; under mid 5
+ * it takes leaves 2 and 3. */
+static void test_topology_levels(void)
+{
+	static const int32_t parent[7] = { 4, 4, 5, 5, 6, 6, -1 };
+	static const uint32_t level[7] = { 0, 0, 0, 0, 1, 1, 2 };
+	sched_t *s = mk(16, 4);
+	for (uint32_t i = 0; i < 16; i++)
+		s->nodes[i].leaf = (int)(i / 4);
+	s->nswitches = 7;
+	s->sw_parent = parent;
+	s->sw_level = level;
+	run_t rj[3];
+	run_on(s, &rj[0], 0, 2, NOW + 600);   /* leaf 0: 2 free */
+	run_on(s, &rj[1], 4, 3, NOW + 600);   /* leaf 1: 1 free */
+	run_on(s, &rj[2], 15, 1, NOW + 600);  /* leaf 3: 3 free */
+	sched_job_t j = job(1, 100, 6, 24, 60);
+	sched_decision_t *d = pass(s, &j, 1);
+	int in_mid5 = d[0].start && d[0].alloc.nnodes == 6;
+	for (uint32_t i = 0; in_mid5 && i < d[0].alloc.nnodes; i++)
+		in_mid5 = d[0].alloc.nodes[i] >= 8;
+	ok(in_mid5, "6-node job under one mid switch (leaves 2 and 3)");
+	sched_alloc_release(s, &d[0].alloc);
+	free_dec(d, 1);
+	/* 8 nodes: no mid switch holds them (mid 4 has 3, mid 5 has 7): the
+	 * root, fewest leaves there. */
+	j = job(2, 100, 8, 32, 60);
+	d = pass(s, &j, 1);
+	ok(d[0].start && d[0].alloc.nnodes == 8, "8-node job spans the mids under the root");
+	sched_alloc_release(s, &d[0].alloc);
+	free_dec(d, 1);
+	for (int i = 0; i < 3; i++)
+		sched_alloc_free(&rj[i].a);
+	destroy(s);
+}
+
 int main(void)
 {
 	test_easy();
@@ -396,5 +436,6 @@ int main(void)
 	test_never_delays(1);
 	test_never_delays(60);
 	test_topology();
+	test_topology_levels();
 	return done_testing();
 }

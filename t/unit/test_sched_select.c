@@ -446,6 +446,43 @@ static void test_feature_counts(void)
 	destroy(s);
 }
 
+/* --exclusive=user: a node is shared only among one user's jobs. */
+static void test_exclusive_user(void)
+{
+	sched_t *s = mk(2, 1);
+	sched_job_t a1 = job(1, 1, 1), b1 = job(2, 1, 1), a2 = job(3, 1, 1);
+	a1.user_id = a2.user_id = 1001;
+	b1.user_id = 1002;
+	a1.exclusive_user = 1;
+	sched_alloc_t x = run1(s, a1, NULL);
+	ok(x.nnodes && x.cpus[0] == 1 && x.nodes[0] == 0, "user-exclusive job: 1 CPU on n0");
+	sched_alloc_t y = run1(s, b1, NULL);
+	ok(y.nnodes && y.nodes[0] == 1, "another user's job goes to n1");
+	sched_alloc_t z = run1(s, a2, NULL);
+	ok(z.nnodes && z.nodes[0] == 0, "the same user's job shares n0");
+	sched_job_t b2 = job(4, 1, 1);
+	b2.user_id = 1002;
+	b2.exclusive_user = 1;
+	sched_job_t a3 = job(5, 63, 1);     /* more than n0 has left (62) */
+	a3.user_id = 1001;
+	sched_alloc_t w = run1(s, b2, NULL);
+	ok(w.nnodes && w.nodes[0] == 1, "user 1002's exclusive job shares its own node n1");
+	uint32_t why;
+	sched_alloc_t v = run1(s, a3, &why);
+	ok(!v.nnodes && why == WAIT_RESOURCES, "63 CPUs for user 1001: n0 is too full, n1 is 1002's: waits");
+	sched_alloc_release(s, &w);
+	sched_alloc_release(s, &y);
+	ok(s->nodes[1].njobs == 0 && s->nodes[1].excl_user_jobs == 0, "n1 empty again");
+	v = run1(s, a3, NULL);
+	ok(v.nnodes, "then user 1001's job starts");
+	sched_alloc_free(&v);
+	sched_alloc_free(&w);
+	sched_alloc_free(&x);
+	sched_alloc_free(&y);
+	sched_alloc_free(&z);
+	destroy(s);
+}
+
 static void test_params(void)
 {
 	sched_params_t p;
@@ -476,6 +513,7 @@ int main(void)
 	test_oversubscribe();
 	test_contiguous();
 	test_feature_counts();
+	test_exclusive_user();
 	test_params();
 	return done_testing();
 }
