@@ -124,7 +124,7 @@ fuzz: $(BUILD)/libsluice.a
 	@mkdir -p $(BUILD)/fuzz
 	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LDLIBS) || exit 1; done
+	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(SCHED_SRC) $(LDLIBS) || exit 1; done
 
 # Run every fuzz target for FUZZ_SECONDS (crash inputs land in $(BUILD)/fuzz).
 FUZZ_SECONDS ?= 60
