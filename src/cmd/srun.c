@@ -9,6 +9,10 @@
  * gives the nodes and a launch credential; srun sends MSG_LAUNCH_STEP to
  * each node daemon and relays the MSG_STEP_IO frames that come back on
  * those connections as they arrive (-l prefixes each line with the rank).
+ * Stdin goes the other way, as Slurm's default: srun's stdin to every
+ * task (-i N: task N only; -i none: nobody; -i FILE: that file, read
+ * here). A thread reads it and sends STEP_IO_STDIN frames (an empty one at
+ * EOF), so a task that does not read its stdin never holds up the output.
  *
  * Exit status (man srun): the largest task exit code, or 128+signal for
  * a task killed by a signal. SIGINT/SIGTERM cancel a standalone job; a
@@ -18,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +232,8 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 
 struct node_conn {
 	rpc_t *r;
+	int done;                  /* closed by the node; r is freed only after
+	                            * the stdin thread, which may still use it */
 	char *name;
 	uint32_t first, ntasks;
 	strbuf_t partial[3];       /* unfinished line per stream (for -l) */
@@ -278,6 +285,86 @@ static void relay_io(struct step_state *st, const msg_step_io_t *io)
 	}
 	write_all(fd, sb.buf, sb.len);
 	strbuf_release(&sb);
+}
+
+/* Stdin forwarding (a thread: its sends may wait on a node that is not
+ * reading, while the main thread keeps relaying output). */
+struct stdin_fwd {
+	int fd;                    /* srun's stdin, or the -i file */
+	int stop[2];               /* main -> thread: the step is over */
+	rpc_t **to;                /* node connections to feed (NULL: gone) */
+	uint32_t nto;
+	uint32_t task;             /* target rank, NO_VAL32 = every task */
+	pthread_t th;
+	int running;
+};
+
+static void *stdin_main(void *arg)
+{
+	struct stdin_fwd *f = arg;
+	char *buf = xmalloc(65536);
+	for (;;) {
+		struct pollfd p[2] = { { f->fd, POLLIN, 0 }, { f->stop[0], POLLIN, 0 } };
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		ssize_t n = read(f->fd, buf, 65536);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		/* n <= 0: EOF (or an error, the same for the tasks). */
+		msg_step_io_t io = { .task = f->task, .stream = STEP_IO_STDIN,
+				     .len = n > 0 ? (uint32_t)n : 0, .data = (uint8_t *)buf };
+		for (uint32_t k = 0; k < f->nto; k++)
+			if (f->to[k] && rpc_send(f->to[k], MSG_STEP_IO, &io))
+				f->to[k] = NULL;
+		if (n <= 0)
+			break;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* -i: where the tasks' stdin comes from. Returns the fd to forward (-1:
+ * none) and sets *task (NO_VAL32: every task). */
+static int stdin_source(const char *in, uint32_t total, uint32_t *task)
+{
+	*task = NO_VAL32;
+	if (!in || !*in)
+		return 0;
+	if (!strcasecmp(in, "none"))
+		return -1;
+	if (!strcasecmp(in, "all"))
+		return 0;
+	char *e;
+	unsigned long v = strtoul(in, &e, 10);
+	if (!*e && e != in) {
+		if (v >= total)
+			return -1;
+		*task = (uint32_t)v;
+		return 0;
+	}
+	int fd = open(in, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		error("Could not open stdin file %s: %s", in, strerror(errno));
+	return fd;
+}
+
+static void stdin_stop(struct stdin_fwd *f)
+{
+	if (!f->running)
+		return;
+	(void)!write(f->stop[1], "x", 1);
+	pthread_join(f->th, NULL);
+	f->running = 0;
+	close(f->stop[0]);
+	close(f->stop[1]);
+	if (f->fd > 0)
+		close(f->fd);
+	free(f->to);
 }
 
 static int digits(uint32_t n)
@@ -365,6 +452,8 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 			st.out_fd = fd;
 	}
 
+	uint32_t in_task = NO_VAL32;
+	int in_fd = stdin_source(o->desc.std_in, total, &in_task);
 	struct node_conn *nc = xcalloc(nnodes + 1, sizeof(*nc));
 	uint32_t first = 0;
 	int live = 0;
@@ -381,7 +470,9 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 			.cred = sr->cred, .env = *env, .cwd = (char *)dir,
 			.ntasks = nc[i].ntasks, .first_task = nc[i].first,
 			.total_tasks = total, .node_id = i, .nnodes = nnodes,
-			.flags = o->unbuffered ? 1u : 0u,
+			.flags = (o->unbuffered ? STEP_F_UNBUFFERED : 0u) |
+				 (in_fd >= 0 ? STEP_F_STDIN : 0u),
+			.stdin_task = in_task,
 		};
 		for (int k = 0; k < ncmd; k++)
 			strv_push(&ls.argv, cmd[k]);
@@ -421,6 +512,23 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		live++;
 	}
 
+	struct stdin_fwd fwd = { .fd = in_fd, .task = in_task, .stop = { -1, -1 } };
+	if (in_fd >= 0 && live > 0 && pipe2(fwd.stop, O_CLOEXEC) == 0) {
+		fwd.to = xcalloc(nnodes, sizeof(*fwd.to));
+		for (uint32_t i = 0; i < nnodes; i++)
+			if (nc[i].r && (in_task == NO_VAL32 ||
+					(in_task >= nc[i].first && in_task < nc[i].first + nc[i].ntasks)))
+				fwd.to[fwd.nto++] = nc[i].r;
+		fwd.running = pthread_create(&fwd.th, NULL, stdin_main, &fwd) == 0;
+		if (!fwd.running) {
+			close(fwd.stop[0]);
+			close(fwd.stop[1]);
+			free(fwd.to);
+		}
+	}
+	if (in_fd > 0 && !fwd.running)
+		close(in_fd);
+
 	/* Relay output until every connection is closed. */
 	struct pollfd *pf = xcalloc(nnodes + 2, sizeof(*pf));
 	int interrupted = 0;
@@ -428,7 +536,7 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		nfds_t n = 0;
 		uint32_t *map = xcalloc(nnodes + 1, sizeof(*map));
 		for (uint32_t i = 0; i < nnodes; i++) {
-			if (!nc[i].r)
+			if (!nc[i].r || nc[i].done)
 				continue;
 			pf[n].fd = rpc_fd(nc[i].r);
 			pf[n].events = POLLIN;
@@ -462,8 +570,7 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 			void *m = NULL;
 			int e = rpc_recv(c->r, &t, &m, 30000);
 			if (e) {
-				rpc_close(c->r);
-				c->r = NULL;
+				c->done = 1;
 				live--;
 				continue;
 			}
@@ -480,6 +587,7 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		}
 		free(map);
 	}
+	stdin_stop(&fwd);          /* before the connections it uses go */
 	for (uint32_t i = 0; i < nnodes; i++)
 		rpc_close(nc[i].r);
 	free(pf);

@@ -580,6 +580,17 @@ int rpc_recv(rpc_t *r, enum msg_type *type, void **msg, int timeout_ms)
 	return 0;
 }
 
+int rpc_has_frame(const rpc_t *r)
+{
+	if (!r || r->in.len <= r->in_off)
+		return 0;
+	frame_t f;
+	char *err = NULL;
+	int pr = net_frame_parse(r->in.buf + r->in_off, r->in.len - r->in_off, &f, &err);
+	free(err);
+	return pr != 0;
+}
+
 void proto_msg_destroy(enum msg_type type, void *msg)
 {
 	if (!msg)

@@ -44,6 +44,10 @@ int rpc_send(rpc_t *r, enum msg_type type, const void *msg);
  * proto_msg_destroy. timeout_ms < 0 waits forever. 0 or an errors.h
  * number (SLUICE_E_TIMEOUT -> "Socket timed out on send/recv operation"). */
 int rpc_recv(rpc_t *r, enum msg_type *type, void **msg, int timeout_ms);
+/* Is a whole frame already buffered (rpc_recv returns it without reading
+ * the socket, so poll() on rpc_fd would not say so)? Bad bytes count as
+ * one: rpc_recv reports them. */
+int rpc_has_frame(const rpc_t *r);
 /* Connect to the controller, send req, wait for one reply (MessageTimeout).
  * Returns 0 with *rtype and *reply, or an errors.h number. */
 int rpc_call_ctld(const conf_t *conf, enum msg_type type, const void *req,

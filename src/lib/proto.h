@@ -406,8 +406,13 @@ typedef struct msg_launch_step {
 	uint32_t first_task;           /* global rank of the first */
 	uint32_t total_tasks;
 	uint32_t node_id, nnodes;
-	uint32_t flags;
+	uint32_t flags;                /* STEP_F_* */
+	uint32_t stdin_task;           /* STEP_F_STDIN: the rank that reads srun's
+	                                * stdin, NO_VAL32 = every task */
 } msg_launch_step_t;
+#define STEP_F_UNBUFFERED 0x1u
+#define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO
+	                                * STEP_IO_STDIN frames; len 0 = EOF) */
 
 enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0 };
 typedef struct msg_step_io {

@@ -12,9 +12,12 @@
  * fork and spool record as a batch supervisor, in <spool>/step<J>.<S>/) that
  * inherits the connection: it answers MSG_RC 0 itself, so nothing can
  * overtake that reply, then runs the node's tasks as the user, each in its
- * own session with stdout/stderr on pipes and stdin on /dev/null, streams
- * their output as MSG_STEP_IO frames, sends one MSG_STEP_TASK_EXIT per task
- * once its output is drained, and exits. When srun goes away (EOF on the
+ * own session with stdout/stderr on pipes, streams their output as
+ * MSG_STEP_IO frames, sends one MSG_STEP_TASK_EXIT per task once its
+ * output is drained, and exits. Stdin is /dev/null, or with STEP_F_STDIN
+ * a pipe fed from srun's STEP_IO_STDIN frames (buffered per task; while
+ * more than STEP_STDIN_BUFFERED bytes wait, srun's frames are not read, so
+ * srun's sending thread waits instead of memory growing). When srun goes away (EOF on the
  * connection) the tasks are killed, as Slurm does. Signal/cancel requests
  * reach it through the spool request files (see supervisor.c).
  */
@@ -39,11 +42,15 @@
 #include "xalloc.h"
 
 #define STEP_MAX_TASKS 4096
+#define STEP_STDIN_BUFFERED (16u << 20)
 
 typedef struct task {
 	pid_t pid;
 	uint32_t rank;
 	int out, err;            /* pipe read ends, -1 at EOF */
+	int in;                  /* stdin pipe write end, -1 none or closed */
+	strbuf_t inbuf;          /* stdin from srun not yet written */
+	size_t inoff;
 	int exited, reported;
 	int status;
 } task_t;
@@ -52,12 +59,13 @@ typedef struct task {
  * slurmstepd writes them. */
 static void __attribute__((noreturn))
 task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
-	   uint32_t local, int out, int err)
+	   uint32_t local, int out, int err, int in)
 {
 	child_reset_signals();
 	setsid();
-	int devnull = open("/dev/null", O_RDONLY);
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+	if (in < 0)
+		in = open("/dev/null", O_RDONLY);
+	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(1);
 	char *e = NULL;
 	if (become_user(cr->user, cr->uid, cr->gid, &e) < 0) {
@@ -113,6 +121,41 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	_exit(en > 0 && en < 256 ? en : 1);
 }
 
+/* Stop feeding a task's stdin (EOF for it, or it is gone). */
+static void task_stdin_close(task_t *t)
+{
+	if (t->in >= 0)
+		close(t->in);
+	t->in = -1;
+	strbuf_release(&t->inbuf);
+	t->inoff = 0;
+}
+
+/* Write what is buffered for the task's stdin, as much as the pipe takes;
+ * at EOF (eof set) and nothing left, close it. */
+static void task_stdin_flush(task_t *t, int eof)
+{
+	while (t->in >= 0 && t->inoff < t->inbuf.len) {
+		ssize_t w = write(t->in, t->inbuf.buf + t->inoff, t->inbuf.len - t->inoff);
+		if (w > 0) {
+			t->inoff += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		task_stdin_close(t);      /* EPIPE: the task closed its stdin */
+		return;
+	}
+	if (t->in >= 0) {
+		strbuf_setlen(&t->inbuf, 0);
+		t->inoff = 0;
+		if (eof)
+			task_stdin_close(t);
+	}
+}
+
 static int send_io(rpc_t *r, uint32_t rank, uint32_t stream, const char *buf, size_t n)
 {
 	msg_step_io_t io = { .task = rank, .stream = stream, .len = (uint32_t)n,
@@ -145,9 +188,13 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	pid_t *pgids = xcalloc(n ? n : 1, sizeof(*pgids));
 	job_ctl_t ctl = { .pgids = pgids, .npgids = n, .kill_wait = nd->conf->kill_wait };
 	for (uint32_t i = 0; i < n; i++) {
-		int po[2], pe[2];
+		int po[2], pe[2], pi[2] = { -1, -1 };
 		t[i].rank = m->first_task + i;
-		t[i].out = t[i].err = -1;
+		t[i].out = t[i].err = t[i].in = -1;
+		if ((m->flags & STEP_F_STDIN) &&
+		    (m->stdin_task == NO_VAL32 || m->stdin_task == t[i].rank) &&
+		    pipe2(pi, O_CLOEXEC) < 0)
+			pi[0] = pi[1] = -1;   /* no pipe: /dev/null */
 		if (pipe2(po, O_CLOEXEC) < 0) {
 			t[i].exited = 1, t[i].status = 1 << 8;
 			continue;
@@ -160,10 +207,15 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(sfd);
-			task_child(nd, m, cr, i, po[1], pe[1]);
+			task_child(nd, m, cr, i, po[1], pe[1], pi[0]);
 		}
 		close(po[1]);
 		close(pe[1]);
+		if (pi[0] >= 0) {
+			close(pi[0]);
+			fcntl(pi[1], F_SETFL, fcntl(pi[1], F_GETFL) | O_NONBLOCK);
+			t[i].in = pid > 0 ? pi[1] : (close(pi[1]), -1);
+		}
 		if (pid < 0) {
 			error("step %u.%u: fork: %m", m->job_id, m->step_id);
 			close(po[0]), close(pe[0]);
@@ -177,7 +229,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	}
 
 	char *buf = xmalloc(65536);
-	struct pollfd *pf = xcalloc(2 + 2 * (size_t)(n ? n : 1), sizeof(*pf));
+	struct pollfd *pf = xcalloc(2 + 3 * (size_t)(n ? n : 1), sizeof(*pf));
+	int stdin_eof = !(m->flags & STEP_F_STDIN);
 	for (;;) {
 		/* Report tasks that are done and drained. */
 		uint32_t left = 0;
@@ -193,15 +246,19 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		}
 		if (!left)
 			break;
-		size_t np = 0;
+		size_t np = 0, waiting = 0;
+		for (uint32_t i = 0; i < n; i++)
+			waiting += t[i].inbuf.len - t[i].inoff;
 		pf[np++] = (struct pollfd){ sfd, POLLIN, 0 };
-		if (!srun_gone)
+		if (!srun_gone && waiting <= STEP_STDIN_BUFFERED)
 			pf[np++] = (struct pollfd){ fd, POLLIN, 0 };
 		for (uint32_t i = 0; i < n; i++) {
 			if (t[i].out >= 0)
 				pf[np++] = (struct pollfd){ t[i].out, POLLIN, 0 };
 			if (t[i].err >= 0)
 				pf[np++] = (struct pollfd){ t[i].err, POLLIN, 0 };
+			if (t[i].in >= 0 && t[i].inoff < t[i].inbuf.len)
+				pf[np++] = (struct pollfd){ t[i].in, POLLOUT, 0 };
 		}
 		int64_t tmo = job_ctl_tick(&ctl);
 		if (poll(pf, np, tmo < 0 ? 5000 : (int)tmo + 20) < 0 && errno != EINTR)
@@ -232,18 +289,43 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 						/* what the task left behind goes with it */
 						killpg(w, SIGKILL);
 						pgids[i] = 0;
+						task_stdin_close(&t[i]);
 					}
 				}
 			} else if (pfd == fd) {
-				/* srun sends nothing we use (stdin is /dev/null);
-				 * EOF means it is gone. */
-				ssize_t got = read(fd, buf, 65536);
-				if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
-					srun_gone = 1;
-					info("step %u.%u: srun went away, killing the tasks",
-					     m->job_id, m->step_id);
-					job_ctl_killall(&ctl, SIGKILL);
-				}
+				/* srun sends stdin frames (STEP_F_STDIN) or nothing;
+				 * EOF means it is gone. Every frame already read is
+				 * taken: poll() would not report buffered ones. */
+				do {
+					enum msg_type ty = MSG_NONE;
+					void *msg = NULL;
+					int e = rpc_recv(r, &ty, &msg, 1000);
+					if (e == SLUICE_E_TIMEOUT)
+						break;
+					if (e) {     /* closed, or bytes that are no frame */
+						srun_gone = 1;
+						info("step %u.%u: srun went away, killing the tasks",
+						     m->job_id, m->step_id);
+						job_ctl_killall(&ctl, SIGKILL);
+						break;
+					}
+					const msg_step_io_t *io = msg;
+					if (!e && ty == MSG_STEP_IO && io->stream == STEP_IO_STDIN) {
+						if (!io->len)
+							stdin_eof = 1;
+						for (uint32_t i = 0; i < n && io->len; i++)
+							if (t[i].in >= 0 && (io->task == NO_VAL32 ||
+									     io->task == t[i].rank))
+								strbuf_add(&t[i].inbuf, io->data, io->len);
+					}
+					proto_msg_destroy(ty, msg);
+				} while (!srun_gone && rpc_has_frame(r));
+				for (uint32_t i = 0; i < n; i++)
+					task_stdin_flush(&t[i], stdin_eof);
+			} else if (pf[k].events == POLLOUT) {
+				for (uint32_t i = 0; i < n; i++)
+					if (t[i].in == pfd)
+						task_stdin_flush(&t[i], stdin_eof);
 			} else {
 				for (uint32_t i = 0; i < n; i++) {
 					int *p = t[i].out == pfd ? &t[i].out :
@@ -268,6 +350,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	}
 	rpc_close(r);
 	rm_rf(dir);
+	for (uint32_t i = 0; i < n; i++)
+		task_stdin_close(&t[i]);
 	free(buf);
 	free(pf);
 	free(t);

@@ -53,6 +53,26 @@ test_expect_success 'srun waits for resources with Slurm'"'"'s messages' '
 	grep -Eq "^srun: job [0-9]+ has been allocated resources$" err
 '
 
+test_expect_success 'stdin reaches every task (Slurm'"'"'s default), or task N with -i N' '
+	echo "hello world" | srun cat >out &&
+	echo "hello world" >expect && test_cmp expect out &&
+	printf "b\na\n" | srun -N2 -n2 -l sort | sort >out &&
+	printf "0: a\n0: b\n1: a\n1: b\n" >expect && test_cmp expect out &&
+	printf "x\n" | srun -n2 -i 1 -l cat >out &&
+	echo "1: x" >expect && test_cmp expect out &&
+	echo x | srun -i none cat >out && test_must_be_empty out
+'
+
+test_expect_success 'large stdin, a task that ignores it, and a late writer' '
+	seq 1 200000 >big &&
+	srun -i big wc -l >out && echo 200000 >expect && test_cmp expect out &&
+	seq 1 300000 | srun -n2 wc -l >out &&
+	printf "300000\n300000\n" >expect && test_cmp expect out &&
+	timeout 60 srun true </dev/zero &&
+	(sleep 1; echo late) | srun head -1 >out &&
+	echo late >expect && test_cmp expect out
+'
+
 test_expect_success 'a missing command fails like Slurm' '
 	test_must_fail srun nosuchcmd 2>err &&
 	grep -q "execve(): nosuchcmd: No such file or directory" err
