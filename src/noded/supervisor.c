@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -242,6 +243,72 @@ static void write_all(int fd, const char *s, size_t n)
 	}
 }
 
+/* Slurm's stepd line in the job's stderr when the job is cancelled or
+ * runs out of time ("slurmstepd: error: *** JOB 12 ON comp001 CANCELLED
+ * AT 2026-11-30T04:10:00 DUE TO TIME LIMIT ***"). efd is the job's own
+ * stderr (the child opened it as the user and passed it back), so the
+ * line lands where the job's output is, not over it. */
+static void job_stderr_note(const noded_t *nd, const msg_launch_job_t *m, int efd,
+			    const char *why)
+{
+	if (efd < 0)
+		return;
+	char when[32];
+	time_fmt_iso(time(NULL), when, sizeof(when));
+	dprintf(efd, "slurmstepd: error: *** JOB %u ON %s CANCELLED AT %s%s ***\n",
+		m->job_id, nd->name, when, why ? why : "");
+}
+
+/* The child passes its stderr (fd 2) to the supervisor over errfd (a
+ * Unix socket): one byte 'F' with the descriptor. */
+static void send_stderr_fd(int errfd)
+{
+	char b = 'F';
+	struct iovec iov = { &b, 1 };
+	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	memset(&u, 0, sizeof(u));
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	int fd = 2;
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	while (sendmsg(errfd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+/* Read what the child sends on errfd until exec closes it: the stderr
+ * descriptor (into *efd) and, if the launch failed, its error text. */
+static void recv_child(int fd, int *efd, strbuf_t *msg)
+{
+	char buf[512];
+	for (;;) {
+		union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+		ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		size_t skip = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(int))) {
+				int got;
+				memcpy(&got, CMSG_DATA(c), sizeof(int));
+				if (*efd >= 0)
+					close(*efd);
+				*efd = got;
+				skip = buf[0] == 'F';
+			}
+		strbuf_add(msg, buf + skip, (size_t)n - skip);
+	}
+}
+
 /* The job child: never returns. Failures before exec go to errfd as
  * text (the supervisor fails the launch), after the chdir to the job's
  * stderr as Slurm's stepd writes them. */
@@ -284,6 +351,7 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 		write_all(errfd, e, strlen(e));
 		_exit(1);
 	}
+	send_stderr_fd(errfd);
 	const char *wd = m->work_dir && *m->work_dir ? m->work_dir : "/tmp";
 	if (chdir(wd) < 0) {
 		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
@@ -375,14 +443,15 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 
 	const char *s = m->script ? m->script : "";
 	pid_t pid = -1;
+	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
 	if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
 		error("job %u: cannot write script %s: %m", m->job_id, script);
 	} else if (geteuid() == 0 && chown(script, m->user_id, m->group_id) < 0) {
 		error("job %u: cannot chown script %s: %m", m->job_id, script);
 	} else {
 		int ep[2];
-		if (pipe2(ep, O_CLOEXEC) < 0) {
-			error("job %u: pipe: %m", m->job_id);
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ep) < 0) {
+			error("job %u: socketpair: %m", m->job_id);
 		} else if ((pid = fork()) < 0) {
 			error("job %u: fork: %m", m->job_id);
 			close(ep[0]);
@@ -394,16 +463,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		} else {
 			close(ep[1]);
 			strbuf_t msg = STRBUF_INIT;
-			char buf[512];
-			ssize_t n;
-			while ((n = read(ep[0], buf, sizeof(buf))) != 0) {
-				if (n < 0) {
-					if (errno == EINTR)
-						continue;
-					break;
-				}
-				strbuf_add(&msg, buf, (size_t)n);
-			}
+			recv_child(ep[0], &job_err, &msg);
 			close(ep[0]);
 			if (msg.len) {
 				error("job %u: launch failed: %s", m->job_id, msg.buf);
@@ -432,6 +492,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			if (time_limit_at && !ctl.killing && now >= time_limit_at) {
 				info("job %u: time limit reached", m->job_id);
 				timed_out = 1;
+				job_stderr_note(nd, m, job_err, " DUE TO TIME LIMIT");
 				job_ctl_terminate(&ctl, m->kill_wait);
 			}
 			int64_t wait_ms = 5000;     /* spool dir check interval */
@@ -452,6 +513,10 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					while (spool_request_take(dir, &req)) {
 						debug("job %u: request signal %u flags %#x", m->job_id,
 						      req.signal, req.flags);
+						/* scancel: Slurm's line, once */
+						if ((req.flags & SIGNAL_F_KILL_JOB) && !ctl.killing &&
+						    !timed_out && (req.end_state & JOB_STATE_BASE) == JOB_CANCELLED)
+							job_stderr_note(nd, m, job_err, NULL);
 						job_ctl_request(&ctl, &req);
 					}
 				} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
@@ -483,6 +548,8 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		if (orphaned)
 			_exit(0);
 	}
+	if (job_err >= 0)
+		close(job_err);
 
 	rec.done = 1;
 	rec.exit_status = status;

@@ -21,6 +21,16 @@ test_expect_success 'scancel ID ends a running job CANCELLED and kills its proce
 	wait_for 10 sh -c "! kill -0 $pid 2>/dev/null"
 '
 
+test_expect_success 'a cancelled job'"'"'s stderr gets Slurm'"'"'s CANCELLED AT line' '
+	cd "$CL/work" &&
+	id=$(sbatch --parsable -o cancel.out --wrap="sleep 300") &&
+	wait_job_state $id RUNNING &&
+	wait_for 10 test -e cancel.out &&
+	scancel $id &&
+	wait_job_state $id CANCELLED &&
+	wait_for 10 grep -Eq "^slurmstepd: error: \*\*\* JOB $id ON comp00[12] CANCELLED AT [0-9]{4}-[0-9-]{5}T[0-9:]{8} \*\*\*\$" cancel.out
+'
+
 test_expect_success 'scancel of a pending job' '
 	id=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
 	scancel $id &&
@@ -90,7 +100,8 @@ test_expect_success 'a job over its time limit gets SIGTERM and ends TIMEOUT' '
 	id=$(sbatch --parsable -t 1 -o limit.out limit.sh) &&
 	wait_job_state $id RUNNING &&
 	wait_job_state $id TIMEOUT 100 &&
-	grep -q "got term" limit.out
+	grep -q "got term" limit.out &&
+	grep -Eq "^slurmstepd: error: \*\*\* JOB $id ON comp00[12] CANCELLED AT [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} DUE TO TIME LIMIT \*\*\*\$" limit.out
 '
 
 test_expect_success 'a two-node job that ends normally: its step credentials are revoked on both nodes' '
