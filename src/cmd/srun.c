@@ -39,6 +39,7 @@
 #include "net.h"
 #include "states.h"
 #include "strbuf.h"
+#include "timefmt.h"
 #include "xalloc.h"
 
 extern char **environ;
@@ -473,6 +474,10 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 			.flags = (o->unbuffered ? STEP_F_UNBUFFERED : 0u) |
 				 (in_fd >= 0 ? STEP_F_STDIN : 0u),
 			.stdin_task = in_task,
+			/* -t inside an allocation limits the step (standalone
+			 * it is the job's, which the controller enforces) */
+			.time_limit = !standalone && o->desc.time_limit != TIME_NO_VAL &&
+				      o->desc.time_limit != TIME_INFINITE ? o->desc.time_limit : 0,
 		};
 		for (int k = 0; k < ncmd; k++)
 			strv_push(&ls.argv, cmd[k]);

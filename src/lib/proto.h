@@ -409,6 +409,8 @@ typedef struct msg_launch_step {
 	uint32_t flags;                /* STEP_F_* */
 	uint32_t stdin_task;           /* STEP_F_STDIN: the rank that reads srun's
 	                                * stdin, NO_VAL32 = every task */
+	uint32_t time_limit;           /* the step's own limit in minutes (srun -t
+	                                * inside an allocation), 0 = none */
 } msg_launch_step_t;
 #define STEP_F_UNBUFFERED 0x1u
 #define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO

@@ -406,6 +406,7 @@ static const proto_field_t launch_step_f[] = {
 	U32(msg_launch_step_t, nnodes, 13),
 	U32(msg_launch_step_t, flags, 14),
 	U32(msg_launch_step_t, stdin_task, 15),
+	U32(msg_launch_step_t, time_limit, 16),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 

@@ -39,6 +39,7 @@
 #include "hostlist.h"
 #include "noded.h"
 #include "states.h"
+#include "timefmt.h"
 #include "xalloc.h"
 
 #define STEP_MAX_TASKS 4096
@@ -228,6 +229,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		t[i].err = pe[0];
 	}
 
+	int64_t limit_at = m->time_limit ? (int64_t)time(NULL) + (int64_t)m->time_limit * 60 : 0;
 	char *buf = xmalloc(65536);
 	struct pollfd *pf = xcalloc(2 + 3 * (size_t)(n ? n : 1), sizeof(*pf));
 	int stdin_eof = !(m->flags & STEP_F_STDIN);
@@ -260,7 +262,26 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			if (t[i].in >= 0 && t[i].inoff < t[i].inbuf.len)
 				pf[np++] = (struct pollfd){ t[i].in, POLLOUT, 0 };
 		}
+		/* The step's own time limit (srun -t in an allocation): Slurm's
+		 * line to srun's stderr, then SIGTERM, SIGKILL after KillWait. */
+		int64_t now = time(NULL);
+		if (limit_at && !ctl.killing && now >= limit_at) {
+			char when[32], *line;
+			time_fmt_iso((time_t)now, when, sizeof(when));
+			line = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s "
+					 "DUE TO TIME LIMIT ***\n", m->job_id, m->step_id, nd->name, when);
+			info("step %u.%u: time limit reached", m->job_id, m->step_id);
+			if (!srun_gone && send_io(r, m->first_task, STEP_IO_STDERR, line, strlen(line)))
+				srun_gone = 1;
+			free(line);
+			job_ctl_terminate(&ctl, ctl.kill_wait);
+		}
 		int64_t tmo = job_ctl_tick(&ctl);
+		if (limit_at && !ctl.killing) {
+			int64_t left = (limit_at - now) * 1000;
+			if (tmo < 0 || left < tmo)
+				tmo = left < 0 ? 0 : left;
+		}
 		if (poll(pf, np, tmo < 0 ? 5000 : (int)tmo + 20) < 0 && errno != EINTR)
 			break;
 		for (size_t k = 0; k < np; k++) {

@@ -90,7 +90,7 @@ test_expect_success USERS 'a user cannot cancel another user'"'"'s job (exit 210
 	wait_job_state $id CANCELLED
 '
 
-test_expect_success 'a job over its time limit gets SIGTERM and ends TIMEOUT' '
+test_expect_success 'a job over its time limit gets SIGTERM and ends TIMEOUT; so does a step over its own' '
 	cd "$CL/work" &&
 	cat >limit.sh <<-\EOF &&
 	#!/bin/bash
@@ -98,8 +98,14 @@ test_expect_success 'a job over its time limit gets SIGTERM and ends TIMEOUT' '
 	while :; do sleep 0.2; done
 	EOF
 	id=$(sbatch --parsable -t 1 -o limit.out limit.sh) &&
+	# meanwhile, a step with its own limit inside a longer job
+	st=$(sbatch --parsable -t 5 -o step.out --wrap="srun -t 1 sleep 300; echo srun rc=\$?") &&
 	wait_job_state $id RUNNING &&
 	wait_job_state $id TIMEOUT 100 &&
+	wait_for 60 grep -q "^srun rc=143\$" step.out &&
+	grep -Eq "^slurmstepd: error: \*\*\* STEP $st\.0 ON comp00[12] CANCELLED AT [0-9T:-]+ DUE TO TIME LIMIT \*\*\*\$" step.out &&
+	grep -q "^srun: error: comp00[12]: task 0: Terminated\$" step.out &&
+	wait_job_state $st COMPLETED &&
 	grep -q "got term" limit.out &&
 	grep -Eq "^slurmstepd: error: \*\*\* JOB $id ON comp00[12] CANCELLED AT [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} DUE TO TIME LIMIT \*\*\*\$" limit.out
 '
