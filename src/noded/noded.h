@@ -33,6 +33,8 @@ typedef struct noded {
 	char *spool;               /* SlurmdSpoolDir with %n/%h expanded */
 	char *log_file;            /* NULL: stderr */
 	enum log_level log_level;
+	const char *conf_path;     /* -f, NULL: SLURM_CONF or the default */
+	int verbose_n, foreground; /* -v count, -D (for a re-read config) */
 	auth_t *auth;
 	loop_t *loop;
 	uint32_t slurm_uid;        /* SlurmUser's uid (0 when root/unknown) */

@@ -79,13 +79,66 @@ static long find_self(const conf_t *conf, const char *host)
 	return conf_node_find(conf, host);
 }
 
+/* The log settings of a config (SlurmdDebug + -v, SlurmdLogFile). */
+static void log_settings(const noded_t *nd, const conf_t *conf, enum log_level *lvl, char **file)
+{
+	int l = conf->slurmd_debug > 0 ? conf->slurmd_debug : LOG_LVL_INFO;
+	l += nd->verbose_n;
+	*lvl = (enum log_level)(l > LOG_LVL_DEBUG2 ? LOG_LVL_DEBUG2 : l);
+	*file = NULL;
+	if (!nd->foreground && conf->slurmd_log_file) {
+		char *host = short_hostname();
+		*file = conf_expand_path(conf->slurmd_log_file, nd->name, host);
+		free(host);
+	}
+}
+
+/* SIGHUP, as slurmd's: re-read slurm.conf and apply what a running node
+ * daemon can change (SlurmdDebug, SlurmdLogFile; the log is reopened in
+ * any case, for logrotate). What needs a restart is kept and said. A
+ * config with errors changes nothing. Jobs and job settings are the
+ * controller's: it sends them with each launch. */
+static void reconfigure(noded_t *nd)
+{
+	conf_t *nc = conf_load(nd->conf_path, CONF_FULL);
+	if (nc->nerrors) {
+		for (size_t i = 0; i < nc->nerrors; i++)
+			error("reconfigure: %s", nc->errors[i]);
+		error("reconfigure: config not applied");
+		conf_destroy(nc);
+		log_init("slurmd", 1, nd->log_level, nd->log_file);
+		return;
+	}
+	enum log_level lvl;
+	char *file;
+	log_settings(nd, nc, &lvl, &file);
+	free(nd->log_file);
+	nd->log_file = file;
+	nd->log_level = lvl;
+	log_init("slurmd", 1, nd->log_level, nd->log_file);
+	long idx = conf_node_find(nc, nd->name);
+	if (idx < 0)
+		error("reconfigure: node %s is no longer in slurm.conf; restart or stop this daemon",
+		      nd->name);
+	else if (nc->nodes[idx].port != nd->node->port)
+		info("reconfigure: Port changed (%u -> %u): needs a restart", nd->node->port,
+		     nc->nodes[idx].port);
+	const char *os = nd->conf->slurmd_spool_dir, *ns = nc->slurmd_spool_dir;
+	if ((os == NULL) != (ns == NULL) || (os && strcmp(os, ns)))
+		info("reconfigure: SlurmdSpoolDir changed: needs a restart");
+	info("reconfigure: slurm.conf re-read (log level %d)", (int)nd->log_level);
+	conf_destroy(nc);
+}
+
 static void on_signal(loop_t *l, int fd, uint32_t events, void *arg)
 {
 	noded_t *nd = arg;
 	struct signalfd_siginfo si;
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			/* logrotate: reopen the log file */
+			reconfigure(nd);
+		} else if (si.ssi_signo == SIGUSR2) {
+			/* logrotate, as slurmd: reopen the log file */
 			log_init("slurmd", 1, nd->log_level, nd->log_file);
 			info("log reopened");
 		} else {
@@ -158,13 +211,10 @@ int cmd_noded(int argc, char **argv)
 	if (mkdir_p(nd->spool, 0755) < 0 || access(nd->spool, W_OK | X_OK) < 0)
 		fatal("unable to use spool dir '%s': %s", nd->spool, strerror(errno));
 
-	int lvl = conf->slurmd_debug > 0 ? conf->slurmd_debug : LOG_LVL_INFO;
-	lvl += verbose_n;
-	if (lvl > LOG_LVL_DEBUG2)
-		lvl = LOG_LVL_DEBUG2;
-	nd->log_level = (enum log_level)lvl;
-	if (!foreground && conf->slurmd_log_file)
-		nd->log_file = conf_expand_path(conf->slurmd_log_file, nd->name, host);
+	nd->conf_path = conf_path;
+	nd->verbose_n = verbose_n;
+	nd->foreground = foreground;
+	log_settings(nd, conf, &nd->log_level, &nd->log_file);
 	log_init("slurmd", 0, nd->log_level, NULL);
 
 	char *err = NULL;
@@ -186,6 +236,7 @@ int cmd_noded(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	if (!foreground) {

@@ -71,6 +71,20 @@ test_expect_success 'a node daemon that stops becomes not responding, then down'
 	wait_for 15 test_node_state comp002 idle
 '
 
+test_expect_success 'SIGHUP: the node daemon re-reads slurm.conf (SlurmdDebug), a broken one changes nothing' '
+	pid=$(cat "$CL/noded-comp001.pid") &&
+	cp "$CL/etc/slurm.conf" "$CL/etc/slurm.conf.good" &&
+	echo "SlurmdDebug=debug" >>"$CL/etc/slurm.conf" &&
+	kill -HUP $pid &&
+	wait_for 10 grep -q "reconfigure: slurm.conf re-read (log level 5)" "$CL/log/noded-comp001.stderr" &&
+	echo "NoSuchKey=1" >>"$CL/etc/slurm.conf" &&
+	kill -HUP $pid &&
+	wait_for 10 grep -q "reconfigure: config not applied" "$CL/log/noded-comp001.stderr" &&
+	cp "$CL/etc/slurm.conf.good" "$CL/etc/slurm.conf" &&
+	kill -0 $pid &&
+	wait_for 10 test_node_state comp001 idle
+'
+
 test_expect_success 'unknown node: Slurm text and exit 1' '
 	test_expect_code 1 scontrol show node comp999 >out &&
 	compat_stdout err_scontrol_show_node_unknown.txt >expect &&
