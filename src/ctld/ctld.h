@@ -252,6 +252,10 @@ int job_launch(ctld_t *cd, job_t *j);
 /* Could the job ever run (sched_job_validate)? An errors.h number, and in
  * *msg (if not NULL and unset) Slurm's detail line for the refusal. */
 int job_sched_validate(ctld_t *cd, const job_t *j, char **msg);
+/* A partition's OverSubscribe value: PART_OS_*, and for YES/FORCE the
+ * jobs per CPU in *max (":N", 4 by default as Slurm; 1 otherwise). */
+enum { PART_OS_NO, PART_OS_EXCLUSIVE, PART_OS_YES, PART_OS_FORCE };
+int part_oversubscribe(const char *v, uint32_t *max);
 /* (Re)load SchedulerType/SchedulerParameters/TopologyParam and the
  * Priority* weights from cd->conf into cd->sched (params, prio); called by
  * sched_glue_build and after a reconfigure. */

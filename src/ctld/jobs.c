@@ -606,11 +606,13 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		else if (cd->conf->def_mem_per_node)
 			d->mem_per_node = cd->conf->def_mem_per_node;
 	}
-	if (p->cf->oversubscribe && !strncasecmp(p->cf->oversubscribe, "EXCLUSIVE", 9))
+	uint32_t share;
+	int os = part_oversubscribe(p->cf->oversubscribe, &share);
+	if (os == PART_OS_EXCLUSIVE)
 		d->flags |= JOB_F_EXCLUSIVE;
 	/* Every job of an OverSubscribe=FORCE partition shares (and shows
 	 * OverSubscribe=YES, as Slurm's). */
-	if (p->cf->oversubscribe && !strncasecmp(p->cf->oversubscribe, "FORCE", 5))
+	if (os == PART_OS_FORCE)
 		d->flags |= JOB_F_OVERSUBSCRIBE;
 	/* ExclusiveUser=YES: every job keeps other users off its nodes. */
 	if (p->cf->exclusive_user && !(d->flags & JOB_F_EXCLUSIVE))

@@ -832,7 +832,12 @@ void part_fill_info(ctld_t *cd, part_t *p, part_info_t *pi)
 	pi->min_nodes = p->min_nodes;
 	pi->priority_job_factor = p->priority_job_factor;
 	pi->priority_tier = p->priority_tier;
-	pi->oversubscribe = xstrdup(cf->oversubscribe ? cf->oversubscribe : "NO");
+	/* As Slurm shows it: "YES" is "YES:4", "force:2" is "FORCE:2". */
+	uint32_t share;
+	int os = part_oversubscribe(cf->oversubscribe, &share);
+	pi->oversubscribe = os == PART_OS_YES || os == PART_OS_FORCE ?
+		xasprintf("%s:%u", os == PART_OS_FORCE ? "FORCE" : "YES", share) :
+		xstrdup(os == PART_OS_EXCLUSIVE ? "EXCLUSIVE" : "NO");
 	pi->allow_groups = xstrdup(cf->allow_groups);
 	pi->allow_accounts = xstrdup(cf->allow_accounts);
 	pi->allow_qos = xstrdup(cf->allow_qos);

@@ -77,21 +77,20 @@ static void node_cores_init(const conf_node_t *cf, sched_node_t *sn)
 	sn->gpu_cores = gc;
 }
 
-/* Partition OverSubscribe: "YES[:N]" and "FORCE[:N]" share CPUs among
- * up to N jobs (4 by default, as Slurm); NO and EXCLUSIVE do not. */
-static void part_share_parse(const char *v, uint32_t *max, int *force)
+int part_oversubscribe(const char *v, uint32_t *max)
 {
 	*max = 1;
-	*force = 0;
 	if (!v)
-		return;
+		return PART_OS_NO;
+	if (!strncasecmp(v, "EXCLUSIVE", 9))
+		return PART_OS_EXCLUSIVE;
 	int yes = !strncasecmp(v, "YES", 3), frc = !strncasecmp(v, "FORCE", 5);
 	if (!yes && !frc)
-		return;
+		return PART_OS_NO;
 	const char *colon = strchr(v, ':');
 	unsigned long n = colon ? strtoul(colon + 1, NULL, 10) : 4;
 	*max = n < 1 ? 1 : n > 255 ? 255 : (uint32_t)n;
-	*force = frc;
+	return frc ? PART_OS_FORCE : PART_OS_YES;
 }
 
 void sched_glue_build(ctld_t *cd)
@@ -176,7 +175,7 @@ void sched_glue_build(ctld_t *cd)
 		sp->priority_tier = cf->priority_tier;
 		sp->priority_job_factor = cf->priority_job_factor;
 		sp->def_mem_per_cpu = cf->def_mem_per_cpu ? cf->def_mem_per_cpu : conf->def_mem_per_cpu;
-		part_share_parse(cf->oversubscribe, &sp->max_share, &sp->force_share);
+		sp->force_share = part_oversubscribe(cf->oversubscribe, &sp->max_share) == PART_OS_FORCE;
 	}
 	sched_totals(s);
 	ctld_load_sched_conf(cd);

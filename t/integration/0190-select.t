@@ -19,12 +19,16 @@ test_expect_success 'cluster with thread nodes and oversubscribed partitions' '
 		echo "PartitionName=thr Nodes=comp[001-002] State=UP"
 		echo "PartitionName=fs Nodes=comp003 OverSubscribe=FORCE:2 State=UP"
 		echo "PartitionName=ys Nodes=comp004 OverSubscribe=YES:2 State=UP"
+		echo "PartitionName=yd Nodes=comp004 OverSubscribe=yes State=UP"
+		echo "PartitionName=fd Nodes=comp004 OverSubscribe=Force State=UP"
 	} >>"$CL/etc/slurm.conf" &&
 	ctld_start &&
 	for i in 1 2 3 4; do noded_start comp00$i; done &&
 	wait_for 30 nodes_idle &&
 	sinfo -h -o "%P %h" >out &&
-	grep -qx "fs FORCE:2" out && grep -qx "ys YES:2" out
+	grep -qx "fs FORCE:2" out && grep -qx "ys YES:2" out &&
+	grep -qx "yd YES:4" out && grep -qx "fd FORCE:4" out &&
+	scontrol show partition fd | grep -q " OverSubscribe=FORCE:4$"
 '
 
 cancel_all() { scancel -u root; wait_for 20 sh -c "test -z \"\$(squeue -h -t PD,R,CG)\""; }
