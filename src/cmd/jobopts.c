@@ -375,12 +375,15 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case 'e': set_str(&d->std_err, arg); break;
 	case 'x': set_str(&d->exc_nodes, arg); break;
 	case ID_EXCLUSIVE:
-		/* --exclusive[=user|mcs]; MCS labels do not exist here, so mcs
-		 * is the whole node, as plain --exclusive. */
+		/* --exclusive[=user|mcs|oversubscribe] (oversubscribe: as -s);
+		 * MCS labels do not exist here, so mcs is the whole node, as
+		 * plain --exclusive. */
 		if (!arg || !*arg || !strcasecmp(arg, "exclusive") || !strcasecmp(arg, "mcs"))
 			d->flags |= JOB_F_EXCLUSIVE;
 		else if (!strcasecmp(arg, "user"))
 			d->flags |= JOB_F_EXCLUSIVE_USER;
+		else if (!strcasecmp(arg, "oversubscribe"))
+			d->flags |= JOB_F_OVERSUBSCRIBE;
 		else
 			return fail255(o, "Invalid --exclusive specification");
 		break;

@@ -343,8 +343,11 @@ static int stdin_source(const char *in, uint32_t total, uint32_t *task)
 	char *e;
 	unsigned long v = strtoul(in, &e, 10);
 	if (!*e && e != in) {
-		if (v >= total)
+		if (v >= total) {
+			error("--input=%s: the step has no task %lu (tasks 0-%u): stdin not forwarded",
+			      in, v, total ? total - 1 : 0);
 			return -1;
+		}
 		*task = (uint32_t)v;
 		return 0;
 	}

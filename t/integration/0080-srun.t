@@ -60,7 +60,9 @@ test_expect_success 'stdin reaches every task (Slurm'"'"'s default), or task N w
 	printf "0: a\n0: b\n1: a\n1: b\n" >expect && test_cmp expect out &&
 	printf "x\n" | srun -n2 -i 1 -l cat >out &&
 	echo "1: x" >expect && test_cmp expect out &&
-	echo x | srun -i none cat >out && test_must_be_empty out
+	echo x | srun -i none cat >out && test_must_be_empty out &&
+	echo x | srun -n2 -i 7 cat >out 2>err && test_must_be_empty out &&
+	grep -qx "srun: error: --input=7: the step has no task 7 (tasks 0-1): stdin not forwarded" err
 '
 
 test_expect_success 'large stdin, a task that ignores it, and a late writer' '

@@ -62,6 +62,24 @@ int main(void)
 	is_int(o.argi, 20, "operand index");
 	jobopts_release(&o);
 
+	/* --exclusive values and -s (Slurm's arg_set_exclusive) */
+	const struct { const char *arg; uint32_t flag; } ex[] = {
+		{ "--exclusive=user", JOB_F_EXCLUSIVE_USER },
+		{ "--exclusive=mcs", JOB_F_EXCLUSIVE },
+		{ "--exclusive=oversubscribe", JOB_F_OVERSUBSCRIBE },
+		{ "--exclusive=EXCLUSIVE", JOB_F_EXCLUSIVE },
+		{ "-s", JOB_F_OVERSUBSCRIBE },
+		{ "--oversubscribe", JOB_F_OVERSUBSCRIBE },
+	};
+	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		jobopts_init(&o, JOBOPTS_SBATCH);
+		const char *av[] = { "sbatch", ex[i].arg, "--wrap=true", NULL };
+		is_int(parse(&o, av), 0, "%s parses", ex[i].arg);
+		is_int(o.desc.flags & (JOB_F_EXCLUSIVE | JOB_F_EXCLUSIVE_USER | JOB_F_OVERSUBSCRIBE),
+		       ex[i].flag, "%s sets its flag alone", ex[i].arg);
+		jobopts_release(&o);
+	}
+
 	/* errors and their exit statuses */
 	jobopts_init(&o, JOBOPTS_SBATCH);
 	const char *e1[] = { "sbatch", "-t", "foo", NULL };

@@ -22,18 +22,9 @@ static char names[16384][16];
 /* n nodes of cpus/mem/gpus (type h100 when gpus), one partition "all". */
 static sched_t *mk(uint32_t n, uint32_t cpus, uint64_t mem, uint32_t gpus, const char *type)
 {
-	sched_t *s = xcalloc(1, sizeof(*s));
-	s->nnodes = n;
-	s->nodes = xcalloc(n, sizeof(sched_node_t));
+	sched_t *s = fixture_nodes(n, names, "n%05u", cpus, mem);
 	for (uint32_t i = 0; i < n; i++) {
 		sched_node_t *nd = &s->nodes[i];
-		snprintf(names[i], sizeof(names[i]), "n%05u", i);
-		nd->name = names[i];
-		nd->cpus = cpus;
-		nd->mem = mem;
-		nd->weight = 1;
-		nd->leaf = -1;
-		nd->usable = 1;
 		if (gpus) {
 			nd->ngpus = gpus;
 			nd->ngpu_types = 1;
@@ -45,26 +36,10 @@ static sched_t *mk(uint32_t n, uint32_t cpus, uint64_t mem, uint32_t gpus, const
 	return s;
 }
 
-static void destroy(sched_t *s)
-{
-	for (uint32_t p = 0; p < s->nparts; p++)
-		free(s->parts[p].nodes);
-	free(s->parts);
-	free(s->nodes);
-	free(s);
-}
-
 static sched_job_t job(uint32_t id)
 {
-	sched_job_t j;
-	memset(&j, 0, sizeof(j));
-	j.job_id = id;
-	j.priority = 100;
-	j.submit_time = 1000 + id;
-	j.min_nodes = 1;
-	j.ntasks = 1;
-	j.cpus_per_task = 1;
-	j.time_limit = 60;
+	sched_job_t j = fixture_job(id, 1, 1);
+	j.mem_per_node = 0;      /* these tests set memory themselves */
 	return j;
 }
 
@@ -100,7 +75,7 @@ static void test_basic_fit(void)
 	for (int i = 0; i < 3; i++)
 		sched_alloc_free(&d[i].alloc);
 	free(d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_multi_node_and_priority(void)
@@ -124,7 +99,7 @@ static void test_multi_node_and_priority(void)
 	for (int i = 0; i < 3; i++)
 		sched_alloc_free(&d[i].alloc);
 	free(d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_exclusive(void)
@@ -151,7 +126,7 @@ static void test_exclusive(void)
 	for (int i = 0; i < 3; i++)
 		sched_alloc_free(&d[i].alloc);
 	free(d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_gpus(void)
@@ -207,7 +182,7 @@ static void test_gpus(void)
 	sched_alloc_free(&d2[0].alloc);
 	sched_alloc_free(&d3[0].alloc);
 	free(d); free(d2); free(d3);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 /* --gpus-per-task, --cpus-per-gpu, --mem-per-gpu. */
@@ -255,9 +230,9 @@ static void test_gpu_relative(void)
 		sched_alloc_free(&dc[i].alloc);
 	}
 	free(d); free(dt); free(dc);
-	destroy(s);
-	destroy(s2);
-	destroy(s3);
+	fixture_destroy(s);
+	fixture_destroy(s2);
+	fixture_destroy(s3);
 }
 
 static void test_memory(void)
@@ -285,7 +260,7 @@ static void test_memory(void)
 	for (int i = 0; i < 3; i++)
 		sched_alloc_free(&d[i].alloc);
 	free(d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_reasons(void)
@@ -340,7 +315,7 @@ static void test_reasons(void)
 	d = pass(s, &x, 1, 2000);
 	ok(!d[0].start, "-x all usable nodes: cannot start");
 	free(d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_features_weight(void)
@@ -371,7 +346,7 @@ static void test_features_weight(void)
 	free(d);
 	j.features = "nothing";
 	is_int(sched_job_validate(s, &j), ESLURM_INVALID_FEATURE, "unknown feature rejected");
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_leaf(void)
@@ -394,7 +369,7 @@ static void test_leaf(void)
 	ok(d[0].start && d[0].alloc.nodes[0] == 0, "3 nodes fit only in leaf 0");
 	sched_alloc_free(&d[0].alloc);
 	free(d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_ntasks_per_node(void)
@@ -413,7 +388,7 @@ static void test_ntasks_per_node(void)
 	is_int(d[0].alloc.gpus[1], 0xff, "all 8 gpus");
 	sched_alloc_free(&d[0].alloc);
 	free(d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 /* ASan+UBSan builds (make test-san) run the pass several times slower:
@@ -467,7 +442,7 @@ static void test_scale(void)
 	printf("# second pass (cluster full): %.3f s\n", t1 - t0);
 	sched_decisions_free(d, nj);
 	free(jobs);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 int main(void)

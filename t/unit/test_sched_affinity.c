@@ -23,21 +23,12 @@ static uint64_t two_socket[8];
 
 static sched_t *mk(uint32_t n, int affinity)
 {
-	static char names[8][8];
+	static char names[8][16];
 	for (int g = 0; g < 8; g++)
 		two_socket[g] = g < 4 ? 0x00000000ffffffffull : 0xffffffff00000000ull;
-	sched_t *s = xcalloc(1, sizeof(*s));
-	s->nnodes = n;
-	s->nodes = xcalloc(n, sizeof(sched_node_t));
+	sched_t *s = fixture_nodes(n, names, "n%u", CPUS, 512000);
 	for (uint32_t i = 0; i < n; i++) {
 		sched_node_t *nd = &s->nodes[i];
-		snprintf(names[i], sizeof(names[i]), "n%u", i);
-		nd->name = names[i];
-		nd->cpus = CPUS;
-		nd->mem = 512000;
-		nd->weight = 1;
-		nd->leaf = -1;
-		nd->usable = 1;
 		nd->ngpus = 8;
 		nd->ngpu_types = 1;
 		snprintf(nd->gpu_types[0].type, sizeof(nd->gpu_types[0].type), "h100");
@@ -50,50 +41,17 @@ static sched_t *mk(uint32_t n, int affinity)
 	return s;
 }
 
-static void destroy(sched_t *s)
-{
-	for (uint32_t i = 0; i < s->nnodes; i++)
-		free(s->nodes[i].cores_used);
-	free(s->parts[0].nodes);
-	free(s->parts);
-	free(s->nodes);
-	free(s);
-}
-
 static sched_job_t job(uint32_t id, uint32_t cpus, uint32_t gpus)
 {
-	sched_job_t j;
-	memset(&j, 0, sizeof(j));
-	j.job_id = id;
-	j.priority = 100;
-	j.submit_time = 1000 + id;
-	j.min_nodes = 1;
-	j.ntasks = cpus;
-	j.cpus_per_task = 1;
-	j.mem_per_node = 1024;
+	sched_job_t j = fixture_job(id, cpus, 1);
 	j.gpus_per_node = gpus;
-	j.time_limit = 60;
 	return j;
-}
-
-/* Start one job; returns its allocation (caller frees), nnodes 0 if it
- * did not start. */
-static sched_alloc_t run1(sched_t *s, sched_job_t j)
-{
-	sched_decision_t *d = NULL;
-	sched_alloc_t a;
-	memset(&a, 0, sizeof(a));
-	sched_pass(s, &j, 1, 5000, &d);
-	if (d[0].start)
-		sched_alloc_copy(&a, &d[0].alloc);
-	sched_decisions_free(d, 1);
-	return a;
 }
 
 static void test_lowest_first(void)
 {
 	sched_t *s = mk(1, 1);
-	sched_alloc_t a = run1(s, job(1, 8, 2));
+	sched_alloc_t a = fixture_run1(s, job(1, 8, 2), NULL);
 	ok(a.nnodes == 1 && a.cwords == W, "job with CPU ids");
 	ok(a.cores && a.cores[0] == 0xffull, "8 CPUs: ids 0-7");
 	ok(a.gpus[0] == 0x3ull, "2 GPUs: 0,1 (close to 0-7)");
@@ -101,48 +59,48 @@ static void test_lowest_first(void)
 	sched_alloc_release(s, &a);
 	ok(s->nodes[0].cores_used[0] == 0, "released CPU ids");
 	sched_alloc_free(&a);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_gpus_follow_free_cores(void)
 {
 	sched_t *s = mk(1, 1);
-	sched_alloc_t a = run1(s, job(1, 40, 0));
+	sched_alloc_t a = fixture_run1(s, job(1, 40, 0), NULL);
 	ok(a.cores[0] == 0xffffffffffull && a.gpus[0] == 0, "CPU job: ids 0-39, no GPU");
 	/* 8 CPUs: the free ones are 40-63, close to GPUs 4-7. */
-	sched_alloc_t b = run1(s, job(2, 8, 2));
+	sched_alloc_t b = fixture_run1(s, job(2, 8, 2), NULL);
 	ok(b.gpus[0] == 0x30ull, "GPUs 4,5 chosen next to the free CPUs");
 	ok(b.cores[0] == 0xffull << 40, "CPU ids 40-47");
 	sched_alloc_free(&a);
 	sched_alloc_free(&b);
-	destroy(s);
+	fixture_destroy(s);
 
 	/* 30 CPUs used on socket 0: a 4-CPU 4-GPU job goes to socket 1. */
 	s = mk(1, 1);
-	a = run1(s, job(1, 30, 0));
-	b = run1(s, job(2, 4, 4));
+	a = fixture_run1(s, job(1, 30, 0), NULL);
+	b = fixture_run1(s, job(2, 4, 4), NULL);
 	ok(b.gpus[0] == 0xf0ull, "4 GPUs on the socket with free CPUs");
 	ok(b.cores[0] == 0xfull << 32, "CPU ids 32-35 next to them");
 	sched_alloc_free(&a);
 	sched_alloc_free(&b);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_no_close_cpus_left(void)
 {
 	sched_t *s = mk(1, 1);
-	sched_alloc_t a = run1(s, job(1, 32, 4));   /* socket 0 + GPUs 0-3 */
+	sched_alloc_t a = fixture_run1(s, job(1, 32, 4), NULL);   /* socket 0 + GPUs 0-3 */
 	ok(a.gpus[0] == 0xfull && a.cores[0] == 0xffffffffull, "socket 0 job");
-	sched_alloc_t b = run1(s, job(2, 8, 0));    /* takes 32-39 */
+	sched_alloc_t b = fixture_run1(s, job(2, 8, 0), NULL);    /* takes 32-39 */
 	sched_alloc_release(s, &a);
 	/* Now CPUs 0-31 and 40-63 are free, GPUs 0-7 free: both sockets
 	 * have the 20 CPUs free, so the lowest GPUs win. */
-	sched_alloc_t c = run1(s, job(3, 20, 4));
+	sched_alloc_t c = fixture_run1(s, job(3, 20, 4), NULL);
 	ok(c.gpus[0] == 0xfull, "GPUs 0-3: their 32 close CPUs are free");
 	ok(c.cores[0] == 0xfffffull, "CPU ids 0-19");
 	/* A job wanting more CPUs than its GPU's socket has free spills
 	 * over to the lowest other free ones. */
-	sched_alloc_t d = run1(s, job(4, 30, 1));
+	sched_alloc_t d = fixture_run1(s, job(4, 30, 1), NULL);
 	ok(d.gpus[0] == 0x10ull, "GPU 4 (the free one)");
 	ok(d.cores[0] == ((0xffffffull << 40) | (0x3full << 20)),
 	   "24 close CPU ids 40-63, then 6 more, lowest free (20-25)");
@@ -150,19 +108,19 @@ static void test_no_close_cpus_left(void)
 	sched_alloc_free(&b);
 	sched_alloc_free(&c);
 	sched_alloc_free(&d);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_no_affinity(void)
 {
 	sched_t *s = mk(1, 0);
-	sched_alloc_t a = run1(s, job(1, 40, 0));
-	sched_alloc_t b = run1(s, job(2, 8, 2));
+	sched_alloc_t a = fixture_run1(s, job(1, 40, 0), NULL);
+	sched_alloc_t b = fixture_run1(s, job(2, 8, 2), NULL);
 	ok(b.gpus[0] == 0x3ull, "no Cores=: lowest GPU indices");
 	ok(b.cores[0] == 0xffull << 40, "CPU ids: lowest free");
 	sched_alloc_free(&a);
 	sched_alloc_free(&b);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_exclusive_and_multi_node(void)
@@ -171,24 +129,24 @@ static void test_exclusive_and_multi_node(void)
 	sched_job_t j = job(1, 2, 1);
 	j.min_nodes = 2;
 	j.ntasks = 2;
-	sched_alloc_t a = run1(s, j);
+	sched_alloc_t a = fixture_run1(s, j, NULL);
 	ok(a.nnodes == 2 && a.cwords == W, "2-node job");
 	ok(a.cores[0] == 0x1ull && a.cores[1] == 0x1ull, "CPU id 0 on each node");
 	ok(a.gpus[0] == 1 && a.gpus[1] == 1, "GPU 0 on each node");
 	sched_alloc_release(s, &a);
 	j = job(2, 1, 0);
 	j.exclusive = 1;
-	sched_alloc_t b = run1(s, j);
+	sched_alloc_t b = fixture_run1(s, j, NULL);
 	ok(b.cores[0] == ~0ull, "--exclusive: all 64 CPU ids");
 	sched_alloc_free(&a);
 	sched_alloc_free(&b);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_fill_cores(void)
 {
 	sched_t *s = mk(1, 1);
-	sched_alloc_t a = run1(s, job(1, 4, 0));      /* ids 0-3 */
+	sched_alloc_t a = fixture_run1(s, job(1, 4, 0), NULL);      /* ids 0-3 */
 	/* A recovered allocation: 8 CPUs and GPUs 4,5, no CPU ids. */
 	sched_alloc_t r;
 	memset(&r, 0, sizeof(r));
@@ -207,7 +165,7 @@ static void test_fill_cores(void)
 	ok(s->nodes[0].cores_used[0] == (0xfull | (0xffull << 32)), "committed with the rest");
 	sched_alloc_free(&a);
 	sched_alloc_free(&r);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 int main(void)

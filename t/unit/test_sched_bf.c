@@ -26,32 +26,12 @@ static char names[512][16];
 
 static sched_t *mk(uint32_t n, uint32_t cpus)
 {
-	sched_t *s = xcalloc(1, sizeof(*s));
-	s->nnodes = n;
-	s->nodes = xcalloc(n, sizeof(sched_node_t));
-	for (uint32_t i = 0; i < n; i++) {
-		sched_node_t *nd = &s->nodes[i];
-		snprintf(names[i], sizeof(names[i]), "n%02u", i);
-		nd->name = names[i];
-		nd->cpus = cpus;
-		nd->weight = 1;
-		nd->leaf = -1;
-		nd->usable = 1;
-	}
+	sched_t *s = fixture_nodes(n, names, "n%02u", cpus, 0);
 	fixture_one_part(s, n, 2);
 	sched_params_init(&s->params);
 	s->params.bf_resolution = 1;    /* exact times; test_resolution sets 60 */
 	s->run_backfill = 1;
 	return s;
-}
-
-static void destroy(sched_t *s)
-{
-	for (uint32_t p = 0; p < s->nparts; p++)
-		free(s->parts[p].nodes);
-	free(s->parts);
-	free(s->nodes);
-	free(s);
 }
 
 static sched_job_t job(uint32_t id, uint32_t prio, uint32_t nodes, uint32_t cpus, uint32_t mins)
@@ -141,7 +121,7 @@ static void test_easy(void)
 	free_dec(d, 4);
 	sched_alloc_release(s, &rj.a);
 	sched_alloc_free(&rj.a);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 /* bf_resolution=60 (Slurm's default), as measured on Slurm 22.05: a job
@@ -171,7 +151,7 @@ static void test_resolution(void)
 	ok(!d[3].start, "one ending 41 s after it does not");
 	free_dec(d, 4);
 	sched_alloc_free(&rj.a);
-	destroy(s);
+	fixture_destroy(s);
 
 	/* A 1-minute reservation starting at G+59 ends at G+119, rounded
 	 * down G+60: Slurm's "at least one slot after its start rounded
@@ -187,7 +167,7 @@ static void test_resolution(void)
 	is_int(d[1].start_time, G + 60, "the next at its end rounded down (G+119 -> G+60)");
 	free_dec(d, 2);
 	sched_alloc_free(&rj.a);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_limits(void)
@@ -205,7 +185,7 @@ static void test_limits(void)
 	/* fresh cluster state: release what the pass started */
 	sched_alloc_release(s, &rj.a);
 	sched_alloc_free(&rj.a);
-	destroy(s);
+	fixture_destroy(s);
 
 	s = mk(4, 4);
 	run_on(s, &rj, 0, 2, NOW + 6000);
@@ -218,7 +198,7 @@ static void test_limits(void)
 	free_dec(d, 3);
 	sched_alloc_release(s, &rj.a);
 	sched_alloc_free(&rj.a);
-	destroy(s);
+	fixture_destroy(s);
 
 	s = mk(4, 4);
 	run_on(s, &rj, 0, 2, NOW + 6000);
@@ -231,7 +211,7 @@ static void test_limits(void)
 	free_dec(d, 3);
 	sched_alloc_release(s, &rj.a);
 	sched_alloc_free(&rj.a);
-	destroy(s);
+	fixture_destroy(s);
 
 	/* no backfill cycle due: lower jobs stay on Priority, depth limit */
 	s = mk(4, 4);
@@ -243,7 +223,7 @@ static void test_limits(void)
 	   "default_queue_depth=1: the second job is left for later");
 	ok(!s->last.bf_ran, "no backfill cycle");
 	free_dec(d, 3);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 static void test_tier(void)
@@ -260,7 +240,7 @@ static void test_tier(void)
 	sched_decision_t *d = pass(s, jobs, 2);
 	ok(d[1].start && !d[0].start, "higher PriorityTier partition goes first");
 	free_dec(d, 2);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 /* Random queues: no backfilled job may overlap in time and nodes with the
@@ -326,7 +306,7 @@ static void test_never_delays(uint32_t res)
 		free_dec(d, nj);
 		for (uint32_t i = 0; i < nr; i++)
 			sched_alloc_free(&rj[i].a);
-		destroy(s);
+		fixture_destroy(s);
 	}
 	printf("# bf_resolution=%u: %d reservations, %d backfilled jobs checked\n", res,
 	       reservations, backfilled);
@@ -384,7 +364,7 @@ static void test_topology(void)
 	free_dec(d, 1);
 	for (int i = 0; i < 3; i++)
 		sched_alloc_free(&rj[i].a);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 /* A tree deeper than the leaves: a job that no leaf holds goes under the
@@ -424,7 +404,7 @@ static void test_topology_levels(void)
 	free_dec(d, 1);
 	for (int i = 0; i < 3; i++)
 		sched_alloc_free(&rj[i].a);
-	destroy(s);
+	fixture_destroy(s);
 }
 
 int main(void)
