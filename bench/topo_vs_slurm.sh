@@ -21,7 +21,7 @@
 #   Both sides: sched/backfill, select/cons_tres (CR_Core_Memory),
 #   topology/tree, priority/multifactor with realslurm's weights, nodes of
 #   64 CPUs / 512000 MB.
-# - Real Slurm: the realslurm cluster (/work/shared/tools/realslurm), used
+# - Real Slurm: the realslurm cluster (../shared/tools/realslurm), used
 #   when /tmp/realslurm/env.sh exists and `scontrol ping` answers; its
 #   topology.conf is replaced for the run (then restored, with `scontrol
 #   reconfigure` both times). Otherwise that side is skipped with a message.

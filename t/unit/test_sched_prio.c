@@ -16,7 +16,7 @@
 
 static sched_prio_conf_t compat_conf(void)
 {
-	/* /work/shared/compat's cluster: 32 nodes x 64 CPUs, weights from its
+	/* ../shared/compat's cluster: 32 nodes x 64 CPUs, weights from its
 	 * slurm.conf, PriorityMaxAge=7-0. */
 	sched_prio_conf_t c;
 	memset(&c, 0, sizeof(c));
