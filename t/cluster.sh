@@ -48,8 +48,11 @@ cluster_write_conf() {
 	# Outside the trash directory: its name has a space and Unix socket
 	# paths must stay short.
 	CL=$(mktemp -d /tmp/sluice-t.XXXXXX)
-	mkdir -p "$CL/etc" "$CL/state" "$CL/spool" "$CL/log" "$CL/work"
-	chmod 755 "$CL" "$CL/state" "$CL/spool" "$CL/work"
+	# state: private to the controller (it holds every job's script and
+	# environment); run: its socket and pid file, which users reach.
+	mkdir -p "$CL/etc" "$CL/state" "$CL/run" "$CL/spool" "$CL/log" "$CL/work"
+	chmod 755 "$CL" "$CL/run" "$CL/spool" "$CL/work"
+	chmod 700 "$CL/state"
 	CTLD_PORT=$(pick_ports $((n + 1))) || return 1
 	local last
 	last=$(printf 'comp%03d' "$n")
@@ -68,7 +71,7 @@ cluster_write_conf() {
 		echo "SlurmdSpoolDir=$CL/spool/%n"
 		echo "SlurmctldLogFile=$CL/log/ctld.log"
 		echo "SlurmdLogFile=$CL/log/noded-%n.log"
-		echo "SlurmctldPidFile=$CL/state/ctld.pid"
+		echo "SlurmctldPidFile=$CL/run/ctld.pid"
 		echo "SelectType=select/cons_tres"
 		echo "SelectTypeParameters=CR_Core_Memory"
 		echo "GresTypes=gpu"
@@ -143,10 +146,22 @@ daemon_run() {
 	ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan exec sluice "$@"
 }
 
+# ctld_start: start the controller and wait until it answers. With
+# CTLD_DAEMON=1 it runs as a real daemon (no -D): `sluice ctld` returns once
+# the daemon serves (its start-up errors on our stderr), and the pid comes
+# from SlurmctldPidFile.
 ctld_start() {
-	(daemon_run ctld -D) >>"$CL/log/ctld.stderr" 2>&1 &
-	CTLD_PID=$!
-	disown "$CTLD_PID"  # no "Killed" notices from bash when we kill it
+	if [ -n "${CTLD_DAEMON:-}" ]; then
+		if ! (daemon_run ctld) >>"$CL/log/ctld.stderr" 2>&1; then
+			echo "controller did not start:"; tail -20 "$CL/log/ctld.stderr" "$CL/log/ctld.log"
+			return 1
+		fi
+		CTLD_PID=$(cat "$CL/run/ctld.pid") || return 1
+	else
+		(daemon_run ctld -D) >>"$CL/log/ctld.stderr" 2>&1 &
+		CTLD_PID=$!
+		disown "$CTLD_PID"  # no "Killed" notices from bash when we kill it
+	fi
 	echo "$CTLD_PID" >"$CL/ctld.pid"
 	wait_for 20 scontrol ping || { echo "controller did not start:"; tail -20 "$CL/log/ctld.stderr" "$CL/log/ctld.log"; return 1; }
 }

@@ -41,6 +41,7 @@
 #include "auth.h"
 #include "cmd/cmds.h"
 #include "conf.h"
+#include "daemon.h"
 #include "errors.h"
 #include "hostlist.h"
 #include "log.h"
@@ -453,8 +454,21 @@ static void stop_everything(struct child *kids, size_t nkids)
 	}
 }
 
-static int cluster_ready(const conf_t *conf, int nnodes)
+/* Is our controller (pid ctld) serving, with nnodes nodes up? The pid
+ * file tells ours from another one answering on the same port. */
+static int cluster_ready(const conf_t *conf, pid_t ctld, int nnodes)
 {
+	if (conf->slurmctld_pid_file) {
+		FILE *fp = fopen(conf->slurmctld_pid_file, "r");
+		long pid = 0;
+		if (!fp)
+			return 0;
+		if (fscanf(fp, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(fp);
+		if (pid != (long)ctld)
+			return 0;
+	}
 	if (rpc_call_ctld_rc(conf, MSG_PING, &(msg_empty_t){ 0 }, NULL) != 0)
 		return 0;
 	msg_info_req_t req = { 0 };
@@ -607,6 +621,20 @@ int cmd_up(int argc, char **argv)
 		return 1;
 	}
 
+	/* A directory in use: its controller holds the state lock. Say so
+	 * instead of starting a second cluster that cannot run. */
+	if (conf->state_save_location) {
+		char *lock = xasprintf("%s/sluice-ctld.lock", conf->state_save_location);
+		pid_t holder = lockfile_holder(lock);
+		free(lock);
+		if (holder > 0) {
+			fprintf(stderr, "sluice up: the cluster in '%s' is already running (controller pid %d);"
+				" stop it first or use another --dir\n", dir, (int)holder);
+			conf_destroy(conf);
+			return 1;
+		}
+	}
+
 	/* Signals: through a pipe, so the wait loop below sees them. */
 	if (pipe2(up_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		fprintf(stderr, "sluice up: pipe: %s\n", strerror(errno));
@@ -669,7 +697,7 @@ int cmd_up(int argc, char **argv)
 		if (stop_sig)
 			break;
 		if (!ready) {
-			if (cluster_ready(conf, (int)conf->nnodes)) {
+			if (cluster_ready(conf, kids[0].pid, (int)conf->nnodes)) {
 				ready = 1;
 				char *nodes = names_range(0, (int)conf->nnodes);
 				printf("sluice: cluster '%s' is up%s: controller on port %u, %zu nodes %s",

@@ -147,6 +147,8 @@ typedef struct ctld {
 	sqlite3_stmt *st_node_weight;  /* nodes.weight, after st_node_save */
 	int in_txn;
 	int db_failed;          /* a statement of the open transaction failed */
+	int lock_fd;            /* StateSaveLocation/sluice-ctld.lock, held for life */
+	uint32_t jobs_accepted; /* since start (SLUICE_FAULT counts them) */
 
 	node_t *nodes;
 	uint32_t nnodes;

@@ -7,11 +7,13 @@
  * dirty record in one transaction and commit, and only then flush the
  * queued replies and launches (conn_flush_all).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include "cmd/cmds.h"
 #include "ctld/ctld.h"
 
+#include "daemon.h"
 #include "errors.h"
 #include "log.h"
 #include "timefmt.h"
@@ -29,6 +32,9 @@
 
 #define SCHED_MIN_INTERVAL_MS 50
 #define PERIODIC_MS 5000
+
+/* SLUICE_FAULT=crash-after-submit:N (see fault_init); 0: off. */
+static uint32_t fault_crash_submit;
 
 static void usage(FILE *fp)
 {
@@ -69,6 +75,10 @@ static void before_sleep(loop_t *l, void *arg)
 	 * was committed. */
 	if (db_commit(cd))
 		fatal("state db commit failed; exiting without acknowledging this turn's changes");
+	if (fault_crash_submit && cd->jobs_accepted >= fault_crash_submit) {
+		error("SLUICE_FAULT: crashing after the commit of submission %u", fault_crash_submit);
+		_exit(86);
+	}
 	conn_flush_all(l);
 	if (cd->shutdown)
 		loop_stop(l);
@@ -104,6 +114,7 @@ static void signal_cb(loop_t *l, int fd, uint32_t events, void *arg)
 	(void)events;
 }
 
+/* mkdir -p: missing parents 0755, the last component mode. */
 static int mkdir_p(const char *path, mode_t mode)
 {
 	char *p = xstrdup(path);
@@ -111,7 +122,7 @@ static int mkdir_p(const char *path, mode_t mode)
 		if (*s != '/')
 			continue;
 		*s = 0;
-		if (mkdir(p, mode) && errno != EEXIST) {
+		if (mkdir(p, 0755) && errno != EEXIST) {
 			free(p);
 			return -1;
 		}
@@ -136,28 +147,98 @@ static void load_priority(ctld_t *cd)
 	cd->max_age_s = mins == TIME_INFINITE ? 0 : mins * 60;
 }
 
-static int daemonize(void)
+/* The daemon pipe's write end while starting (-1 in the foreground, or
+ * once serving): start-up errors go to the shell that started us. */
+static int start_pipe = -1;
+
+/* A start-up error: to the starting shell (stderr, or the daemon pipe)
+ * and the log. Returns 1, the exit status. */
+static int __attribute__((format(printf, 1, 2))) startup_fail(const char *fmt, ...)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid > 0)
-		_exit(0);
-	setsid();
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid > 0)
-		_exit(0);
-	int fd = open("/dev/null", O_RDWR);
-	if (fd >= 0) {
-		dup2(fd, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (fd > 2)
-			close(fd);
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (start_pipe >= 0) {
+		error("%s", msg);
+		daemon_fail(start_pipe, msg);
+		start_pipe = -1;
+	} else {
+		fprintf(stderr, "sluice ctld: %s\n", msg);
 	}
+	free(msg);
+	return 1;
+}
+
+/* Make StateSaveLocation private to SlurmUser: created 0700; an existing
+ * one with group/other access, or files in it with any, are tightened
+ * (with a warning: they may have been read). Started as root with
+ * another SlurmUser, the directory and its files are given to it. The
+ * files SQLite and we create later get no group/other bits from the
+ * umask (077) set before. */
+static int state_dir_prepare(const char *dir, uid_t owner, gid_t group)
+{
+	if (mkdir_p(dir, 0700))
+		return startup_fail("cannot create StateSaveLocation '%s': %s", dir, strerror(errno));
+	struct stat st;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return startup_fail("StateSaveLocation '%s' is not a directory", dir);
+	int chown_it = geteuid() == 0 && owner != 0;
+	if (chown_it && (st.st_uid != owner || st.st_gid != group) && chown(dir, owner, group))
+		return startup_fail("cannot give StateSaveLocation '%s' to SlurmUser: %s", dir,
+				    strerror(errno));
+	if (st.st_mode & 077) {
+		if (chmod(dir, st.st_mode & 0700))
+			return startup_fail("cannot make StateSaveLocation '%s' private: %s", dir,
+					    strerror(errno));
+		error("StateSaveLocation '%s' was mode %04o, readable by others; now %04o",
+		      dir, (unsigned)(st.st_mode & 07777), (unsigned)(st.st_mode & 0700));
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return startup_fail("cannot read StateSaveLocation '%s': %s", dir, strerror(errno));
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
+		struct stat fs;
+		/* lstat: a symlink is not followed (nor changed) */
+		if (lstat(path, &fs) == 0 && (S_ISREG(fs.st_mode) || S_ISDIR(fs.st_mode))) {
+			if (fs.st_mode & 077) {
+				if (chmod(path, fs.st_mode & 0700) == 0)
+					error("state file '%s' was mode %04o; now %04o", path,
+					      (unsigned)(fs.st_mode & 07777), (unsigned)(fs.st_mode & 0700));
+				else
+					error("cannot make state file '%s' private: %s", path, strerror(errno));
+			}
+			if (chown_it && fs.st_uid != owner && lchown(path, owner, group))
+				error("cannot give state file '%s' to SlurmUser: %s", path, strerror(errno));
+		}
+		free(path);
+	}
+	closedir(d);
 	return 0;
+}
+
+/* Fault injection for the crash tests (documented as test-only in
+ * docs/architecture.md): SLUICE_FAULT=crash-after-submit:N makes the
+ * controller _exit right after the commit of the loop turn that holds the
+ * Nth job accepted since start, before that turn's replies are flushed:
+ * the submission is committed but never acknowledged. */
+static void fault_init(void)
+{
+	const char *f = getenv("SLUICE_FAULT");
+	if (!f || !*f)
+		return;
+	unsigned long n;
+	char tail;
+	if (sscanf(f, "crash-after-submit:%lu%c", &n, &tail) == 1 && n > 0 && n <= UINT32_MAX) {
+		fault_crash_submit = (uint32_t)n;
+		info("SLUICE_FAULT: crash after the commit of submission %lu (test only)", n);
+	} else {
+		error("SLUICE_FAULT='%s' not understood; ignored", f);
+	}
 }
 
 /* The controller's state lives until the process exits and is not freed
@@ -205,72 +286,108 @@ int cmd_ctld(int argc, char **argv)
 	cd->boot_time = ctld_now();
 	ctld_stats_init(cd);
 	cd->slurm_uid = 0;
+	gid_t slurm_gid = 0;
 	if (conf->slurm_user) {
 		struct passwd pw, *res = NULL;
 		char buf[4096];
-		if (getpwnam_r(conf->slurm_user, &pw, buf, sizeof(buf), &res) == 0 && res)
+		if (getpwnam_r(conf->slurm_user, &pw, buf, sizeof(buf), &res) == 0 && res) {
 			cd->slurm_uid = pw.pw_uid;
-		else if (strcmp(conf->slurm_user, "root")) {
+			slurm_gid = pw.pw_gid;
+		} else if (strcmp(conf->slurm_user, "root")) {
 			fprintf(stderr, "sluice ctld: SlurmUser '%s' does not exist\n", conf->slurm_user);
 			return 1;
 		}
 	}
 	const char *ssl = conf->state_save_location;
-	if (!ssl || mkdir_p(ssl, 0755)) {
-		fprintf(stderr, "sluice ctld: cannot create StateSaveLocation '%s': %s\n",
-			ssl ? ssl : "(null)", strerror(errno));
+	if (!ssl || !*ssl) {
+		fprintf(stderr, "sluice ctld: StateSaveLocation is not set\n");
 		return 1;
 	}
+
+	/* Detach first, so that everything below runs in the daemon (the
+	 * state lock belongs to the process that serves), and report every
+	 * start-up error to the waiting shell through the daemon pipe. */
+	if (!foreground && (start_pipe = daemon_detach("sluice ctld")) < 0) {
+		fprintf(stderr, "sluice ctld: cannot daemonize: %s\n", strerror(errno));
+		return 1;
+	}
+	log_init("sluice-ctld", 1, (enum log_level)level, logfile);
+	fault_init();
+
+	/* Nothing the controller creates is for group or others: the state
+	 * files hold every job's script and environment. */
+	umask(077);
+	if (state_dir_prepare(ssl, cd->slurm_uid, slurm_gid))
+		return 1;
+	/* One controller per state directory, before anything is served or
+	 * replaced (socket, pid file, port). */
+	char *lockpath = xasprintf("%s/sluice-ctld.lock", ssl);
+	pid_t holder = 0;
+	cd->lock_fd = lockfile_take(lockpath, &holder);
+	if (cd->lock_fd < 0) {
+		if (errno == EAGAIN && holder > 0)
+			return startup_fail("StateSaveLocation '%s' is in use by another controller (pid %d, lock '%s')",
+					    ssl, (int)holder, lockpath);
+		if (errno == EAGAIN)
+			return startup_fail("StateSaveLocation '%s' is in use by another controller (lock '%s')",
+					    ssl, lockpath);
+		return startup_fail("cannot lock '%s': %s", lockpath, strerror(errno));
+	}
+	free(lockpath);
+
 	char *err = NULL;
 	cd->auth = auth_create(conf, &err);
-	if (!cd->auth) {
-		fprintf(stderr, "sluice ctld: %s\n", err ? err : "authentication setup failed");
-		return 1;
-	}
+	if (!cd->auth)
+		return startup_fail("%s", err ? err : "authentication setup failed");
 	cd->next_job_id = conf->first_job_id ? conf->first_job_id : 1;
 	nodes_init(cd);
 	sched_glue_build(cd);
 	load_priority(cd);
 	char *dbpath = xasprintf("%s/sluice.db", ssl);
-	if (db_open(cd, dbpath, &err)) {
-		fprintf(stderr, "sluice ctld: %s\n", err);
-		return 1;
-	}
+	if (db_open(cd, dbpath, &err))
+		return startup_fail("%s", err);
 	free(dbpath);
+	/* SQLite made sluice.db-wal and -shm: give them to SlurmUser too. */
+	if (state_dir_prepare(ssl, cd->slurm_uid, slurm_gid))
+		return 1;
 
 	cd->loop = loop_create();
 	int tfd = net_listen_tcp(cd->loop, cd->auth, NULL, conf->ctld_port, rpc_on_msg, rpc_on_close, cd);
-	if (tfd < 0) {
-		fprintf(stderr, "sluice ctld: cannot listen on port %u: %s\n", conf->ctld_port, strerror(errno));
-		return 1;
+	if (tfd < 0)
+		return startup_fail("cannot listen on port %u: %s", conf->ctld_port, strerror(errno));
+	/* The run directory: what users reach (socket, pid file), apart
+	 * from the private state. */
+	char *rundir = conf_ctld_run_dir(conf);
+	umask(022);
+	int rc = mkdir_p(rundir, 0755);
+	umask(077);
+	if (rc)
+		return startup_fail("cannot create the run directory '%s' (of SlurmctldPidFile): %s",
+				    rundir, strerror(errno));
+	{
+		char *a = realpath(rundir, NULL), *b = realpath(ssl, NULL);
+		if (a && b && !strcmp(a, b))
+			error("SlurmctldPidFile is in StateSaveLocation '%s', which is private: users "
+			      "who cannot read the key cannot reach the controller's socket there", ssl);
+		free(a);
+		free(b);
 	}
-	char *sock = xasprintf("%s/sluice-ctld.sock", ssl);
-	unlink(sock);
-	if (net_listen_unix(cd->loop, cd->auth, sock, rpc_on_msg, rpc_on_close, cd) < 0) {
-		fprintf(stderr, "sluice ctld: cannot listen on '%s': %s\n", sock, strerror(errno));
-		return 1;
-	}
+	free(rundir);
+	char *sock = conf_ctld_socket(conf);
+	if (net_listen_unix(cd->loop, cd->auth, sock, rpc_on_msg, rpc_on_close, cd) < 0)
+		return startup_fail("cannot listen on '%s': %s", sock, strerror(errno));
 	chmod(sock, 0777);
 	free(sock);
-
-	if (!foreground && daemonize()) {
-		fprintf(stderr, "sluice ctld: cannot daemonize: %s\n", strerror(errno));
-		return 1;
-	}
-	log_init("sluice-ctld", 1, (enum log_level)level, logfile);
-	if (!foreground && conf->slurmctld_pid_file) {
-		FILE *fp = fopen(conf->slurmctld_pid_file, "w");
-		if (fp) {
-			fprintf(fp, "%d\n", (int)getpid());
-			fclose(fp);
-		}
-	}
+	if (conf->slurmctld_pid_file && pidfile_write(conf->slurmctld_pid_file, getpid()))
+		return startup_fail("cannot write SlurmctldPidFile '%s': %s", conf->slurmctld_pid_file,
+				    strerror(errno));
 
 	/* Recovery: after listening (so the port is ours), before serving. */
 	db_load(cd);
 	for (uint32_t i = 0; i < cd->nnodes; i++)
 		node_sync_sched(cd, &cd->nodes[i]);
-	db_commit(cd);
+	if (db_commit(cd))
+		return startup_fail("state save location '%s': cannot commit the recovered state", ssl);
 	for (size_t i = 0; i < conf->nunsupported; i++)
 		verbose("slurm.conf: %s is accepted but not acted on", conf->unsupported[i]);
 
@@ -291,13 +408,16 @@ int cmd_ctld(int argc, char **argv)
 	info("sluice ctld %s started: cluster %s, port %u, %u nodes, %u partitions",
 	     SLUICE_VERSION, conf->cluster_name ? conf->cluster_name : "?", conf->ctld_port,
 	     cd->nnodes, cd->nparts);
+	daemon_ready(start_pipe);
+	start_pipe = -1;
 	loop_run(cd->loop);
 
 	db_commit(cd);
 	conn_flush_all(cd->loop);
 	info("sluice ctld stopped");
-	/* cd->conf: a reconfigure may have replaced the one loaded here. */
-	if (!foreground && cd->conf->slurmctld_pid_file)
+	/* cd->conf: a reconfigure may have replaced the one loaded here.
+	 * The pid file and socket are ours (we hold the state lock). */
+	if (cd->conf->slurmctld_pid_file)
 		unlink(cd->conf->slurmctld_pid_file);
 	db_close(cd);
 	return 0;

@@ -129,7 +129,9 @@ int db_open(ctld_t *cd, const char *path, char **err)
 				 cd->db ? sqlite3_errmsg(cd->db) : "out of memory");
 		return -1;
 	}
-	sqlite3_busy_timeout(cd->db, 5000);
+	/* No busy timeout: the controller holds the state lock (sluice-ctld.lock)
+	 * and no one else writes this DB; waiting would only stall the loop. */
+	sqlite3_busy_timeout(cd->db, 0);
 	const char *sync = getenv("SLUICE_SYNC");
 	/* cache_size: the controller reads the DB only at startup and for a
 	 * launch (one row by key); writes append near the end of the tables.

@@ -1518,6 +1518,26 @@ char *conf_expand_path(const char *tmpl, const char *node, const char *host)
 	return strbuf_detach(&sb);
 }
 
+char *conf_ctld_run_dir(const conf_t *conf)
+{
+	const char *pid = conf && conf->slurmctld_pid_file && *conf->slurmctld_pid_file
+		? conf->slurmctld_pid_file : "/var/run/slurmctld.pid";
+	const char *slash = strrchr(pid, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == pid)
+		return xstrdup("/");
+	return xstrndup(pid, (size_t)(slash - pid));
+}
+
+char *conf_ctld_socket(const conf_t *conf)
+{
+	char *dir = conf_ctld_run_dir(conf);
+	char *path = xasprintf("%s/sluice-ctld.sock", dir);
+	free(dir);
+	return path;
+}
+
 uint32_t conf_node_gpus(const conf_node_t *n)
 {
 	uint32_t total = 0;

@@ -166,6 +166,14 @@ long conf_node_find(const conf_t *conf, const char *name);
 long conf_part_find(const conf_t *conf, const char *name);
 /* Expand %n (node name) and %h (host name) in a path template; malloc'd. */
 char *conf_expand_path(const char *tmpl, const char *node, const char *host);
+/* The controller's run directory: the directory of SlurmctldPidFile
+ * (Slurm's default /var/run/slurmctld.pid: /var/run). It holds what users
+ * must reach, apart from the private StateSaveLocation: the pid file and
+ * the controller's Unix socket, conf_ctld_socket(): <run dir>/
+ * sluice-ctld.sock. The controller and the commands both find it from
+ * slurm.conf alone. malloc'd. */
+char *conf_ctld_run_dir(const conf_t *conf);
+char *conf_ctld_socket(const conf_t *conf);
 /* Total GPUs (gres name "gpu") on a node. */
 uint32_t conf_node_gpus(const conf_node_t *n);
 

@@ -448,9 +448,9 @@ rpc_t *rpc_connect_ctld(const conf_t *conf, int *err)
 	}
 
 	/* Cannot sign: the controller's local socket, identified by the
-	 * kernel's peer credentials. */
-	char *path = xasprintf("%s/sluice-ctld.sock", conf->state_save_location
-			       ? conf->state_save_location : "/var/spool/slurmctld");
+	 * kernel's peer credentials. It lives in the controller's run
+	 * directory, which users can reach, not in the private state. */
+	char *path = conf_ctld_socket(conf);
 	fd = unix_connect(path, tmo);
 	e = errno;
 	if (fd < 0)

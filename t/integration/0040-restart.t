@@ -4,6 +4,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
+# The controller runs as a real daemon (no -D) in this script.
+export CTLD_DAEMON=1
+
 test_expect_success 'cluster starts' '
 	cluster_start 1
 '

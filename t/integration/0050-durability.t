@@ -4,6 +4,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
+# The controller runs as a real daemon (no -D) in this script.
+export CTLD_DAEMON=1
+
 test_expect_success 'cluster starts' '
 	cluster_start 1
 '
@@ -24,19 +27,29 @@ test_expect_success 'job ids are not reused after the crash' '
 	test "$id" -gt "$last"
 '
 
-test_expect_success 'concurrent submitters during a crash: every acknowledged id survives' '
-	: >ack &&
-	( for i in $(seq 1 300); do sbatch --parsable -H -o /dev/null --wrap=true 2>/dev/null || true; done >>ack ) &
-	sub=$! &&
-	sleep 0.5 &&
-	ctld_kill9 &&
-	wait $sub;
+# A deterministic crash between commit and reply (SLUICE_FAULT, test
+# only): the controller _exits right after committing the turn that holds
+# the 40th accepted submission, before that turn's replies go out.
+test_expect_success 'concurrent submitters, crash between commit and reply: acknowledged means committed' '
+	squeue -h -o "%i" | sort >known &&
+	kill $CTLD_PID && wait_gone $CTLD_PID &&
+	SLUICE_FAULT=crash-after-submit:40 ctld_start &&
+	for s in 1 2 3 4; do
+		( for i in $(seq 1 30); do sbatch --parsable -H -o /dev/null --wrap=true || break; done >ack.$s 2>err.$s ) &
+	done &&
+	wait_gone $CTLD_PID &&
+	wait &&
+	grep -q "SLUICE_FAULT: crashing after the commit of submission 40" "$CL/log/ctld.log" &&
+	cat ack.1 ack.2 ack.3 ack.4 | sort >acked &&
+	test $(wc -l <acked) -lt 40 &&
 	ctld_start &&
-	squeue -h -t PD -o "%i" | sort >after &&
-	sort ack >acked &&
-	test -s acked &&
+	squeue -h -t PD -o "%i" | sort >all &&
+	comm -23 all known >after &&
 	comm -23 acked after >lost &&
-	test_must_be_empty lost
+	test_must_be_empty lost &&
+	comm -13 acked after >unacked &&
+	test -s unacked &&
+	test $(wc -l <after) -ge 40
 '
 
 test_expect_success 'job updates (nice, name, comment, partition) survive kill -9' '

@@ -5,6 +5,8 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
 UPDIR=$(mktemp -d /tmp/sluice-up.XXXXXX)
+# other users (alice) reach the cluster's config and run directory
+chmod 755 "$UPDIR"
 cleanup rm -rf "$UPDIR"
 
 up_ready() { [ -f "$UPDIR/c/env.sh" ] && grep -q "source $UPDIR/c/env.sh" up.out; }
@@ -24,6 +26,32 @@ test_expect_success 'the second shell sees the cluster' '
 	  scontrol show topology | grep -q "^SwitchName=spine1 " &&
 	  id=$(sbatch --parsable -o /dev/null --wrap=true) &&
 	  wait_job_state $id COMPLETED )
+'
+
+test_expect_success 'the state is private, the run directory is not' '
+	test "$(stat -c %a "$UPDIR/c/state")" = 700 &&
+	test "$(stat -c %a "$UPDIR/c/run")" = 755 &&
+	test -S "$UPDIR/c/run/sluice-ctld.sock" &&
+	find "$UPDIR/c/state" -mindepth 1 -perm /077 >open &&
+	test_must_be_empty open &&
+	test "$(cat "$UPDIR/c/run/ctld.pid")" = "$(cat "$UPDIR/c/state/sluice-ctld.lock")"
+'
+
+test_expect_success USERS 'another user submits through the socket and reads no state' '
+	( . "$UPDIR/c/env.sh" &&
+	  test_must_fail runuser -u alice -- cat "$UPDIR/c/etc/slurm.key" >/dev/null 2>&1 &&
+	  test_must_fail runuser -u alice -- ls "$UPDIR/c/state" >/dev/null 2>&1 &&
+	  id=$(runuser -u alice -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
+		sbatch --parsable -H -D /tmp -o /dev/null --wrap=true) &&
+	  test "$(runuser -u alice -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" squeue -h -j $id -o %u)" = alice &&
+	  scancel $id )
+'
+
+test_expect_success 'a second sluice up on the same directory says it is in use and exits 1' '
+	test_expect_code 1 sluice up --dir "$UPDIR/c" >up2.out 2>up2.err &&
+	grep "already running (controller pid $(cat "$UPDIR/c/run/ctld.pid"))" up2.err &&
+	! grep -q "is up" up2.out &&
+	( . "$UPDIR/c/env.sh" && scontrol ping )
 '
 
 test_expect_success 'Ctrl-C stops every daemon and exits 0' '

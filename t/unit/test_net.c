@@ -243,6 +243,10 @@ static void make_conf(conf_t *c, const char *dir)
 	c->auth_type = (char *)"auth/slurm";
 	c->message_timeout = 5;
 	c->state_save_location = (char *)dir;
+	/* the controller's socket: dir/sluice-ctld.sock (conf_ctld_socket) */
+	static char pid_file[256];
+	snprintf(pid_file, sizeof(pid_file), "%s/ctld.pid", dir);
+	c->slurmctld_pid_file = pid_file;
 	c->ctld_port = 6817;
 }
 

@@ -1,0 +1,221 @@
+/* daemon: daemon pipe, atomic pid files, the state lock; see daemon.h. */
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+/* Daemon pipe protocol: one byte, 'R' (ready) or 'E' followed by the
+ * message up to EOF. */
+#define PIPE_READY 'R'
+#define PIPE_ERROR 'E'
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* The starting process: wait for the daemon's word; the exit status. */
+static int wait_daemon(int fd, const char *prog)
+{
+	char buf[4096];
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (len += (size_t)n) == sizeof(buf) - 1)
+			break;
+	}
+	buf[len] = '\0';
+	if (len && buf[0] == PIPE_READY)
+		return 0;
+	char *msg = len > 1 && buf[0] == PIPE_ERROR ? buf + 1
+		: "the daemon exited during start-up (see its log file)";
+	char *line = xasprintf("%s: %s%s", prog, msg, msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+	write_all(STDERR_FILENO, line, strlen(line));
+	free(line);
+	return 1;
+}
+
+int daemon_detach(const char *prog)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid > 0) {
+		close(p[1]);
+		/* The intermediate child exits at once; reap it so that it
+		 * is no zombie while we wait. */
+		waitpid(pid, NULL, 0);
+		_exit(wait_daemon(p[0], prog));
+	}
+	close(p[0]);
+	setsid();
+	/* A SIGHUP from the session leader's exit must not end the
+	 * grandchild before it installs its own handlers. */
+	signal(SIGHUP, SIG_IGN);
+	pid = fork();
+	if (pid < 0) {
+		char *m = xasprintf("cannot fork: %s", strerror(errno));
+		daemon_fail(p[1], m);
+		free(m);
+		_exit(1);
+	}
+	if (pid > 0)
+		_exit(0);
+	signal(SIGHUP, SIG_DFL);
+	return p[1];
+}
+
+void daemon_ready(int fd)
+{
+	if (fd < 0)
+		return;
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul >= 0) {
+		/* dup2 clears close-on-exec on 0-2, as they should be. */
+		dup2(nul, STDIN_FILENO);
+		dup2(nul, STDOUT_FILENO);
+		dup2(nul, STDERR_FILENO);
+		if (nul > STDERR_FILENO)
+			close(nul);
+	}
+	char b = PIPE_READY;
+	write_all(fd, &b, 1);
+	close(fd);
+}
+
+void daemon_fail(int fd, const char *msg)
+{
+	if (fd < 0) {
+		fprintf(stderr, "%s\n", msg);
+		return;
+	}
+	char b = PIPE_ERROR;
+	write_all(fd, &b, 1);
+	write_all(fd, msg, strlen(msg));
+	close(fd);
+}
+
+int pidfile_write(const char *path, pid_t pid)
+{
+	char *tmp = xasprintf("%s.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	char line[32];
+	int len = snprintf(line, sizeof(line), "%d\n", (int)pid);
+	int rc = 0;
+	if (fchmod(fd, 0644) < 0 || write(fd, line, (size_t)len) != len || fsync(fd) < 0)
+		rc = -1;
+	int e = errno;
+	if (close(fd) < 0 && !rc) {
+		rc = -1;
+		e = errno;
+	}
+	if (!rc && rename(tmp, path) < 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc)
+		unlink(tmp);
+	else {
+		/* The rename itself durable: fsync the directory. */
+		char *d = xstrdup(path);
+		int dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+		free(d);
+	}
+	free(tmp);
+	errno = e;
+	return rc;
+}
+
+static pid_t holder_of(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (fcntl(fd, F_GETLK, &fl) < 0)
+		return -1;
+	if (fl.l_type == F_UNLCK)
+		return 0;
+	if (fl.l_pid > 0)
+		return fl.l_pid;
+	/* A holder in another pid namespace: the pid it wrote. */
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	long v = strtol(buf, NULL, 10);
+	return v > 0 ? (pid_t)v : 0;
+}
+
+int lockfile_take(const char *path, pid_t *holder)
+{
+	*holder = 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (fcntl(fd, F_SETLK, &fl) < 0) {
+		int e = errno;
+		if (e == EAGAIN || e == EACCES) {
+			pid_t h = holder_of(fd);
+			*holder = h > 0 ? h : 0;
+			e = EAGAIN;
+		}
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	char line[32];
+	int len = snprintf(line, sizeof(line), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)len, 0) != len) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+pid_t lockfile_holder(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	/* F_GETLK of a write lock needs the file open for writing only to
+	 * set one; testing works on a read-only descriptor too. */
+	pid_t h = holder_of(fd);
+	close(fd);
+	return h;
+}
