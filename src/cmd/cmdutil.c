@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "cmd/cmdutil.h"
 #include "errors.h"
@@ -63,6 +65,32 @@ int cmd_call(enum msg_type type, const void *req, enum msg_type want,
 int cmd_call_rc(enum msg_type type, const void *req)
 {
 	return rpc_call_ctld_rc(cmd_conf(), type, req, NULL);
+}
+
+int cmd_submit(job_desc_t *d, enum msg_type *rtype, void **reply)
+{
+	unsigned char rnd[16];
+	free(d->request_id);
+	d->request_id = NULL;   /* without one, a submission is not retried */
+	if (getrandom(rnd, sizeof(rnd), 0) == (ssize_t)sizeof(rnd)) {
+		d->request_id = xmalloc(2 * sizeof(rnd) + 1);
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			snprintf(d->request_id + 2 * i, 3, "%02x", rnd[i]);
+	}
+	int err = 0;
+	for (int try = 1;; try++) {
+		*reply = NULL;
+		*rtype = MSG_NONE;
+		err = rpc_call_ctld(cmd_conf(), MSG_SUBMIT, d, rtype, reply);
+		if ((err != SLUICE_E_TIMEOUT && err != SLUICE_E_CONNECT) || !d->request_id ||
+		    try == CMD_SUBMIT_TRIES)
+			break;
+		if (*reply)
+			proto_msg_destroy(*rtype, *reply);
+		error("%s; retrying", slurm_strerror(err));
+		sleep((unsigned)try);
+	}
+	return err;
 }
 
 /* A tiny open-addressed cache: a queue names few distinct users, but asks

@@ -33,6 +33,13 @@ int cmd_call(enum msg_type type, const void *req, enum msg_type want,
 /* For requests answered by MSG_RC. Returns the rc; no message printed. */
 int cmd_call_rc(enum msg_type type, const void *req);
 
+/* Submit d (MSG_SUBMIT), safe to retry: d->request_id gets a random id,
+ * and a timeout or a lost connection is retried with the same id, CMD_SUBMIT_TRIES tries in all, 1 s then 2 s apart; the
+ * controller answers a repeated id with the job the first try made.
+ * Returns as rpc_call_ctld (0 with *rtype, *reply, or an errors.h number). */
+#define CMD_SUBMIT_TRIES 3
+int cmd_submit(job_desc_t *d, enum msg_type *rtype, void **reply);
+
 /* Names for ids (cached; "nobody"-style fallback is the number). */
 const char *cmd_user_name(uint32_t uid);
 const char *cmd_group_name(uint32_t gid);

@@ -278,7 +278,7 @@ int cmd_sbatch(int argc, char **argv)
 
 	enum msg_type rtype = MSG_NONE;
 	void *reply = NULL;
-	int err = rpc_call_ctld(cmd_conf(), MSG_SUBMIT, d, &rtype, &reply);
+	int err = cmd_submit(d, &rtype, &reply);
 	uint32_t job_id = 0;
 	if (!err && rtype == MSG_SUBMIT_REPLY) {
 		msg_submit_reply_t *sr = reply;

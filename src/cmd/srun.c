@@ -156,7 +156,7 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 {
 	void *reply = NULL;
 	enum msg_type rtype = MSG_NONE;
-	int err = rpc_call_ctld(cmd_conf(), MSG_SUBMIT, &o->desc, &rtype, &reply);
+	int err = cmd_submit(&o->desc, &rtype, &reply);
 	uint32_t job_id = 0;
 	if (!err && rtype == MSG_SUBMIT_REPLY) {
 		msg_submit_reply_t *sr = reply;

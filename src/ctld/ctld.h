@@ -70,6 +70,7 @@ typedef struct job {
 	strv_t gres_detail;       /* show -d: per node "gpu:h100:2(IDX:0-1)" */
 	char *mem_alloc;          /* show -d: per node MB, space separated */
 	struct job *hnext;        /* hash chain */
+	struct job *rnext;        /* request id hash chain (desc->request_id) */
 } job_t;
 
 typedef struct node {
@@ -163,6 +164,10 @@ typedef struct ctld {
 	size_t njobs, ajobs;
 	uint32_t next_job_id;
 	int meta_dirty;
+	/* jobs by (uid, desc->request_id), for idempotent submission: a job
+	 * is in it from submission (or recovery) until purged */
+	job_t **rtab;
+	uint32_t rsize, rcount;
 
 	job_t **dirty_jobs;
 	size_t ndirty_jobs, adirty_jobs;
@@ -198,6 +203,9 @@ int db_load(ctld_t *cd);             /* recovery at start */
 
 /* ---- jobs.c ---- */
 job_t *job_find(ctld_t *cd, uint32_t id);
+/* The job uid submitted with request id rid (job_desc_t.request_id), or
+ * NULL. A client's retry of a submission carries the same id. */
+job_t *job_find_request(ctld_t *cd, uint32_t uid, const char *rid);
 void job_dirty(ctld_t *cd, job_t *j);
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg);

@@ -97,6 +97,71 @@ job_t *job_find(ctld_t *cd, uint32_t id)
 	return NULL;
 }
 
+/* ---- request ids (idempotent submission) ---- */
+
+static uint32_t hash_req(uint32_t uid, const char *rid, uint32_t size)
+{
+	uint32_t h = 2166136261u ^ uid;      /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)rid; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h & (size - 1);
+}
+
+static int has_request(const job_t *j)
+{
+	return j->desc && j->desc->request_id && *j->desc->request_id;
+}
+
+static void req_insert(ctld_t *cd, job_t *j)
+{
+	if (!has_request(j))
+		return;
+	if (cd->rcount + 1 > cd->rsize / 2) {
+		uint32_t nsize = cd->rsize ? cd->rsize * 2 : 1024;
+		job_t **nt = xcalloc(nsize, sizeof(job_t *));
+		for (uint32_t i = 0; i < cd->rsize; i++) {
+			job_t *x = cd->rtab[i];
+			while (x) {
+				job_t *next = x->rnext;
+				uint32_t h = hash_req(x->user_id, x->desc->request_id, nsize);
+				x->rnext = nt[h];
+				nt[h] = x;
+				x = next;
+			}
+		}
+		free(cd->rtab);
+		cd->rtab = nt;
+		cd->rsize = nsize;
+	}
+	uint32_t h = hash_req(j->user_id, j->desc->request_id, cd->rsize);
+	j->rnext = cd->rtab[h];
+	cd->rtab[h] = j;
+	cd->rcount++;
+}
+
+static void req_remove(ctld_t *cd, job_t *j)
+{
+	if (!cd->rsize || !has_request(j))
+		return;
+	job_t **pp = &cd->rtab[hash_req(j->user_id, j->desc->request_id, cd->rsize)];
+	for (; *pp; pp = &(*pp)->rnext)
+		if (*pp == j) {
+			*pp = j->rnext;
+			cd->rcount--;
+			return;
+		}
+}
+
+job_t *job_find_request(ctld_t *cd, uint32_t uid, const char *rid)
+{
+	if (!cd->rsize || !rid || !*rid)
+		return NULL;
+	for (job_t *j = cd->rtab[hash_req(uid, rid, cd->rsize)]; j; j = j->rnext)
+		if (j->user_id == uid && !strcmp(j->desc->request_id, rid))
+			return j;
+	return NULL;
+}
+
 /* Jobs are kept in id order: new ids are always the largest, and
  * recovery loads them ordered. */
 static void list_append(ctld_t *cd, job_t *j)
@@ -104,6 +169,7 @@ static void list_append(ctld_t *cd, job_t *j)
 	cd->jobs = xgrow(cd->jobs, sizeof(job_t *), cd->njobs + 1, &cd->ajobs);
 	cd->jobs[cd->njobs++] = j;
 	hash_insert(cd, j);
+	req_insert(cd, j);
 }
 
 void job_dirty(ctld_t *cd, job_t *j)
@@ -1275,6 +1341,7 @@ char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n)
 static void purge_job(ctld_t *cd, job_t *j)
 {
 	hash_remove(cd, j);
+	req_remove(cd, j);
 	cd->dead_jobs = xgrow(cd->dead_jobs, sizeof(uint32_t), cd->ndead_jobs + 1, &cd->adead_jobs);
 	cd->dead_jobs[cd->ndead_jobs++] = j->job_id;
 	if (j->dirty) {

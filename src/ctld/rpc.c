@@ -30,6 +30,21 @@ static void reply_rc(conn_t *c, int rc, char *msg)
 
 static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint32_t gid)
 {
+	/* A client's retry (its first try may have created the job while
+	 * the client gave up waiting): the same request id from the same
+	 * user gets the job it made, never a second one. */
+	if (in->request_id && strlen(in->request_id) > JOB_REQUEST_ID_MAX)
+		xfree(in->request_id);
+	job_t *prev = job_find_request(cd, uid, in->request_id);
+	if (prev) {
+		info("job %u: repeated submission by uid %u (request %s): answered with its id",
+		     prev->job_id, uid, in->request_id);
+		if (in->flags & JOB_F_INTERACTIVE)
+			cd->sched_now = 1;
+		msg_submit_reply_t r = { .rc = 0, .job_id = prev->job_id };
+		conn_send(c, MSG_SUBMIT_REPLY, &r);
+		return;
+	}
 	/* Take the description over from the conn layer's message. */
 	job_desc_t *d = xmalloc(sizeof(*d));
 	*d = *in;

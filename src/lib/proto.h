@@ -125,7 +125,11 @@ typedef struct job_desc {
 	char *tres_per_task;     /* "gres:gpu:2" from --gpus-per-task */
 	uint32_t cpus_per_gpu;   /* --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* MB, --mem-per-gpu, 0 = unset */
+	char *request_id;        /* random per submission, the same on a
+				  * client's retry: the controller answers a
+				  * repeat (same uid) with the first job id */
 } job_desc_t;
+#define JOB_REQUEST_ID_MAX 64    /* longer request ids are ignored */
 
 typedef struct msg_submit_reply {
 	int32_t rc;

@@ -73,6 +73,7 @@ static const proto_field_t job_desc_f[] = {
 	STR(job_desc_t, tres_per_task, 39),
 	U32(job_desc_t, cpus_per_gpu, 40),
 	U64(job_desc_t, mem_per_gpu, 41),
+	STR(job_desc_t, request_id, 64),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
