@@ -242,6 +242,11 @@ cluster_stop() {
 		grep -qsxzF "SLURM_CONF=$CL/etc/slurm.conf" "$f" && kill -9 "$pid" 2>/dev/null
 	done
 	pkill -9 -f "$CL/" 2>/dev/null
+	# A test's mounts under $CL (a tiny tmpfs as StateSaveLocation): lazy,
+	# since a killed daemon's files may not be closed yet.
+	awk -v p="$CL/" 'index($2, p) == 1 { print $2 }' /proc/mounts | while read -r f; do
+		umount -l "$f"
+	done
 	cluster_reports || bad=1
 	if [ "${test_failure:-0}" = 0 ] && [ $bad = 0 ] && [ -z "${SLUICE_KEEP:-}" ]; then
 		rm -rf "$CL"

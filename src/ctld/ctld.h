@@ -148,6 +148,16 @@ typedef struct ctld {
 	sqlite3_stmt *st_node_weight;  /* nodes.weight, after st_node_save */
 	int in_txn;
 	int db_failed;          /* a statement of the open transaction failed */
+	int db_errno;           /* why it failed (ENOSPC, EIO, ...) */
+	int db_redo;            /* the last transaction was rolled back: redo pending */
+	struct db_pending *pending;   /* job inserts and description rewrites of
+				       * the open transaction, until committed */
+	size_t npending, apending;
+	/* The store cannot be written (disk full, I/O error): state changes
+	 * are refused (store_refused), reads are served, and the commit of
+	 * what is pending is retried until it succeeds (ctld_main.c). */
+	int store_failing;
+	uint64_t store_retry_ms;  /* loop clock of the last attempt */
 	int lock_fd;            /* StateSaveLocation/sluice-ctld.lock, held for life */
 	uint32_t jobs_accepted; /* since start (SLUICE_FAULT counts them) */
 
@@ -195,11 +205,20 @@ typedef struct ctld {
 int db_open(ctld_t *cd, const char *path, char **err);
 void db_close(ctld_t *cd);
 void db_begin(ctld_t *cd);           /* lazily opens the turn's transaction */
-int db_commit(ctld_t *cd);           /* writes dirty records, commits */
+/* Write the dirty records and commit. 0, or -1 (cd->db_errno says why):
+ * the transaction is rolled back, but nothing is forgotten: the dirty
+ * records stay dirty and this transaction's job inserts and description
+ * rewrites are redone by the next call, so memory and DB converge once a
+ * commit succeeds. */
+int db_commit(ctld_t *cd);
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
 void db_job_update_desc(ctld_t *cd, const job_t *j);
 int db_load(ctld_t *cd);             /* recovery at start */
+
+/* The reply to a state change refused while the store is failing
+ * ("state save location '/x': No space left on device"; malloc'd). */
+char *store_error_msg(const ctld_t *cd);
 
 /* ---- jobs.c ---- */
 job_t *job_find(ctld_t *cd, uint32_t id);

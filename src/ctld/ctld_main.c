@@ -32,6 +32,7 @@
 
 #define SCHED_MIN_INTERVAL_MS 50
 #define PERIODIC_MS 5000
+#define STORE_RETRY_MS 1000
 
 /* SLUICE_FAULT=crash-after-submit:N (see fault_init); 0: off. */
 static uint32_t fault_crash_submit;
@@ -53,10 +54,49 @@ static void sched_timer_cb(loop_t *l, void *arg)
 	(void)l;
 }
 
+/* Conns of node daemons keep what this turn queued for them (launches,
+ * signals): the changes behind it stay pending in memory and are committed
+ * once the store can be written (see store_check). */
+static int is_node_conn(conn_t *c, void *arg)
+{
+	(void)arg;
+	return conn_get_data(c) != NULL;
+}
+
+/* Wakes the loop while the store fails, so that before_sleep retries. */
+static void store_timer_cb(loop_t *l, void *arg)
+{
+	ctld_t *cd = arg;
+	if (cd->store_failing)
+		loop_add_timer(l, STORE_RETRY_MS, store_timer_cb, cd);
+}
+
+/* After a commit attempt (rc: db_commit's): enter or leave the failing
+ * state, each logged once. On entering, the replies this turn queued
+ * announced changes that are not durable: each becomes the error. */
+static void store_check(ctld_t *cd, int rc)
+{
+	if (rc && !cd->store_failing) {
+		char *msg = store_error_msg(cd);
+		error("%s: refusing state changes until it can be written (retrying every %d ms)",
+		      msg, STORE_RETRY_MS);
+		conn_replace_held(cd->loop, is_node_conn, NULL, cd->db_errno ? cd->db_errno : EIO, msg);
+		free(msg);
+		cd->store_failing = 1;
+		loop_add_timer(cd->loop, STORE_RETRY_MS, store_timer_cb, cd);
+	} else if (!rc && cd->store_failing) {
+		info("state save location '%s' can be written again: pending changes committed,"
+		     " accepting state changes", cd->conf->state_save_location);
+		cd->store_failing = 0;
+		ctld_sched_request(cd);
+	}
+}
+
 static void before_sleep(loop_t *l, void *arg)
 {
 	ctld_t *cd = arg;
-	if (cd->sched_needed) {
+	/* While the store fails, nothing starts: a start is a change. */
+	if (cd->sched_needed && !cd->store_failing) {
 		uint64_t now = loop_now_ms(l);
 		if (cd->sched_now || now - cd->last_sched_ms >= SCHED_MIN_INTERVAL_MS ||
 		    !cd->last_sched_ms) {
@@ -70,11 +110,15 @@ static void before_sleep(loop_t *l, void *arg)
 		}
 	}
 	/* Durability before replies: if this turn's changes did not reach the
-	 * database, nothing of it may be acknowledged. Exit without flushing;
-	 * clients see the connection drop, and a restart recovers exactly what
-	 * was committed. */
-	if (db_commit(cd))
-		fatal("state db commit failed; exiting without acknowledging this turn's changes");
+	 * database, nothing of it may be acknowledged: store_check turns the
+	 * turn's replies into errors. While the store is failing, user
+	 * changes are refused up front (store_refused) and the commit of what
+	 * is pending is retried at most every STORE_RETRY_MS. */
+	uint64_t now = loop_now_ms(l);
+	if (!cd->store_failing || now - cd->store_retry_ms >= STORE_RETRY_MS) {
+		cd->store_retry_ms = now;
+		store_check(cd, db_commit(cd));
+	}
 	if (fault_crash_submit && cd->jobs_accepted >= fault_crash_submit) {
 		error("SLUICE_FAULT: crashing after the commit of submission %u", fault_crash_submit);
 		_exit(86);
@@ -386,8 +430,9 @@ int cmd_ctld(int argc, char **argv)
 	db_load(cd);
 	for (uint32_t i = 0; i < cd->nnodes; i++)
 		node_sync_sched(cd, &cd->nodes[i]);
-	if (db_commit(cd))
-		return startup_fail("state save location '%s': cannot commit the recovered state", ssl);
+	/* A full disk must not keep the controller down: serve what was
+	 * recovered and commit once it can (store_check). */
+	store_check(cd, db_commit(cd));
 	for (size_t i = 0; i < conf->nunsupported; i++)
 		verbose("slurm.conf: %s is accepted but not acted on", conf->unsupported[i]);
 

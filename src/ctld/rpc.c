@@ -266,6 +266,25 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	proto_free(MSG_STEP_CREATE_REPLY, &r);
 }
 
+/* While the store cannot be written, a request that would change state
+ * is refused before it changes anything (reads go on): the answer names
+ * the directory and the error, and is an errno value, which a job's
+ * supervisor retries (its completion is then recorded once the store
+ * works again). Node registrations and heartbeats are kept in memory. */
+static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
+{
+	if (!cd->store_failing)
+		return 0;
+	switch (type) {
+	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
+	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
+		reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t gid, void *arg)
 {
 	ctld_t *cd = arg;
@@ -273,6 +292,8 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		reply_rc(c, ESLURM_ACCESS_DENIED, xstrdup("authentication required"));
 		return;
 	}
+	if (store_refused(cd, c, type))
+		return;
 	char *m = NULL;
 	int rc;
 	ctld_rpc_mark_t mark = ctld_stats_begin(type, msg);

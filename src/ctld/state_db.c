@@ -25,6 +25,7 @@
  * mode survives a crash of the process; SLUICE_SYNC=full makes every
  * commit survive a power cut too. Statements are prepared once and reset.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,50 @@ static int db_migrate(ctld_t *cd, char **err)
 	return 0;
 }
 
+/* What the transaction's writes were, to redo them after a rollback:
+ * a job insert (with the encoded description, which memory does not keep)
+ * or a rewrite of a job's stored description. */
+struct db_pending {
+	uint32_t job_id;
+	int insert;               /* 1: insert (blob), 0: description rewrite */
+	char *blob;
+	size_t len;
+};
+
+static void pending_add(ctld_t *cd, uint32_t job_id, int insert, const strbuf_t *blob)
+{
+	cd->pending = xgrow(cd->pending, sizeof(*cd->pending), cd->npending + 1, &cd->apending);
+	struct db_pending *p = &cd->pending[cd->npending++];
+	p->job_id = job_id;
+	p->insert = insert;
+	p->len = blob ? blob->len : 0;
+	p->blob = blob ? xmalloc(blob->len + 1) : NULL;
+	if (blob)
+		memcpy(p->blob, blob->buf, blob->len);
+}
+
+static void pending_clear(ctld_t *cd)
+{
+	for (size_t i = 0; i < cd->npending; i++)
+		free(cd->pending[i].blob);
+	cd->npending = 0;
+}
+
+/* The errno behind a failed SQLite call (the OS's if SQLite kept it). */
+static int db_errno_of(ctld_t *cd, int rc)
+{
+	int e = sqlite3_system_errno(cd->db);
+	if (e > 0)
+		return e;
+	switch (rc & 0xff) {
+	case SQLITE_FULL: return ENOSPC;
+	case SQLITE_READONLY: return EROFS;
+	case SQLITE_NOMEM: return ENOMEM;
+	case SQLITE_BUSY: case SQLITE_LOCKED: return EBUSY;
+	default: return EIO;
+	}
+}
+
 /* Run a statement that returns no rows; log (never die) on failure. */
 static int step_done(ctld_t *cd, sqlite3_stmt *st, const char *what)
 {
@@ -115,11 +160,21 @@ static int step_done(ctld_t *cd, sqlite3_stmt *st, const char *what)
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		error("state db: %s: %s", what, sqlite3_errmsg(cd->db));
+		/* Once failing, every retry fails alike: say it once. */
+		if (!cd->store_failing && !cd->db_failed)
+			error("state db: %s: %s", what, sqlite3_errmsg(cd->db));
+		if (!cd->db_failed)
+			cd->db_errno = db_errno_of(cd, rc);
 		cd->db_failed = 1;   /* this turn's transaction must not be acknowledged */
 		return -1;
 	}
 	return 0;
+}
+
+char *store_error_msg(const ctld_t *cd)
+{
+	return xasprintf("state save location '%s': %s", cd->conf->state_save_location,
+			 strerror(cd->db_errno ? cd->db_errno : EIO));
 }
 
 int db_open(ctld_t *cd, const char *path, char **err)
@@ -306,27 +361,41 @@ static void bind_job(ctld_t *cd, sqlite3_stmt *st, const job_t *j, char **alloc_
 	sqlite3_bind_int64(st, 21, j->restarts);
 }
 
+static void job_insert_blob(ctld_t *cd, const job_t *j, const char *blob, size_t len)
+{
+	char *a = NULL;
+	bind_job(cd, cd->st_job_ins, j, &a);
+	sqlite3_bind_blob(cd->st_job_ins, 22, blob, (int)len, SQLITE_STATIC);
+	step_done(cd, cd->st_job_ins, "insert job");
+	free(a);
+}
+
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
 {
 	db_begin(cd);
 	strbuf_t sb = STRBUF_INIT;
 	proto_encode(MSG_SUBMIT, full, &sb);
-	char *a = NULL;
-	bind_job(cd, cd->st_job_ins, j, &a);
-	sqlite3_bind_blob(cd->st_job_ins, 22, sb.buf, (int)sb.len, SQLITE_STATIC);
-	step_done(cd, cd->st_job_ins, "insert job");
-	free(a);
+	pending_add(cd, j->job_id, 1, &sb);
+	job_insert_blob(cd, j, sb.buf, sb.len);
 	strbuf_release(&sb);
 }
+
+static void job_rewrite_desc(ctld_t *cd, const job_t *j);
 
 /* Rewrite the stored description's fields that `scontrol update job`
  * changes (the rest, script and environment included, as submitted), in
  * this turn's transaction. */
 void db_job_update_desc(ctld_t *cd, const job_t *j)
 {
+	db_begin(cd);
+	pending_add(cd, j->job_id, 0, NULL);
+	job_rewrite_desc(cd, j);
+}
+
+static void job_rewrite_desc(ctld_t *cd, const job_t *j)
+{
 	job_desc_t full;
 	memset(&full, 0, sizeof(full));
-	db_begin(cd);
 	if (db_job_fetch_desc(cd, j->job_id, &full)) {
 		error("state db: job %u: no stored description to update", j->job_id);
 		return;
@@ -348,8 +417,12 @@ void db_job_update_desc(ctld_t *cd, const job_t *j)
 	} else {
 		sqlite3_bind_int64(st, 1, j->job_id);
 		sqlite3_bind_blob(st, 2, sb.buf, (int)sb.len, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			error("state db: update job description: %s", sqlite3_errmsg(cd->db));
+		int rc = sqlite3_step(st);
+		if (rc != SQLITE_DONE) {
+			if (!cd->store_failing && !cd->db_failed)
+				error("state db: update job description: %s", sqlite3_errmsg(cd->db));
+			if (!cd->db_failed)
+				cd->db_errno = db_errno_of(cd, rc);
 			cd->db_failed = 1;
 		}
 		sqlite3_finalize(st);
@@ -380,7 +453,7 @@ int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 
 int db_commit(ctld_t *cd)
 {
-	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn) {
+	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo) {
 		int any = 0;
 		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
 			any = cd->nodes[i].dirty;
@@ -390,20 +463,33 @@ int db_commit(ctld_t *cd)
 			return 0;
 	}
 	db_begin(cd);
+	/* After a rollback: the inserts and description rewrites that the
+	 * rolled back transaction held, from what was kept of them. */
+	if (cd->db_redo) {
+		for (size_t i = 0; i < cd->npending; i++) {
+			struct db_pending *p = &cd->pending[i];
+			job_t *j = job_find(cd, p->job_id);
+			if (!j)
+				continue;         /* purged since; its delete follows */
+			if (p->insert)
+				job_insert_blob(cd, j, p->blob, p->len);
+			else
+				job_rewrite_desc(cd, j);
+		}
+	}
+	/* Dirty marks are cleared only once the commit succeeded: a failed
+	 * one leaves everything to write again. */
 	for (size_t i = 0; i < cd->ndirty_jobs; i++) {
 		job_t *j = cd->dirty_jobs[i];
 		char *a = NULL;
 		bind_job(cd, cd->st_job_upd, j, &a);
 		step_done(cd, cd->st_job_upd, "update job");
 		free(a);
-		j->dirty = 0;
 	}
-	cd->ndirty_jobs = 0;
 	for (size_t i = 0; i < cd->ndead_jobs; i++) {
 		sqlite3_bind_int64(cd->st_job_del, 1, cd->dead_jobs[i]);
 		step_done(cd, cd->st_job_del, "delete job");
 	}
-	cd->ndead_jobs = 0;
 	for (uint32_t i = 0; i < cd->nnodes; i++) {
 		node_t *n = &cd->nodes[i];
 		if (!n->dirty)
@@ -430,7 +516,6 @@ int db_commit(ctld_t *cd)
 		else
 			sqlite3_bind_null(cd->st_node_weight, 2);
 		step_done(cd, cd->st_node_weight, "save node weight");
-		n->dirty = 0;
 	}
 	for (uint32_t i = 0; i < cd->nparts; i++) {
 		part_t *p = &cd->parts[i];
@@ -444,19 +529,37 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(st, 5, p->max_nodes);
 		sqlite3_bind_int64(st, 6, p->min_nodes);
 		step_done(cd, st, "save partition");
-		p->dirty = 0;
 	}
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
 		step_done(cd, cd->st_meta_set, "save next job id");
-		cd->meta_dirty = 0;
 	}
-	int rc = step_done(cd, cd->st_commit, "commit");
+	if (!cd->db_failed)
+		step_done(cd, cd->st_commit, "commit");
+	if (cd->db_failed) {
+		/* SQLite may have rolled back already (SQLITE_FULL can);
+		 * otherwise roll back here: the next call starts afresh. */
+		if (!sqlite3_get_autocommit(cd->db))
+			sqlite3_exec(cd->db, "ROLLBACK", NULL, NULL, NULL);
+		cd->in_txn = 0;
+		cd->db_failed = 0;
+		cd->db_redo = 1;
+		return -1;
+	}
 	cd->in_txn = 0;
-	if (cd->db_failed)
-		rc = -1;
-	return rc;
+	cd->db_redo = 0;
+	pending_clear(cd);
+	for (size_t i = 0; i < cd->ndirty_jobs; i++)
+		cd->dirty_jobs[i]->dirty = 0;
+	cd->ndirty_jobs = 0;
+	cd->ndead_jobs = 0;
+	for (uint32_t i = 0; i < cd->nnodes; i++)
+		cd->nodes[i].dirty = 0;
+	for (uint32_t i = 0; i < cd->nparts; i++)
+		cd->parts[i].dirty = 0;
+	cd->meta_dirty = 0;
+	return 0;
 }
 
 /* ---- recovery ---- */

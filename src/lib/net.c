@@ -836,6 +836,18 @@ void conn_flush_all(loop_t *l)
 	}
 }
 
+void conn_replace_held(loop_t *l, int (*keep)(conn_t *c, void *arg), void *arg,
+		       int rc, const char *msg)
+{
+	for (conn_t *c = held_head; c; c = c->dnext) {
+		if (c->loop != l || c->dead || c->out.len == c->out_limit || (keep && keep(c, arg)))
+			continue;
+		strbuf_setlen(&c->out, c->out_limit);
+		/* conn_send appends past out_limit: held, as before */
+		conn_send_rc(c, rc, msg);
+	}
+}
+
 void conn_close(conn_t *c)
 {
 	if (!c || c->closing)

@@ -86,6 +86,12 @@ void conn_set_autoflush(conn_t *c, int on);
 /* Write out every conn's held output (non-blocking; the rest follows on
  * LOOP_WRITE). Call after durable commit. */
 void conn_flush_all(loop_t *l);
+/* The controller, when a commit failed: on every conn of l with held
+ * output that keep(c, arg) does not claim (keep NULL: all), drop that
+ * output (it announced changes that are not durable) and hold an MSG_RC
+ * reply of rc and msg instead. */
+void conn_replace_held(loop_t *l, int (*keep)(conn_t *c, void *arg), void *arg,
+		       int rc, const char *msg);
 /* Close after pending output is written; freed outside its callbacks. */
 void conn_close(conn_t *c);
 void conn_set_data(conn_t *c, void *data);
