@@ -297,6 +297,11 @@ uint32_t sched_glue_priority(ctld_t *cd, const job_t *j, int64_t now, sched_prio
 void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t gid, void *arg);
 void rpc_on_close(conn_t *c, void *arg);
 
+/* ---- names.c glue (ctld_main.c) ---- */
+/* Have the worker resolve the AllowGroups of cd->conf's partitions
+ * (GroupUpdateTime, GroupUpdateForce); at start and on reconfigure. */
+void ctld_watch_groups(ctld_t *cd);
+
 /* ---- reconfig.c ---- */
 /* Re-read the config files and swap them in (see reconfig.c). 0, or
  * SLURM_ERROR with *msg (malloc'd): every reason, one per line; the

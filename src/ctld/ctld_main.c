@@ -23,6 +23,7 @@
 
 #include "cmd/cmds.h"
 #include "ctld/ctld.h"
+#include "ctld/names.h"
 
 #include "daemon.h"
 #include "errors.h"
@@ -285,6 +286,20 @@ static void fault_init(void)
 	}
 }
 
+void ctld_watch_groups(ctld_t *cd)
+{
+	const conf_t *conf = cd->conf;
+	const char **lists = xcalloc(conf->nparts ? conf->nparts : 1, sizeof(char *));
+	for (size_t i = 0; i < conf->nparts; i++)
+		lists[i] = conf->parts[i].allow_groups;
+	const char *v = conf_get(conf, "GroupUpdateTime");
+	uint32_t update_s = v ? (uint32_t)strtoul(v, NULL, 10) : 600;
+	v = conf_get(conf, "GroupUpdateForce");
+	int force = v ? (strtol(v, NULL, 10) != 0 || !strcasecmp(v, "yes")) : 1;
+	names_groups_watch(lists, conf->nparts, update_s, force);
+	free(lists);
+}
+
 /* The controller's state lives until the process exits and is not freed
  * at shutdown (that would buy nothing). Holding it in a global keeps it
  * reachable, deterministically, for the leak checks at exit (LeakSanitizer,
@@ -384,6 +399,11 @@ int cmd_ctld(int argc, char **argv)
 	if (!cd->auth)
 		return startup_fail("%s", err ? err : "authentication setup failed");
 	cd->next_job_id = conf->first_job_id ? conf->first_job_id : 1;
+	/* AllowGroups members, resolved by a worker; the first time before
+	 * serving (a slow NSS may hold the start, never the loop). */
+	ctld_watch_groups(cd);
+	if (names_groups_wait(30000))
+		error("AllowGroups not resolved after 30 s (NSS slow?): those partitions refuse users until it is");
 	nodes_init(cd);
 	sched_glue_build(cd);
 	load_priority(cd);

@@ -553,7 +553,8 @@ static int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t 
 
 /* May uid (primary group gid) use partition p? As slurmctld: RootOnly
  * partitions take jobs from root/SlurmUser only; AllowGroups (other than
- * "ALL") needs the user's primary or a supplementary group in the list. */
+ * "ALL") needs the user's primary group in the list, or the user listed as
+ * a member of one of its groups. */
 static int part_access(ctld_t *cd, const part_t *p, uint32_t uid, uint32_t gid)
 {
 	const conf_part_t *cf = p->cf;
@@ -563,30 +564,10 @@ static int part_access(ctld_t *cd, const part_t *p, uint32_t uid, uint32_t gid)
 		return ESLURM_ACCESS_DENIED;
 	if (!cf->allow_groups || !*cf->allow_groups || !strcasecmp(cf->allow_groups, "ALL"))
 		return 0;
-	gid_t groups[256];
-	int ng = (int)ARRAY_SIZE(groups);
-	struct passwd pw, *pres = NULL;
-	char pbuf[4096];
-	if (getpwuid_r(uid, &pw, pbuf, sizeof(pbuf), &pres) == 0 && pres) {
-		if (getgrouplist(pw.pw_name, gid, groups, &ng) < 0)
-			ng = (int)ARRAY_SIZE(groups);   /* the first 256 were filled */
-	} else {
-		groups[0] = gid;
-		ng = 1;
-	}
-	int rc = ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP;
-	char *list = xstrdup(cf->allow_groups), *save = NULL;
-	for (char *g = strtok_r(list, ",", &save); g && rc; g = strtok_r(NULL, ",", &save)) {
-		struct group gr, *gres = NULL;
-		char gbuf[8192];
-		if (getgrnam_r(g, &gr, gbuf, sizeof(gbuf), &gres) || !gres)
-			continue;
-		for (int i = 0; i < ng && rc; i++)
-			if (groups[i] == gres->gr_gid)
-				rc = 0;
-	}
-	free(list);
-	return rc;
+	/* The members were resolved off the loop (names.h): no NSS call
+	 * here; the primary gid comes from the request's credential. */
+	return names_groups_allow(cf->allow_groups, uid, gid) ? 0
+		: ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP;
 }
 
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,

@@ -392,6 +392,7 @@ int ctld_reconfigure(ctld_t *cd, char **msg)
 	cd->max_pjf = nd->max_pjf;
 	cd->total_cpus = nd->total_cpus;
 	cd->conf = nc;
+	ctld_watch_groups(cd);   /* AllowGroups resolved again, off the loop */
 	free(nd);
 	ctld_load_sched_conf(cd);
 	free_old(onodes, onnodes, oparts, onparts, &osched);
