@@ -114,4 +114,14 @@ test_expect_success 'in the foreground (-D) the pid file is written too' '
 	test "$(cat "$CL/run/ctld.pid")" = "$CTLD_PID"
 '
 
+test_expect_success USERS 'started as root with a SlurmUser: the state belongs to it' '
+	kill $CTLD_PID && wait_gone $CTLD_PID &&
+	echo "SlurmUser=bob" >>"$SLURM_CONF" &&
+	ctld_start &&
+	test "$(stat -c "%U %a" "$CL/state")" = "bob 700" &&
+	find "$CL/state" -mindepth 1 ! -user bob >notbob &&
+	test_must_be_empty notbob &&
+	test -z "$(runuser -u bob -- find "$CL/state" -mindepth 1 ! -readable)"
+'
+
 test_done
