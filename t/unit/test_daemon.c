@@ -1,0 +1,156 @@
+/*
+ * test_daemon: the daemon helpers of src/lib/daemon.c: pid files written
+ * atomically (no temporary left, mode 0644), the state lock (exclusive
+ * between processes, names its holder, released when the holder dies,
+ * close-on-exec), and the daemon pipe (the starting process exits 0 when
+ * the daemon is ready, 1 with the daemon's message when it fails).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "tap.h"
+#include "xalloc.h"
+
+static char tmpdir[64];
+
+static size_t count_entries(const char *dir)
+{
+	size_t n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	char buf[256];
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return xstrdup("");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* Start a daemon through the daemon pipe in a child, the daemon saying
+ * ready or (fail) an error: the starting process's exit
+ * status, its stderr in *err. */
+static int run_detach(int fail, char **err)
+{
+	int ep[2];
+	if (pipe(ep))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(ep[1], STDERR_FILENO);
+		close(ep[0]);
+		close(ep[1]);
+		int fd = daemon_detach("test");
+		if (fd < 0)
+			_exit(90);
+		if (fail)
+			daemon_fail(fd, "cannot open 'x': No such file or directory");
+		else
+			daemon_ready(fd);
+		_exit(0);
+	}
+	close(ep[1]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	char buf[512];
+	ssize_t n = read(ep[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(ep[0]);
+	*err = xstrdup(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_daemon.XXXXXX");
+	ok(mkdtemp(tmpdir) != NULL, "temp dir");
+
+	char *pidf = xasprintf("%s/x.pid", tmpdir);
+	is_int(pidfile_write(pidf, 12345), 0, "pid file written");
+	char *s = slurp(pidf);
+	is_str(s, "12345\n", "it holds the pid");
+	free(s);
+	is_int(pidfile_write(pidf, 678), 0, "replaced");
+	s = slurp(pidf);
+	is_str(s, "678\n", "the new pid");
+	free(s);
+	struct stat st;
+	ok(stat(pidf, &st) == 0 && (st.st_mode & 0777) == 0644, "mode 0644");
+	is_int(count_entries(tmpdir), 1, "no temporary file left");
+	char *bad = xasprintf("%s/nodir/x.pid", tmpdir);
+	ok(pidfile_write(bad, 1) < 0 && errno == ENOENT, "a missing directory: -1, ENOENT");
+	free(bad);
+
+	char *lockf = xasprintf("%s/lock", tmpdir);
+	is_int(lockfile_holder(lockf), 0, "no lock file: no holder");
+	int sync[2];
+	ok(pipe(sync) == 0, "pipe");
+	pid_t kid = fork();
+	if (kid == 0) {
+		pid_t h;
+		int fd = lockfile_take(lockf, &h);
+		char c = fd >= 0 ? 'y' : 'n';
+		if (write(sync[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	char c = 0;
+	ok(read(sync[0], &c, 1) == 1 && c == 'y', "a child takes the lock");
+	pid_t holder = -1;
+	errno = 0;
+	ok(lockfile_take(lockf, &holder) < 0 && errno == EAGAIN, "a second taker: -1, EAGAIN");
+	is_int(holder, kid, "it is told the holder's pid");
+	is_int(lockfile_holder(lockf), kid, "lockfile_holder names it too");
+	s = slurp(lockf);
+	char *want = xasprintf("%d\n", (int)kid);
+	is_str(s, want, "the lock file holds the holder's pid");
+	free(s);
+	free(want);
+	ok(stat(lockf, &st) == 0 && (st.st_mode & 0777) == 0600, "lock file mode 0600");
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	is_int(lockfile_holder(lockf), 0, "the holder died: the lock is free");
+	int fd = lockfile_take(lockf, &holder);
+	ok(fd >= 0, "taken after the holder died");
+	ok(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC), "the lock descriptor is close-on-exec");
+	s = slurp(lockf);
+	want = xasprintf("%d\n", (int)getpid());
+	is_str(s, want, "now with our pid");
+	free(s);
+	free(want);
+
+	char *err = NULL;
+	is_int(run_detach(0, &err), 0, "daemon ready: the starting process exits 0");
+	is_str(err, "", "and prints nothing");
+	free(err);
+	is_int(run_detach(1, &err), 1, "daemon failed: the starting process exits 1");
+	is_str(err, "test: cannot open 'x': No such file or directory\n", "with the daemon's message");
+	free(err);
+
+	unlink(pidf);
+	unlink(lockf);
+	rmdir(tmpdir);
+	free(pidf);
+	free(lockf);
+	return done_testing();
+}
