@@ -204,5 +204,11 @@ void job_ctl_killall(job_ctl_t *c, int sig);
 int sup_signalfd(void);
 /* In a job/task child before exec: default dispositions, empty mask. */
 void child_reset_signals(void);
+/* In a job/task child right before exec, after its stdio is in place:
+ * close every descriptor above stderr but keep (-1: none; a close-on-exec
+ * one that reports an exec failure), so a job inherits nothing from the
+ * daemons whatever they have open (a log file, sockets, ...). Never fails:
+ * a descriptor it cannot close is closed at exec or not there. */
+void child_close_fds(int keep);
 
 #endif

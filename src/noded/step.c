@@ -65,7 +65,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	child_reset_signals();
 	setsid();
 	if (in < 0)
-		in = open("/dev/null", O_RDONLY);
+		in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(1);
 	char *e = NULL;
@@ -112,6 +112,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	 * step's. */
 	char **envp = env_to_envp(&env);
 	environ = envp;
+	child_close_fds(-1);
 	execvp(argv[0], argv);
 	int en = errno;
 	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
