@@ -57,6 +57,10 @@ void env_setf(strv_t *env, const char *name, const char *fmt, ...)
 void env_set_default(strv_t *env, const char *name, const char *value);
 /* A NULL-terminated copy for execve (pointers into env; free the array only). */
 char **env_to_envp(const strv_t *env);
+/* The umask a job runs with: its SLURM_UMASK (the submitter's, an octal
+ * string such as "0077", as sbatch/srun send it), or 0022 when absent or
+ * not octal. */
+mode_t env_umask(const strv_t *env);
 
 /* What the stdio file name patterns expand to (man sbatch, "filename
  * pattern"). */

@@ -73,6 +73,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		dprintf(2, "slurmstepd: error: %s\n", e);
 		_exit(1);
 	}
+	umask(env_umask(&m->env));
 	const char *wd = m->cwd && *m->cwd ? m->cwd : "/tmp";
 	if (chdir(wd) < 0) {
 		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",

@@ -330,6 +330,8 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 		write_all(errfd, e, strlen(e));
 		_exit(1);
 	}
+	/* the submitter's umask, before the output files are created */
+	umask(env_umask(&m->env));
 	int oflags = O_WRONLY | O_CREAT | O_CLOEXEC |
 		((m->flags & JOB_F_OPEN_APPEND) ? O_APPEND : O_TRUNC);
 	int ifd = open(in, O_RDONLY | O_CLOEXEC);

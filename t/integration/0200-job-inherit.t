@@ -1,5 +1,5 @@
 #!/bin/bash
-test_description='what a job inherits: no daemon descriptors (node daemons run as real daemons)'
+test_description='what a job inherits: no daemon descriptors, the submitter umask (node daemons run as real daemons)'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 NODED_DAEMON=1
@@ -42,6 +42,34 @@ test_expect_success 'a step inside a batch job sees only stdio too' '
 	wait_job_state $id COMPLETED &&
 	cat fd-step.out &&
 	test "$(fds fd-step.out)" = "0 1 2 3 "
+'
+
+test_expect_success 'sbatch carries the umask: SLURM_UMASK, umask, 0600 output' '
+	cd "$CL/work" &&
+	id=$(umask 077 && sbatch --parsable -o umask-batch.out --wrap="umask; echo \$SLURM_UMASK; touch made-by-batch") &&
+	wait_job_state $id COMPLETED &&
+	printf "0077\n0077\n" >expect &&
+	test_cmp expect umask-batch.out &&
+	test "$(stat -c %a umask-batch.out)" = 600 &&
+	test "$(stat -c %a made-by-batch)" = 600
+'
+
+test_expect_success 'without a umask of its own the job gets the usual 0022' '
+	cd "$CL/work" &&
+	id=$(umask 022 && sbatch --parsable -o umask-022.out --wrap="umask") &&
+	wait_job_state $id COMPLETED &&
+	echo 0022 >expect &&
+	test_cmp expect umask-022.out &&
+	test "$(stat -c %a umask-022.out)" = 644
+'
+
+test_expect_success 'srun carries the umask to its tasks' '
+	cd "$CL/work" &&
+	(umask 077 && srun -N2 sh -c "umask; echo \$SLURM_UMASK; touch made-by-srun-\$SLURM_PROCID") >umask-srun.out &&
+	printf "0077\n0077\n0077\n0077\n" >expect &&
+	test_cmp expect umask-srun.out &&
+	test "$(stat -c %a made-by-srun-0)" = 600 &&
+	test "$(stat -c %a made-by-srun-1)" = 600
 '
 
 test_expect_success 'a daemonized node daemon reports start-up errors to the shell' '
