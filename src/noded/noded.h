@@ -133,6 +133,12 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 #define NODED_CRED_LIFE 120
 #define NODED_REVOKE_KEEP (2 * NODED_CRED_LIFE)
 void spool_revoke(const char *spool, uint32_t job_id, int64_t now);
+/* Mark the step credential of (job, step), valid until expires, used on
+ * this node: 0 the first time, -1 if it already was (or the mark cannot be
+ * made: refused then too). The mark, <spool>/cred.<job>.<step>, lives
+ * until the credential expires (marks past that are dropped here). */
+int spool_cred_use(const char *spool, uint32_t job_id, uint32_t step_id, int64_t expires,
+		   int64_t now);
 /* When job_id was revoked (within NODED_REVOKE_KEEP of now), else 0. */
 int64_t spool_revoked_at(const char *spool, uint32_t job_id, int64_t now);
 /* ---- resources.c ---- */
