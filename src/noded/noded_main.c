@@ -180,6 +180,11 @@ int cmd_noded(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	/* A daemon keeps nothing of its starter but stdio (pipes held open
+	 * would keep a starting ssh or script waiting, and are no business
+	 * of ours); nothing of our own is open yet. */
+	if (!foreground)
+		close_range(3, ~0u, 0);
 
 	conf_t *conf = conf_load(conf_path, CONF_FULL);
 	if (conf->nerrors) {
