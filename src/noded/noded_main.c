@@ -266,7 +266,6 @@ int cmd_noded(int argc, char **argv)
 			if (pf) {
 				char buf[32];
 				int n = snprintf(buf, sizeof(buf), "%d\n", (int)p);
-				/* not fatal, as for slurmd */
 				if (write_file_atomic(pf, buf, (size_t)n, 0644) < 0)
 					error("cannot write pid file %s: %s", pf, strerror(errno));
 			}
