@@ -8,6 +8,9 @@
 # over NodeName=DEFAULT), GRES_CONF replaces the gres.conf lines.
 # cluster_stop (run automatically at exit) stops them and any job
 # supervisors they left.
+# NODED_DAEMON=1 starts the node daemons as real daemons (no -D: they
+# detach, log to SlurmdLogFile and write SlurmdPidFile, $CL/noded-NAME.pid)
+# instead of in the foreground; a share of the scripts set it.
 
 SLUICE_BUILD=${SLUICE_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}
 export PATH="$SLUICE_BUILD/bin:$PATH"
@@ -72,6 +75,8 @@ cluster_write_conf() {
 		echo "SlurmctldLogFile=$CL/log/ctld.log"
 		echo "SlurmdLogFile=$CL/log/noded-%n.log"
 		echo "SlurmctldPidFile=$CL/run/ctld.pid"
+		# where noded_start (-D) puts the pid too: one place to find it
+		echo "SlurmdPidFile=$CL/noded-%n.pid"
 		echo "SelectType=select/cons_tres"
 		echo "SelectTypeParameters=CR_Core_Memory"
 		echo "GresTypes=gpu"
@@ -172,6 +177,15 @@ ctld_kill9() { kill -9 "$CTLD_PID" 2>/dev/null; wait_gone "$CTLD_PID"; return 0;
 
 noded_start() {
 	local name=$1
+	if [ -n "${NODED_DAEMON:-}" ]; then
+		# It reports start-up errors and exits non-zero before it
+		# detaches; its pid file is in place when it returns.
+		rm -f "$CL/noded-$name.pid"
+		(daemon_run noded -N "$name") >>"$CL/log/noded-$name.stderr" 2>&1 ||
+			{ echo "noded $name did not start:"; tail -5 "$CL/log/noded-$name.stderr"; return 1; }
+		test -s "$CL/noded-$name.pid" || { echo "noded $name wrote no pid file"; return 1; }
+		return 0
+	fi
 	(daemon_run noded -D -N "$name") >>"$CL/log/noded-$name.stderr" 2>&1 &
 	echo $! >"$CL/noded-$name.pid"
 	disown $!
@@ -192,7 +206,7 @@ nodes_idle() { # all N nodes registered and idle
 cluster_start() {
 	cluster_write_conf "$@" || return 1
 	ctld_start || return 1
-	for i in $(seq 1 "$NNODES"); do noded_start "$(printf 'comp%03d' "$i")"; done
+	for i in $(seq 1 "$NNODES"); do noded_start "$(printf 'comp%03d' "$i")" || return 1; done
 	wait_for 30 nodes_idle || { echo "nodes did not register:"; sinfo -N; tail -5 "$CL"/log/*; return 1; }
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cmd/jobopts.h"
@@ -817,6 +818,20 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 		}
 		if (!replaced)
 			strv_push(out, sets.v[i]);
+	}
+	/* The submitter's umask, as Slurm's SLURM_UMASK ("0077"): the job
+	 * (batch script, srun tasks) runs with it. One already in the
+	 * environment wins (an srun inside a job keeps the job's). */
+	int has_umask = 0;
+	for (uint32_t j = 0; j < out->n; j++)
+		has_umask |= !strncmp(out->v[j], "SLURM_UMASK=", 12);
+	if (!has_umask) {
+		mode_t mask = umask(0);
+		umask(mask);
+		char *kv = xasprintf("SLURM_UMASK=0%o%o%o", (unsigned)(mask >> 6) & 7u,
+				     (unsigned)(mask >> 3) & 7u, (unsigned)mask & 7u);
+		strv_push(out, kv);
+		free(kv);
 	}
 	/* Steps inherit the export setting, as in Slurm. */
 	if (spec && o->cmd == JOBOPTS_SBATCH) {

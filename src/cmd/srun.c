@@ -34,6 +34,7 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/jobopts.h"
+#include "cred.h"
 #include "errors.h"
 #include "log.h"
 #include "net.h"
@@ -386,11 +387,51 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		    int standalone, uint32_t *worst_status)
 {
 	const conf_t *conf = cmd_conf();
+	char cwd[PATH_MAX];
+	const char *dir = o->desc.work_dir;
+	if (!dir)
+		dir = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
+
+	/* The environment every task starts from. What depends on the step
+	 * (its id, tasks and nodes) the node daemons set from the launch and
+	 * its credential: the launch srun sends is then known before the
+	 * step exists, and the controller signs its digest into the
+	 * credential (cred.h), so the credential runs this and nothing else. */
+	jobopts_build_env(o, environ);
+	strv_t *env = &o->desc.env;
+	env_setu(env, "SLURM_JOB_ID", job_id);
+	env_setu(env, "SLURM_JOBID", job_id);
+	if (standalone) {
+		if (o->desc.name)
+			env_set(env, "SLURM_JOB_NAME", o->desc.name);
+		env_set(env, "SLURM_SUBMIT_DIR", dir);
+		if (o->desc.alloc_node)
+			env_set(env, "SLURM_SUBMIT_HOST", o->desc.alloc_node);
+		if (conf->cluster_name)
+			env_set(env, "SLURM_CLUSTER_NAME", conf->cluster_name);
+	}
+	msg_launch_step_t tmpl = {
+		.job_id = job_id,
+		.user_id = (uint32_t)getuid(), .group_id = (uint32_t)getgid(),
+		.env = *env, .cwd = (char *)dir,
+		.flags = (o->unbuffered ? STEP_F_UNBUFFERED : 0u) |
+			 (standalone ? STEP_F_STANDALONE : 0u),
+		/* -t inside an allocation limits the step (standalone it is
+		 * the job's, which the controller enforces) */
+		.time_limit = !standalone && o->desc.time_limit != TIME_NO_VAL &&
+			      o->desc.time_limit != TIME_INFINITE ? o->desc.time_limit : 0,
+	};
+	for (int k = 0; k < ncmd; k++)
+		strv_push(&tmpl.argv, cmd[k]);
+	char digest[CRED_DIGEST_HEX + 1];
+	cred_launch_digest(&tmpl, digest);
+
 	msg_step_create_t sc = {
 		.job_id = job_id,
 		.ntasks = o->desc.ntasks,
 		.min_nodes = o->desc.min_nodes,
 		.name = o->desc.name,
+		.digest = digest,
 	};
 	void *reply = NULL;
 	int err = cmd_call(MSG_STEP_CREATE, &sc, MSG_STEP_CREATE_REPLY, &reply, NULL);
@@ -401,6 +442,7 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		error("Unable to create step for job %u: %s", job_id, slurm_strerror(err));
 		if (reply)
 			proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
+		strv_free(&tmpl.argv);
 		*worst_status = 1 << 8;
 		return 1;
 	}
@@ -409,40 +451,6 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 	uint32_t total = 0;
 	for (uint32_t i = 0; i < nnodes && i < sr->ntasks_per_node_n; i++)
 		total += sr->ntasks_per_node[i];
-
-	char cwd[PATH_MAX];
-	const char *dir = o->desc.work_dir;
-	if (!dir)
-		dir = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
-
-	/* The environment every task starts from. */
-	jobopts_build_env(o, environ);
-	strv_t *env = &o->desc.env;
-	env_setu(env, "SLURM_JOB_ID", job_id);
-	env_setu(env, "SLURM_JOBID", job_id);
-	env_setu(env, "SLURM_STEP_ID", sr->step_id);
-	env_setu(env, "SLURM_STEPID", sr->step_id);
-	env_setu(env, "SLURM_NTASKS", total);
-	env_setu(env, "SLURM_NPROCS", total);
-	env_setu(env, "SLURM_STEP_NUM_TASKS", total);
-	env_setu(env, "SLURM_STEP_NUM_NODES", nnodes);
-	if (sr->nodes)
-		env_set(env, "SLURM_STEP_NODELIST", sr->nodes);
-	if (standalone) {
-		env_setu(env, "SLURM_NNODES", nnodes);
-		env_setu(env, "SLURM_JOB_NUM_NODES", nnodes);
-		if (sr->nodes) {
-			env_set(env, "SLURM_NODELIST", sr->nodes);
-			env_set(env, "SLURM_JOB_NODELIST", sr->nodes);
-		}
-		if (o->desc.name)
-			env_set(env, "SLURM_JOB_NAME", o->desc.name);
-		env_set(env, "SLURM_SUBMIT_DIR", dir);
-		if (o->desc.alloc_node)
-			env_set(env, "SLURM_SUBMIT_HOST", o->desc.alloc_node);
-		if (conf->cluster_name)
-			env_set(env, "SLURM_CLUSTER_NAME", conf->cluster_name);
-	}
 
 	struct step_state st = { .total_tasks = total, .label = o->label,
 				 .width = digits(total), .out_fd = 1 };
@@ -468,22 +476,16 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		first += nc[i].ntasks;
 		const char *addr = i < sr->node_addrs.n ? sr->node_addrs.v[i] : nc[i].name;
 		uint16_t port = (uint16_t)(i < sr->nports ? sr->ports[i] : conf->slurmd_port);
-		msg_launch_step_t ls = {
-			.job_id = job_id, .step_id = sr->step_id,
-			.user_id = (uint32_t)getuid(), .group_id = (uint32_t)getgid(),
-			.cred = sr->cred, .env = *env, .cwd = (char *)dir,
-			.ntasks = nc[i].ntasks, .first_task = nc[i].first,
-			.total_tasks = total, .node_id = i, .nnodes = nnodes,
-			.flags = (o->unbuffered ? STEP_F_UNBUFFERED : 0u) |
-				 (in_fd >= 0 ? STEP_F_STDIN : 0u),
-			.stdin_task = in_task,
-			/* -t inside an allocation limits the step (standalone
-			 * it is the job's, which the controller enforces) */
-			.time_limit = !standalone && o->desc.time_limit != TIME_NO_VAL &&
-				      o->desc.time_limit != TIME_INFINITE ? o->desc.time_limit : 0,
-		};
-		for (int k = 0; k < ncmd; k++)
-			strv_push(&ls.argv, cmd[k]);
+		msg_launch_step_t ls = tmpl;
+		ls.step_id = sr->step_id;
+		ls.cred = sr->cred;
+		ls.ntasks = nc[i].ntasks;
+		ls.first_task = nc[i].first;
+		ls.total_tasks = total;
+		ls.node_id = i;
+		ls.nnodes = nnodes;
+		ls.flags |= in_fd >= 0 ? STEP_F_STDIN : 0u;
+		ls.stdin_task = in_task;
 		int cerr = 0;
 		rpc_t *r = rpc_connect_addr(conf, addr, port, &cerr);
 		if (r && !(cerr = rpc_send(r, MSG_LAUNCH_STEP, &ls))) {
@@ -507,7 +509,6 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 			      sr->step_id, nc[i].name, slurm_strerror(cerr));
 			cerr = cerr ? cerr : SLUICE_E_CONNECT;
 		}
-		strv_free(&ls.argv);
 		if (cerr) {
 			rpc_close(r);
 			for (uint32_t k = 0; k < nc[i].ntasks; k++) {
@@ -629,6 +630,7 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 	free(st.exited);
 	free(nc);
 	proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
+	strv_free(&tmpl.argv);
 	*worst_status = worst;
 	return rc;
 }

@@ -570,6 +570,69 @@ static int part_access(ctld_t *cd, const part_t *p, uint32_t uid, uint32_t gid)
 		: ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP;
 }
 
+/* Apply partition pi to job j (j->desc filled, its nodes, GRES and
+ * dependencies resolved): the one place where a partition's policy meets a
+ * job, for a submission and for a move (scontrol update partition=), so a
+ * move cannot skip what a submission there would be refused or given.
+ * Access (RootOnly, AllowGroups) for the job's owner unless the requester
+ * is an admin; State; EnforcePartLimits (MaxTime, MaxNodes/MinNodes);
+ * the partition's default time and memory where the job has none;
+ * OverSubscribe=EXCLUSIVE/FORCE and ExclusiveUser; and whether the job can
+ * ever run there (job_sched_validate). 0 with j->part set, or an ESLURM_*
+ * code (and maybe *msg) with j->part and the job's flags unchanged; the
+ * defaults it filled in are not taken back (only a submission, whose job
+ * is then freed, has any to fill). A flag a partition imposed earlier
+ * stays on a moved job: what the job asked for itself is not recorded. */
+static int job_apply_part(ctld_t *cd, job_t *j, long pi, int admin, char **msg)
+{
+	job_desc_t *d = j->desc;
+	part_t *p = &cd->parts[pi];
+	int rc;
+	if (!admin && (rc = part_access(cd, p, j->user_id, j->group_id)))
+		return rc;
+	if (p->state == CONF_PART_INACTIVE || p->state == CONF_PART_DRAIN)
+		return ESLURM_PARTITION_NOT_AVAIL;
+	if (d->time_limit == TIME_NO_VAL || d->time_limit == 0)
+		d->time_limit = p->default_time != TIME_NO_VAL ? p->default_time : p->max_time;
+	if (cd->conf->enforce_part_limits) {
+		if (p->max_time != TIME_INFINITE && d->time_limit > p->max_time)
+			return ESLURM_INVALID_TIME_LIMIT;
+		uint32_t want = d->min_nodes ? d->min_nodes : 1;
+		if ((p->max_nodes != UINT32_MAX && want > p->max_nodes) ||
+		    (d->max_nodes && d->max_nodes < p->min_nodes))
+			return ESLURM_INVALID_NODE_COUNT;
+	}
+	if (!d->mem_per_node && !d->mem_per_cpu && !d->mem_per_gpu) {
+		if (p->cf->def_mem_per_cpu)
+			d->mem_per_cpu = p->cf->def_mem_per_cpu;
+		else if (p->cf->def_mem_per_node)
+			d->mem_per_node = p->cf->def_mem_per_node;
+		else if (cd->conf->def_mem_per_cpu)
+			d->mem_per_cpu = cd->conf->def_mem_per_cpu;
+		else if (cd->conf->def_mem_per_node)
+			d->mem_per_node = cd->conf->def_mem_per_node;
+	}
+	uint32_t old_part = j->part, old_flags = d->flags, share;
+	int os = part_oversubscribe(p->cf->oversubscribe, &share);
+	if (os == PART_OS_EXCLUSIVE)
+		d->flags |= JOB_F_EXCLUSIVE;
+	/* Every job of an OverSubscribe=FORCE partition shares (and shows
+	 * OverSubscribe=YES, as Slurm's). */
+	if (os == PART_OS_FORCE)
+		d->flags |= JOB_F_OVERSUBSCRIBE;
+	/* ExclusiveUser=YES: every job keeps other users off its nodes. */
+	if (p->cf->exclusive_user && !(d->flags & JOB_F_EXCLUSIVE))
+		d->flags |= JOB_F_EXCLUSIVE_USER;
+	j->part = (uint32_t)pi;
+	if ((rc = job_sched_validate(cd, j, msg))) {
+		j->part = old_part;
+		d->flags = old_flags;
+		return rc;
+	}
+	j->time_limit = d->time_limit;
+	return 0;
+}
+
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg)
 {
@@ -595,10 +658,10 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		d->partition = xstrdup(cd->parts[pi].cf->name);
 	}
 	part_t *p = &cd->parts[pi];
-	if ((rc = part_access(cd, p, uid, gid)))
-		return rc;
-	if (p->state == CONF_PART_INACTIVE || p->state == CONF_PART_DRAIN)
-		return ESLURM_PARTITION_NOT_AVAIL;
+	/* Only operators may raise a job's priority with a negative nice
+	 * (as Slurm). */
+	if (d->nice < 0 && !is_admin(cd, uid))
+		return ESLURM_ACCESS_DENIED;
 	if (!(d->flags & JOB_F_INTERACTIVE) && (!d->script || !*d->script))
 		return ESLURM_JOB_SCRIPT_MISSING;
 	if (cd->njobs >= cd->conf->max_job_count && cd->conf->max_job_count)
@@ -608,7 +671,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 
 	job_t *j = xcalloc(1, sizeof(*j));
 	j->desc = d;
-	j->part = (uint32_t)pi;
+	j->part = UINT32_MAX;    /* job_apply_part sets it */
 	j->user_id = uid;
 	j->group_id = gid;
 	if ((rc = resolve_nodes(cd, d->req_nodes, &j->req_idx, &j->nreq)) ||
@@ -634,37 +697,8 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	if ((rc = job_parse_deps(cd, d->dependency, &j->deps, &j->ndeps)))
 		goto fail;
 
-	/* Defaults, as Slurm applies them. */
-	if (d->time_limit == TIME_NO_VAL || d->time_limit == 0)
-		d->time_limit = p->default_time != TIME_NO_VAL ? p->default_time : p->max_time;
-	if (cd->conf->enforce_part_limits && p->max_time != TIME_INFINITE &&
-	    d->time_limit > p->max_time) {
-		rc = ESLURM_INVALID_TIME_LIMIT;
-		goto fail;
-	}
-	j->time_limit = d->time_limit;
-	if (!d->mem_per_node && !d->mem_per_cpu && !d->mem_per_gpu) {
-		if (p->cf->def_mem_per_cpu)
-			d->mem_per_cpu = p->cf->def_mem_per_cpu;
-		else if (p->cf->def_mem_per_node)
-			d->mem_per_node = p->cf->def_mem_per_node;
-		else if (cd->conf->def_mem_per_cpu)
-			d->mem_per_cpu = cd->conf->def_mem_per_cpu;
-		else if (cd->conf->def_mem_per_node)
-			d->mem_per_node = cd->conf->def_mem_per_node;
-	}
-	uint32_t share;
-	int os = part_oversubscribe(p->cf->oversubscribe, &share);
-	if (os == PART_OS_EXCLUSIVE)
-		d->flags |= JOB_F_EXCLUSIVE;
-	/* Every job of an OverSubscribe=FORCE partition shares (and shows
-	 * OverSubscribe=YES, as Slurm's). */
-	if (os == PART_OS_FORCE)
-		d->flags |= JOB_F_OVERSUBSCRIBE;
-	/* ExclusiveUser=YES: every job keeps other users off its nodes. */
-	if (p->cf->exclusive_user && !(d->flags & JOB_F_EXCLUSIVE))
-		d->flags |= JOB_F_EXCLUSIVE_USER;
-	if ((rc = job_sched_validate(cd, j, msg)))
+	/* The partition's access, limits, defaults and policy. */
+	if ((rc = job_apply_part(cd, j, pi, is_admin(cd, uid), msg)))
 		goto fail;
 
 	int64_t now = ctld_now();
@@ -1039,8 +1073,12 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 		} else if (!strcasecmp(k, "Nice")) {
 			char *end = NULL;
 			long x = strtol(v, &end, 10);
-			if (end == v || *end || x < -10000 || x > 10000 || (x < 0 && !admin))
-				return x < 0 && !admin ? ESLURM_ACCESS_DENIED : ESLURM_NOT_SUPPORTED;
+			if (end == v || *end || x < -10000 || x > 10000)
+				return ESLURM_NOT_SUPPORTED;
+			/* as Slurm: only operators may lower a job's nice
+			 * (raise its priority), users only raise it */
+			if (!admin && (x < 0 || x < j->desc->nice))
+				return ESLURM_ACCESS_DENIED;
 			j->desc->nice = (int32_t)x;
 			*desc_changed = 1;
 			j->priority = job_priority(cd, j, now);
@@ -1066,13 +1104,14 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 			if (pi < 0)
 				return ESLURM_INVALID_PARTITION_NAME;
 			/* The same rules as a submission to that partition. */
-			int prc = admin ? 0 : part_access(cd, &cd->parts[pi], j->user_id, j->group_id);
+			char *why = NULL;
+			int prc = job_apply_part(cd, j, pi, admin, &why);
+			if (why)
+				info("job %u: move to partition %s refused: %s", j->job_id, v, why);
+			free(why);
 			if (prc)
 				return prc;
-			if (cd->parts[pi].state == CONF_PART_INACTIVE ||
-			    cd->parts[pi].state == CONF_PART_DRAIN)
-				return ESLURM_PARTITION_NOT_AVAIL;
-			j->part = (uint32_t)pi;
+			j->priority = job_priority(cd, j, now);
 			intern_put(j->desc->partition);
 			j->desc->partition = intern_get(v);
 			*desc_changed = 1;

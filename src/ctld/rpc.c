@@ -217,6 +217,14 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		reply_rc(c, JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_PENDING, NULL);
 		return;
 	}
+	/* The credential covers one launch request (cred.h), not whoever
+	 * holds it: no digest, no credential. */
+	if (!m->digest || strlen(m->digest) != CRED_DIGEST_HEX ||
+	    strspn(m->digest, "0123456789abcdef") != CRED_DIGEST_HEX) {
+		reply_rc(c, ESLURM_INVALID_JOB_CREDENTIAL,
+			 xstrdup("step create without the digest of its launch request"));
+		return;
+	}
 	uint32_t nn = j->alloc.nnodes;
 	if (m->min_nodes && m->min_nodes < nn)
 		nn = m->min_nodes;
@@ -251,6 +259,7 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	free(names);
 	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
 		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
+		      .ntasks = ntasks, .digest = m->digest,
 		      /* Slurm's cred_expire: a requeued job waits this long
 		       * (JOB_REQUEUE_DELAY) so no old credential runs it twice;
 		       * it also bounds the reuse of a step's credential. */

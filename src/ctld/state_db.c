@@ -408,6 +408,7 @@ static void job_rewrite_desc(ctld_t *cd, const job_t *j)
 	full.partition = xstrdup(j->desc->partition);
 	full.nice = j->desc->nice;
 	full.time_limit = j->desc->time_limit;
+	full.flags = j->desc->flags;    /* a partition move may add policy flags */
 	strbuf_t sb = STRBUF_INIT;
 	proto_encode(MSG_SUBMIT, &full, &sb);
 	sqlite3_stmt *st = NULL;

@@ -145,7 +145,7 @@ const char *conf_intern_path(struct conf_priv *p, const char *path)
 
 int conf_read_file(const char *path, strbuf_t *sb)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return -1;
 	char buf[65536];

@@ -9,6 +9,7 @@
  * moment of signing, whatever "expires" says.
  */
 #include "cred.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -27,6 +28,58 @@ static int bad_word(const char *s)
 	return 0;
 }
 
+/* The digest's input: each field in a fixed order, numbers as 4 bytes
+ * big-endian, strings length-prefixed (0xffffffff for NULL), so no two
+ * different requests encode alike. */
+static void dg_u32(strbuf_t *sb, uint32_t v)
+{
+	char b[4] = { (char)(v >> 24), (char)(v >> 16), (char)(v >> 8), (char)v };
+	strbuf_add(sb, b, 4);
+}
+
+static void dg_str(strbuf_t *sb, const char *s)
+{
+	if (!s) {
+		dg_u32(sb, UINT32_MAX);
+		return;
+	}
+	size_t n = strlen(s);
+	dg_u32(sb, (uint32_t)n);
+	strbuf_add(sb, s, n);
+}
+
+static void dg_strv(strbuf_t *sb, const strv_t *v)
+{
+	dg_u32(sb, v->n);
+	for (uint32_t i = 0; i < v->n; i++)
+		dg_str(sb, v->v[i]);
+}
+
+void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1])
+{
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_add(&sb, "sluice-launch 1", 16);   /* with its NUL */
+	dg_u32(&sb, m->user_id);
+	dg_u32(&sb, m->group_id);
+	dg_u32(&sb, m->flags & ~STEP_F_STDIN);
+	dg_u32(&sb, m->time_limit);
+	dg_strv(&sb, &m->argv);
+	dg_strv(&sb, &m->env);
+	dg_str(&sb, m->cwd);
+	uint8_t d[32];
+	digest_sha256(sb.buf, sb.len, d);
+	strbuf_release(&sb);
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* A digest as the credential carries it: CRED_DIGEST_HEX lowercase hex. */
+static int digest_ok(const char *s)
+{
+	return s && strlen(s) == CRED_DIGEST_HEX &&
+		strspn(s, "0123456789abcdef") == CRED_DIGEST_HEX;
+}
+
 char *cred_create(auth_t *a, const cred_t *c, char **err)
 {
 	if (bad_word(c->user) || bad_word(c->nodes)) {
@@ -34,11 +87,16 @@ char *cred_create(auth_t *a, const cred_t *c, char **err)
 			*err = xstrdup("credential user or node list contains white space");
 		return NULL;
 	}
+	if (!digest_ok(c->digest)) {
+		if (err)
+			*err = xstrdup("no valid launch digest for the credential");
+		return NULL;
+	}
 	strbuf_t sb = STRBUF_INIT, sig = STRBUF_INIT;
 	strbuf_addf(&sb, CRED_MAGIC "job=%" PRIu32 " step=%" PRIu32 " uid=%" PRIu32
-		    " gid=%" PRIu32 " user=%s nodes=%s expires=%" PRId64,
+		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s expires=%" PRId64,
 		    c->job_id, c->step_id, c->uid, c->gid, c->user ? c->user : "",
-		    c->nodes ? c->nodes : "", c->expires);
+		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->expires);
 	size_t plen = sb.len;
 	if (auth_sign(a, sb.buf, plen, &sig, err) < 0) {
 		strbuf_release(&sb);
@@ -113,6 +171,12 @@ static int parse_payload(const char *p, cred_t *c)
 	if (take_num(&p, "gid", UINT32_MAX, &v)) return -1;
 	c->gid = (uint32_t)v;
 	if (take_word(&p, "user", &c->user) || take_word(&p, "nodes", &c->nodes)
+	    || take_num(&p, "tasks", UINT32_MAX, &v)) {
+		cred_release(c);
+		return -1;
+	}
+	c->ntasks = (uint32_t)v;
+	if (take_word(&p, "digest", &c->digest) || !digest_ok(c->digest)
 	    || take_num(&p, "expires", INT64_MAX, &v) || *p) {
 		cred_release(c);
 		return -1;
@@ -191,4 +255,5 @@ void cred_release(cred_t *c)
 		return;
 	xfree(c->user);
 	xfree(c->nodes);
+	xfree(c->digest);
 }

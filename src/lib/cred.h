@@ -8,7 +8,13 @@
  * in its node list. A credential is a printable string:
  *   "<payload>\n<hex of the auth_sign credential over payload>"
  * with payload
- *   "sluice-cred 1 job=<id> step=<id> uid=<n> gid=<n> user=<name> nodes=<ranged> expires=<epoch>"
+ *   "sluice-cred 1 job=<id> step=<id> uid=<n> gid=<n> user=<name> nodes=<ranged>
+ *    tasks=<n> digest=<hex> expires=<epoch>"
+ * (one line). The credential is not a bearer token: digest binds it to one
+ * launch request (cred_launch_digest: command, environment, directory,
+ * user, flags), tasks to the step's task count, and a node daemon accepts
+ * each (job, step) once (spool_cred_use), so a captured credential can
+ * neither run something else nor run the same thing again.
  */
 #ifndef SLUICE_CRED_H
 #define SLUICE_CRED_H
@@ -18,13 +24,27 @@
 
 #include "auth.h"
 #include "conf.h"
+#include "proto.h"
+
+#define CRED_DIGEST_HEX 64       /* hex digits of a launch digest */
 
 typedef struct cred {
 	uint32_t job_id, step_id, uid, gid;
 	char *user;              /* malloc'd */
 	char *nodes;             /* malloc'd ranged hostlist */
+	uint32_t ntasks;         /* the step's tasks over all its nodes */
+	char *digest;            /* malloc'd: cred_launch_digest of the launch */
 	int64_t expires;
 } cred_t;
+
+/* SHA-256 (hex, NUL-terminated, into out) over what a step launch carries
+ * alike to every node: user_id, group_id, argv, env, cwd, time_limit and
+ * the flags but STEP_F_STDIN. Not covered, as they differ per node or are
+ * decided after the step exists: the task layout (ntasks, first_task,
+ * total_tasks, node_id, nnodes; the node daemon checks them against the
+ * credential's tasks and nodes), the stdin routing (STEP_F_STDIN,
+ * stdin_task: srun's own stdin) and the credential itself. */
+void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1]);
 
 /* Sign c; returns the malloc'd credential string or NULL with *err. */
 char *cred_create(auth_t *a, const cred_t *c, char **err);

@@ -26,7 +26,8 @@ void log_init(const char *prog, int daemon, enum log_level level, const char *fi
 		fclose(log_fp);
 	log_fp = NULL;
 	if (file && *file) {
-		log_fp = fopen(file, "a");
+		/* close-on-exec: no job may inherit a daemon's log */
+		log_fp = fopen(file, "ae");
 		if (log_fp)
 			setvbuf(log_fp, NULL, _IOLBF, 0);
 	}

@@ -336,6 +336,8 @@ typedef struct msg_step_create {
 	uint32_t job_id;
 	uint32_t ntasks, min_nodes;   /* 0 = all of the job's */
 	char *name;
+	char *digest;                 /* cred_launch_digest() of the launch srun
+	                               * will send (hex); signed into the cred */
 } msg_step_create_t;
 
 typedef struct msg_step_create_reply {
@@ -419,6 +421,8 @@ typedef struct msg_launch_step {
 #define STEP_F_UNBUFFERED 0x1u
 #define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO
 	                                * STEP_IO_STDIN frames; len 0 = EOF) */
+#define STEP_F_STANDALONE 0x4u     /* srun made the allocation: the node
+	                                * daemon sets SLURM_NODELIST/NNODES/... */
 
 enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0 };
 typedef struct msg_step_io {

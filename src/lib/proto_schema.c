@@ -310,6 +310,7 @@ static const proto_field_t step_create_f[] = {
 	U32(msg_step_create_t, ntasks, 2),
 	U32(msg_step_create_t, min_nodes, 3),
 	STR(msg_step_create_t, name, 4),
+	STR(msg_step_create_t, digest, 5),
 };
 SCHEMA(step_create_schema, msg_step_create_t, "msg_step_create", step_create_f);
 

@@ -170,3 +170,11 @@ char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
 	free(name);
 	return full;
 }
+
+mode_t env_umask(const strv_t *env)
+{
+	const char *v = env_get(env, "SLURM_UMASK");
+	if (!v || !*v || strlen(v) > 4 || strspn(v, "01234567") != strlen(v))
+		return 022;
+	return (mode_t)(strtoul(v, NULL, 8) & 0777);
+}

@@ -57,6 +57,10 @@ void env_setf(strv_t *env, const char *name, const char *fmt, ...)
 void env_set_default(strv_t *env, const char *name, const char *value);
 /* A NULL-terminated copy for execve (pointers into env; free the array only). */
 char **env_to_envp(const strv_t *env);
+/* The umask a job runs with: its SLURM_UMASK (the submitter's, an octal
+ * string such as "0077", as sbatch/srun send it), or 0022 when absent or
+ * not octal. */
+mode_t env_umask(const strv_t *env);
 
 /* What the stdio file name patterns expand to (man sbatch, "filename
  * pattern"). */
@@ -129,6 +133,12 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 #define NODED_CRED_LIFE 120
 #define NODED_REVOKE_KEEP (2 * NODED_CRED_LIFE)
 void spool_revoke(const char *spool, uint32_t job_id, int64_t now);
+/* Mark the step credential of (job, step), valid until expires, used on
+ * this node: 0 the first time, -1 if it already was (or the mark cannot be
+ * made: refused then too). The mark, <spool>/cred.<job>.<step>, lives
+ * until the credential expires (marks past that are dropped here). */
+int spool_cred_use(const char *spool, uint32_t job_id, uint32_t step_id, int64_t expires,
+		   int64_t now);
 /* When job_id was revoked (within NODED_REVOKE_KEEP of now), else 0. */
 int64_t spool_revoked_at(const char *spool, uint32_t job_id, int64_t now);
 /* ---- resources.c ---- */
@@ -204,5 +214,11 @@ void job_ctl_killall(job_ctl_t *c, int sig);
 int sup_signalfd(void);
 /* In a job/task child before exec: default dispositions, empty mask. */
 void child_reset_signals(void);
+/* In a job/task child right before exec, after its stdio is in place:
+ * close every descriptor above stderr but keep (-1: none; a close-on-exec
+ * one that reports an exec failure), so a job inherits nothing from the
+ * daemons whatever they have open (a log file, sockets, ...). Never fails:
+ * a descriptor it cannot close is closed at exec or not there. */
+void child_close_fds(int keep);
 
 #endif

@@ -180,6 +180,11 @@ int cmd_noded(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	/* A daemon keeps nothing of its starter but stdio (pipes held open
+	 * would keep a starting ssh or script waiting, and are no business
+	 * of ours); nothing of our own is open yet. */
+	if (!foreground)
+		close_range(3, ~0u, 0);
 
 	conf_t *conf = conf_load(conf_path, CONF_FULL);
 	if (conf->nerrors) {
@@ -216,6 +221,14 @@ int cmd_noded(int argc, char **argv)
 	nd->foreground = foreground;
 	log_settings(nd, conf, &nd->log_level, &nd->log_file);
 	log_init("slurmd", 0, nd->log_level, NULL);
+	/* A daemon logs only to its file: one it cannot open is a start-up
+	 * error, said here where it reaches the starting shell. */
+	if (nd->log_file) {
+		int lf = open(nd->log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+		if (lf < 0)
+			fatal("unable to open log file '%s': %s", nd->log_file, strerror(errno));
+		close(lf);
+	}
 
 	char *err = NULL;
 	nd->auth = auth_create(conf, &err);
@@ -240,14 +253,27 @@ int cmd_noded(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	if (!foreground) {
+		/* The pid file is written by the parent, so that it is in
+		 * place when the starting shell gets control back and a
+		 * failure reaches that shell (said, not fatal, as for slurmd). */
+		char *pf = conf->slurmd_pid_file ?
+			conf_expand_path(conf->slurmd_pid_file, nd->name, host) : NULL;
 		fflush(NULL);
 		pid_t p = fork();
 		if (p < 0)
 			fatal("fork: %s", strerror(errno));
-		if (p > 0)
+		if (p > 0) {
+			if (pf) {
+				char buf[32];
+				int n = snprintf(buf, sizeof(buf), "%d\n", (int)p);
+				if (write_file_atomic(pf, buf, (size_t)n, 0644) < 0)
+					error("cannot write pid file %s: %s", pf, strerror(errno));
+			}
 			_exit(0);
+		}
+		free(pf);
 		setsid();
-		int dn = open("/dev/null", O_RDWR);
+		int dn = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (dn >= 0) {
 			dup2(dn, 0);
 			dup2(dn, 1);
@@ -255,14 +281,6 @@ int cmd_noded(int argc, char **argv)
 				dup2(dn, 2);
 			if (dn > 2)
 				close(dn);
-		}
-		if (conf->slurmd_pid_file) {
-			char *pf = conf_expand_path(conf->slurmd_pid_file, nd->name, host);
-			char buf[32];
-			int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-			if (write_file_atomic(pf, buf, (size_t)n, 0644) < 0)
-				error("cannot write pid file %s: %s", pf, strerror(errno));
-			free(pf);
 		}
 	}
 	/* After the fork: epoll reports a signalfd's readiness for the

@@ -386,3 +386,55 @@ int64_t spool_revoked_at(const char *spool, uint32_t job_id, int64_t now)
 		return 0;
 	return at;
 }
+
+static char *cred_use_path(const char *spool, uint32_t job_id, uint32_t step_id)
+{
+	return xasprintf("%s/cred.%u.%u", spool, job_id, step_id);
+}
+
+/* Drop the marks of expired credentials (called on each new one, so they
+ * stay bounded by the steps launched in a credential's lifetime). */
+static void cred_use_purge(const char *spool, int64_t now)
+{
+	DIR *d = opendir(spool);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "cred.", 5))
+			continue;
+		char *p = xasprintf("%s/%s", spool, de->d_name);
+		char *t = read_small_file(p);
+		if (t && strtoll(t, NULL, 10) < now)
+			unlink(p);
+		free(t);
+		free(p);
+	}
+	closedir(d);
+}
+
+int spool_cred_use(const char *spool, uint32_t job_id, uint32_t step_id, int64_t expires,
+		   int64_t now)
+{
+	cred_use_purge(spool, now);
+	char *p = cred_use_path(spool, job_id, step_id);
+	/* O_EXCL: of two launches at once, one wins */
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		if (errno != EEXIST)
+			error("step %u.%u: cannot mark its credential used in %s: %m", job_id, step_id, p);
+		free(p);
+		return -1;
+	}
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%" PRId64 "\n", expires);
+	int rc = write(fd, buf, (size_t)n) == n && fsync(fd) == 0 ? 0 : -1;
+	close(fd);
+	if (rc < 0) {
+		/* an unreadable mark would be purged and reopen the window */
+		error("step %u.%u: cannot record its credential use in %s: %m", job_id, step_id, p);
+		unlink(p);
+	}
+	free(p);
+	return rc;
+}

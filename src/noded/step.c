@@ -3,10 +3,15 @@
  *
  * noded listens on the node's Port. The only message accepted there is
  * MSG_LAUNCH_STEP, and only with a valid launch credential (signed by the
- * controller: root or SlurmUser; not expired; job, step, uid and gid as in
- * the request; this node in its node list). The frame itself may be
- * unsigned (AUTH_UID_NONE) since srun run by a user cannot sign; if it is
- * signed, the signer must be the credential's user, root or SlurmUser.
+ * controller: root or SlurmUser; not expired nor revoked; job, step, uid
+ * and gid as in the request; this node in its node list; the digest of the
+ * request (cred_launch_digest: command, environment, directory, ...) the
+ * one it was issued for; the task layout within its task and node counts)
+ * that this node has not accepted before (spool_cred_use, kept in the
+ * spool until it expires, so a restart does not reopen it). The frame
+ * itself may be unsigned (AUTH_UID_NONE) since srun run by a user cannot
+ * sign: the credential covers the request instead; if it is signed, the
+ * signer must be the credential's user, root or SlurmUser.
  *
  * An accepted launch forks a detached step supervisor (the same double
  * fork and spool record as a batch supervisor, in <spool>/step<J>.<S>/) that
@@ -65,7 +70,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	child_reset_signals();
 	setsid();
 	if (in < 0)
-		in = open("/dev/null", O_RDONLY);
+		in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(1);
 	char *e = NULL;
@@ -73,6 +78,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		dprintf(2, "slurmstepd: error: %s\n", e);
 		_exit(1);
 	}
+	umask(env_umask(&m->env));
 	const char *wd = m->cwd && *m->cwd ? m->cwd : "/tmp";
 	if (chdir(wd) < 0) {
 		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
@@ -92,15 +98,22 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_STEP_NUM_TASKS", "%u", m->total_tasks);
 	env_setf(&env, "SLURM_STEP_NUM_NODES", "%u", m->nnodes);
-	char num[32];
-	snprintf(num, sizeof(num), "%u", m->job_id);
-	env_set_default(&env, "SLURM_JOB_ID", num);
-	env_set_default(&env, "SLURM_JOBID", num);
-	snprintf(num, sizeof(num), "%u", m->total_tasks);
-	env_set_default(&env, "SLURM_NTASKS", num);
-	env_set_default(&env, "SLURM_NPROCS", num);
+	/* What srun leaves to us (the launch it signs the digest of is
+	 * made before the step exists): from the request, whose layout
+	 * step_on_msg checked against the credential, and the credential. */
+	env_setf(&env, "SLURM_JOB_ID", "%u", m->job_id);
+	env_setf(&env, "SLURM_JOBID", "%u", m->job_id);
+	env_setf(&env, "SLURM_NTASKS", "%u", m->total_tasks);
+	env_setf(&env, "SLURM_NPROCS", "%u", m->total_tasks);
 	if (cr->nodes)
-		env_set_default(&env, "SLURM_STEP_NODELIST", cr->nodes);
+		env_set(&env, "SLURM_STEP_NODELIST", cr->nodes);
+	if ((m->flags & STEP_F_STANDALONE) && cr->nodes) {
+		/* srun made the allocation: the job is the step's nodes */
+		env_setf(&env, "SLURM_NNODES", "%u", m->nnodes);
+		env_setf(&env, "SLURM_JOB_NUM_NODES", "%u", m->nnodes);
+		env_set(&env, "SLURM_NODELIST", cr->nodes);
+		env_set(&env, "SLURM_JOB_NODELIST", cr->nodes);
+	}
 	char **argv = xcalloc(m->argv.n + 1, sizeof(*argv));
 	for (uint32_t i = 0; i < m->argv.n; i++)
 		argv[i] = m->argv.v[i];
@@ -112,6 +125,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	 * step's. */
 	char **envp = env_to_envp(&env);
 	environ = envp;
+	child_close_fds(-1);
 	execvp(argv[0], argv);
 	int en = errno;
 	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
@@ -380,10 +394,12 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	_exit(0);
 }
 
-static int node_in_cred(const noded_t *nd, const cred_t *cr)
+/* Is this node in the credential's node list? *count: how many it has. */
+static int node_in_cred(const noded_t *nd, const cred_t *cr, uint32_t *count)
 {
 	hostlist_t *hl = hostlist_create(cr->nodes, NULL);
 	int found = hl && hostlist_find(hl, nd->name) >= 0;
+	*count = hl ? (uint32_t)hostlist_count(hl) : 0;
 	hostlist_destroy(hl);
 	return found;
 }
@@ -469,12 +485,20 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		cred_release(&cr);
 		return;
 	}
+	char digest[CRED_DIGEST_HEX + 1];
+	cred_launch_digest(m, digest);
+	uint32_t cnodes = 0;
 	if (cr.job_id != m->job_id || cr.step_id != m->step_id)
 		why = "credential is for another job step";
 	else if (cr.uid != m->user_id || cr.gid != m->group_id)
 		why = "credential user/group do not match the request";
-	else if (!node_in_cred(nd, &cr))
+	else if (!node_in_cred(nd, &cr, &cnodes))
 		why = "this node is not in the credential";
+	else if (strcmp(digest, cr.digest))
+		why = "launch does not match its credential (command, environment or directory changed)";
+	else if (m->total_tasks != cr.ntasks || m->nnodes != cnodes || m->node_id >= cnodes ||
+		 m->ntasks > cr.ntasks || m->first_task > cr.ntasks - m->ntasks)
+		why = "task layout does not match the credential";
 	else if (uid != AUTH_UID_NONE && uid != 0 && uid != nd->slurm_uid && uid != cr.uid)
 		why = "request signed by another user";
 	else if (geteuid() != 0 && cr.uid != getuid())
@@ -484,6 +508,12 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 	if (why) {
 		error("step %u.%u from %s: %s", m->job_id, m->step_id, conn_peer(c), why);
 		conn_send_rc(c, ESLURM_ACCESS_DENIED, why);
+		conn_close(c);
+	} else if (spool_cred_use(nd->spool, cr.job_id, cr.step_id, cr.expires, now) < 0) {
+		/* once per node: a captured launch cannot run again */
+		error("step %u.%u from %s: %s: credential already used on this node", m->job_id,
+		      m->step_id, conn_peer(c), slurm_strerror(ESLURMD_CREDENTIAL_REPLAYED));
+		conn_send_rc(c, ESLURMD_CREDENTIAL_REPLAYED, NULL);
 		conn_close(c);
 	} else {
 		step_launch(nd, c, m, &cr);

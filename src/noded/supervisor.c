@@ -95,7 +95,7 @@ int detach_fork(noded_t *nd, const int *keep, int nkeep)
 	}
 	close_range(lo, ~0u, 0);
 	log_init("slurmstepd", 1, nd->log_level, nd->log_file);
-	int devnull = open("/dev/null", O_RDONLY);
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull >= 0 && devnull != 0) {
 		dup2(devnull, 0);
 		close(devnull);
@@ -171,6 +171,13 @@ void child_reset_signals(void)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void child_close_fds(int keep)
+{
+	if (keep > 3)
+		close_range(3, (unsigned)keep - 1, 0);
+	close_range(keep >= 3 ? (unsigned)keep + 1 : 3, ~0u, 0);
 }
 
 void job_ctl_killall(job_ctl_t *c, int sig)
@@ -323,6 +330,8 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 		write_all(errfd, e, strlen(e));
 		_exit(1);
 	}
+	/* the submitter's umask, before the output files are created */
+	umask(env_umask(&m->env));
 	int oflags = O_WRONLY | O_CREAT | O_CLOEXEC |
 		((m->flags & JOB_F_OPEN_APPEND) ? O_APPEND : O_TRUNC);
 	int ifd = open(in, O_RDONLY | O_CLOEXEC);
@@ -369,6 +378,7 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	argv[0] = (char *)script;
 	for (uint32_t i = 0; i < m->argv.n; i++)
 		argv[i + 1] = m->argv.v[i];
+	child_close_fds(errfd);
 	execve(script, argv, envp);
 	e = xasprintf("execve(): %s: %s", script, strerror(errno));
 	write_all(errfd, e, strlen(e));

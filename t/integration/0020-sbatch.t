@@ -2,6 +2,8 @@
 test_description='sbatch: script sources, directives, options, patterns, errors'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
+# the node daemons run as real daemons (not -D) here
+NODED_DAEMON=1
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
 test_expect_success 'cluster starts' '

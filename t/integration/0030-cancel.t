@@ -2,6 +2,8 @@
 test_description='scancel variants, signals and time limits'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
+# the node daemons run as real daemons (not -D) here
+NODED_DAEMON=1
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
 test_expect_success 'cluster starts' '
@@ -116,7 +118,7 @@ test_expect_success 'a two-node job that ends normally: its step credentials are
 	id=$(sbatch --parsable -N2 -D /tmp -o /dev/null --wrap="while [ ! -e $go ]; do sleep 0.1; done") &&
 	wait_job_state $id RUNNING &&
 	"$REQ" stepcred $id cred.n1 1 &&
-	grep -q " $((CTLD_PORT + 2))\$" cred.n1 &&
+	grep -q " $((CTLD_PORT + 2)) 1 2\$" cred.n1 &&
 	touch $go &&
 	wait_job_state $id COMPLETED &&
 	rm -f $go &&

@@ -2,6 +2,8 @@
 test_description='srun standalone and as a step inside a batch job'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
+# the node daemons run as real daemons (not -D) here
+NODED_DAEMON=1
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
 test_expect_success 'cluster starts' '

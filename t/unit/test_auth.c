@@ -206,16 +206,20 @@ static void test_hmac(void)
 	err = NULL;
 
 	/* step credentials */
+	char dg[CRED_DIGEST_HEX + 1];
+	memset(dg, 'a', CRED_DIGEST_HEX);
+	dg[CRED_DIGEST_HEX] = '\0';
 	cred_t in = { .job_id = 12, .step_id = 3, .uid = 1000, .gid = 100,
 		      .user = (char *)"alice", .nodes = (char *)"gpu[001-004]",
-		      .expires = time(NULL) + 60 };
+		      .ntasks = 7, .digest = dg, .expires = time(NULL) + 60 };
 	char *s = cred_create(a, &in, &err);
 	ok(s && !strncmp(s, "sluice-cred 1 job=12 step=3 uid=1000 gid=100 user=alice "
-			 "nodes=gpu[001-004] expires=", 75), "cred format");
+			 "nodes=gpu[001-004] tasks=7 digest=aaaa", 93), "cred format");
 	cred_t o;
 	ok(cred_verify(a, s, 999, time(NULL), &o, &err) == 0 && o.job_id == 12 && o.step_id == 3 &&
 	   o.uid == 1000 && o.gid == 100 && !strcmp(o.user, "alice") &&
-	   !strcmp(o.nodes, "gpu[001-004]") && o.expires == in.expires, "cred verifies");
+	   !strcmp(o.nodes, "gpu[001-004]") && o.ntasks == 7 && o.digest &&
+	   !strcmp(o.digest, dg) && o.expires == in.expires, "cred verifies, with tasks and digest");
 	cred_release(&o);
 	ok(cred_verify(a, s, 999, time(NULL), &o, &err) == 0, "cred verifies twice");
 	cred_release(&o);
@@ -242,7 +246,8 @@ static void test_hmac(void)
 	free(s);
 
 	/* signed by someone who is neither root nor SlurmUser */
-	const char *pl = "sluice-cred 1 job=1 step=0 uid=5 gid=5 user=eve nodes=n1 expires=99999999999";
+	const char *pl = "sluice-cred 1 job=1 step=0 uid=5 gid=5 user=eve nodes=n1 tasks=1 "
+		"digest=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef expires=99999999999";
 	strbuf_reset(&cr);
 	forge(k, 32, 4242, 4242, time(NULL), pl, strlen(pl), &cr);
 	strbuf_t cs = STRBUF_INIT;
@@ -256,6 +261,15 @@ static void test_hmac(void)
 	ok(cred_verify(a, cs.buf, 4242, time(NULL), &o, &err) == 0, "... SlurmUser accepted");
 	cred_release(&o);
 	strbuf_release(&cs);
+	in.digest = NULL;
+	ok(cred_create(a, &in, &err) == NULL && err, "no credential without a launch digest");
+	free(err);
+	err = NULL;
+	in.digest = (char *)"0123";
+	ok(cred_create(a, &in, &err) == NULL && err, "no credential with a malformed digest");
+	free(err);
+	err = NULL;
+	in.digest = dg;
 	in.user = (char *)"a b";
 	ok(cred_create(a, &in, &err) == NULL && err, "white space in user refused");
 	free(err);

@@ -14,14 +14,16 @@
  *   test_ctld_requests credttl ID      create a step of job ID and print
  *                                      its credential's lifetime (s)
  *   test_ctld_requests stepcred ID F [N] create a step of job ID (over its
- *                                first N+1 nodes, N's address) and save
+ *                                first N+1 nodes, N's address) for the
+ *                                      launch of `true` in /tmp and save
  *                                      what launching it needs in file F
  *   test_ctld_requests waiters ID N    hold N MSG_JOB_WAITs on job ID open,
  *                                      then one more; print each refused
  *                                      one's "index rc message"
- *   test_ctld_requests launch F        send F's step launch (the saved
- *                                      credential) to its first node and
- *                                      print the rc and message
+ *   test_ctld_requests launch F [CMD]  send F's step launch (the saved
+ *                                      credential) to its node and print
+ *                                      the rc and message; CMD instead of
+ *                                      `true` is not what it was issued for
  * Requests go out as the calling user, as the commands send them.
  */
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "cred.h"
 #include "errors.h"
 #include "net.h"
 #include "proto.h"
@@ -254,6 +257,17 @@ static int robust(void)
 	return done_testing();
 }
 
+/* The step launch `stepcred` gets a credential for and `launch` sends:
+ * CMD in /tmp as the caller, one task. */
+static void test_launch(msg_launch_step_t *ls, uint32_t job, uint32_t step, char *cred,
+			const char *cmd)
+{
+	*ls = (msg_launch_step_t){ .job_id = job, .step_id = step, .user_id = getuid(),
+				   .group_id = getgid(), .cred = cred, .cwd = (char *)"/tmp",
+				   .ntasks = 1, .total_tasks = 1, .nnodes = 1 };
+	strv_push(&ls->argv, cmd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -274,7 +288,13 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "credttl") && argc >= 3) {
 		/* Create a step and print how long its credential is valid. */
-		msg_step_create_t sc = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10) };
+		char digest[CRED_DIGEST_HEX + 1];
+		msg_launch_step_t ls;
+		test_launch(&ls, 0, 0, NULL, "true");
+		cred_launch_digest(&ls, digest);
+		strv_free(&ls.argv);
+		msg_step_create_t sc = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10),
+					 .digest = digest };
 		int err = 0;
 		rpc_t *r = rpc_connect_ctld(conf, &err);
 		enum msg_type t = MSG_NONE;
@@ -296,12 +316,18 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "stepcred") && argc >= 4) {
+		char digest[CRED_DIGEST_HEX + 1];
+		msg_launch_step_t ls;
+		test_launch(&ls, 0, 0, NULL, "true");
+		cred_launch_digest(&ls, digest);
+		strv_free(&ls.argv);
 		/* F: "JOB STEP ADDR PORT\n" then the credential (two lines).
 		 * With NODE (argv[4]): a step over the job's first NODE+1 nodes,
 		 * and that node's address. */
 		uint32_t ni = argc >= 5 ? (uint32_t)strtoul(argv[4], NULL, 10) : 0;
 		msg_step_create_t sc = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10),
-					 .ntasks = ni + 1, .min_nodes = argc >= 5 ? ni + 1 : 0 };
+					 .ntasks = ni + 1, .min_nodes = argc >= 5 ? ni + 1 : 0,
+					 .digest = digest };
 		int err = 0;
 		rpc_t *r = rpc_connect_ctld(conf, &err);
 		enum msg_type t = MSG_NONE;
@@ -319,8 +345,8 @@ int main(int argc, char **argv)
 		FILE *f = fopen(argv[3], "w");
 		if (!f || ni >= sr->node_addrs.n || ni >= sr->nports)
 			return 1;
-		fprintf(f, "%u %u %s %u\n%s\n", sr->job_id, sr->step_id, sr->node_addrs.v[ni],
-			sr->ports[ni], sr->cred);
+		fprintf(f, "%u %u %s %u %u %u\n%s\n", sr->job_id, sr->step_id, sr->node_addrs.v[ni],
+			sr->ports[ni], ni, ni + 1, sr->cred);
 		fclose(f);
 		proto_msg_destroy(t, reply);
 		rpc_close(r);
@@ -356,17 +382,21 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "launch") && argc >= 3) {
 		FILE *f = fopen(argv[2], "r");
 		char addr[256], line1[4096] = "", line2[4096] = "";
-		unsigned job, step, port;
-		if (!f || fscanf(f, "%u %u %255s %u\n", &job, &step, addr, &port) != 4 ||
+		unsigned job, step, port, node, nnodes;
+		if (!f || fscanf(f, "%u %u %255s %u %u %u\n", &job, &step, addr, &port, &node,
+				 &nnodes) != 6 ||
 		    !fgets(line1, sizeof(line1), f) || !fgets(line2, sizeof(line2), f))
 			return 1;
 		fclose(f);
 		line2[strcspn(line2, "\n")] = '\0';
 		char *cred = xasprintf("%s%s", line1, line2);
-		msg_launch_step_t ls = { .job_id = job, .step_id = step, .user_id = getuid(),
-					 .group_id = getgid(), .cred = cred, .cwd = (char *)"/tmp",
-					 .ntasks = 1, .total_tasks = 1, .nnodes = 1 };
-		strv_push(&ls.argv, "true");
+		msg_launch_step_t ls;
+		test_launch(&ls, job, step, cred, argc > 3 ? argv[3] : "true");
+		/* the step's one task per node, on node `node` of nnodes */
+		ls.node_id = node;
+		ls.nnodes = nnodes;
+		ls.first_task = node;
+		ls.total_tasks = nnodes;
 		int err = 0;
 		rpc_t *r = rpc_connect_addr(conf, addr, (uint16_t)port, &err);
 		enum msg_type t = MSG_NONE;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/jobopts.h"
 #include "tap.h"
@@ -179,7 +180,18 @@ int main(void)
 	char *env3[] = { "HOME=/home/u", "EDITOR=vi", "SLURM_CONF=/etc/s.conf", "PATH=/bin", NULL };
 	jobopts_init(&o, JOBOPTS_SBATCH);
 	jobopts_build_env(&o, env3);
-	is_int(o.desc.env.n, 4, "default exports all");
+	is_int(o.desc.env.n, 5, "default exports all, and SLURM_UMASK");
+	mode_t mask = umask(027);
+	jobopts_build_env(&o, env3);
+	ok(env_has(&o.desc.env, "SLURM_UMASK=0027"), "SLURM_UMASK is the umask, 4 octal digits");
+	umask(mask);
+	jobopts_release(&o);
+
+	char *env4[] = { "SLURM_UMASK=0077", NULL };
+	jobopts_init(&o, JOBOPTS_SRUN);
+	jobopts_build_env(&o, env4);
+	ok(env_has(&o.desc.env, "SLURM_UMASK=0077") && o.desc.env.n == 1,
+	   "a SLURM_UMASK in the environment (srun in a job) is kept");
 	jobopts_release(&o);
 
 	jobopts_init(&o, JOBOPTS_SBATCH);

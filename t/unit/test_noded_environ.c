@@ -73,6 +73,19 @@ int main(void)
 	is_int(n, 4, "envp has every entry");
 	is_str(envp[0], "PATH=/bin", "envp order kept");
 	free(envp);
+
+	/* SLURM_UMASK: the submitter's umask; 0022 without a valid one */
+	is_int((int)env_umask(&e), 022, "no SLURM_UMASK: 0022");
+	env_set(&e, "SLURM_UMASK", "0077");
+	is_int((int)env_umask(&e), 077, "SLURM_UMASK=0077");
+	env_set(&e, "SLURM_UMASK", "027");
+	is_int((int)env_umask(&e), 027, "three digits");
+	env_set(&e, "SLURM_UMASK", "0089");
+	is_int((int)env_umask(&e), 022, "not octal: 0022");
+	env_set(&e, "SLURM_UMASK", "");
+	is_int((int)env_umask(&e), 022, "empty: 0022");
+	env_set(&e, "SLURM_UMASK", "07777");
+	is_int((int)env_umask(&e), 022, "too long: 0022");
 	strv_free(&e);
 	return done_testing();
 }

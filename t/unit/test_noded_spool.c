@@ -64,6 +64,20 @@ int main(void)
 
 	ok(proc_start_time(0x7ffffff0) == 0, "no such pid");
 
+	/* step credentials: once per node, until they expire */
+	int64_t now = 1700000000;
+	ok(spool_cred_use(spool, 17, 0, now + 120, now) == 0, "credential 17.0 used");
+	ok(spool_cred_use(spool, 17, 0, now + 120, now + 1) < 0, "17.0 again refused");
+	ok(spool_cred_use(spool, 17, 1, now + 120, now + 1) == 0, "17.1 is another one");
+	ok(spool_cred_use(spool, 18, 0, now + 30, now + 1) == 0, "18.0 used");
+	ok(spool_cred_use(spool, 17, 0, now + 120, now + 60) < 0,
+	   "17.0 still refused after another one expired");
+	char *mark = xasprintf("%s/cred.18.0", spool);
+	ok(access(mark, F_OK) != 0, "the expired mark was dropped");
+	free(mark);
+	ok(spool_cred_use(spool, 17, 0, now + 120, now + 121) == 0,
+	   "17.0 past its expiry: the mark is gone (the credential itself is refused as expired)");
+
 	is_int(meminfo_avail_mb("MemTotal: 100 kB\nMemFree: 2048 kB\nMemAvailable: 4096 kB\n"), 4,
 	       "MemAvailable in MB");
 	is_int(meminfo_avail_mb("MemFree: 8192 kB\n"), 8, "MemFree fallback");
