@@ -2,7 +2,7 @@
  * auth: credentials for frames and launch credentials (see auth.h).
  *
  * auth/slurm (shared key): the credential is 65 bytes,
- *   u8 version (1) | u32 uid | u32 gid | i64 timestamp | 16-byte nonce | mac
+ *   u8 version (2) | u32 uid | u32 gid | i64 timestamp | 16-byte nonce | mac
  * all big-endian, with mac = HMAC-SHA256(key, everything before it ||
  * SHA-256(payload)). Any key holder may vouch for any uid (key holders are
  * root, SlurmUser and the daemons), as with Slurm's auth/slurm. The nonce
@@ -13,16 +13,27 @@
  * most half full), rebuilt without the expired entries whenever it fills,
  * so its size follows the request rate (~300k entries, ~12 MiB at 1,000
  * requests/s). auth_verify_reusable (launch credentials, checked by every
- * node of a step) neither consults nor fills it.
+ * node of a step) neither consults nor fills it. The timestamp is in
+ * microseconds (version 2; version 1 had seconds), so that
+ * auth_set_not_before can tell a credential signed just before a daemon
+ * started (a capture an attacker replays after a restart, when the
+ * in-memory cache is empty) from one signed just after.
  *
  * auth/munge: the MUNGE credential's payload is SHA-256(payload); munged
- * supplies uid/gid, TTL and replay detection. Encoding and decoding use
+ * supplies uid/gid, TTL and replay detection (its cache outlives our
+ * restarts as long as munged runs); the not-before rule uses the
+ * credential's encode time, whole seconds: one encoded in the second of
+ * the start is let through to munged's own replay check. Encoding and decoding use
  * separate MUNGE contexts: munge_decode() overwrites its context with the
  * decoded credential's settings (TTL, restrictions, or garbage when the
  * credential is invalid), which must never leak into our own credentials.
  *
  * Key file: 64 hex digits (what auth_keygen writes); a file that is not
  * hex is used as raw key bytes (as a key made by other tools would be).
+ * Like munged with its key, a key file that is not a regular file, grants
+ * any access to group or others, or belongs to someone other than this
+ * process's user, root or SlurmUser is refused (whoever can read it can
+ * sign as root; whoever can write it can replace it).
  */
 #include "auth.h"
 #include "sha256.h"
@@ -31,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <munge.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -38,7 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HMAC_CRED_VERSION 1
+#define HMAC_CRED_VERSION 2
 #define HMAC_CRED_LEN (1 + 4 + 4 + 8 + 16 + 32)
 #define KEY_MAX 4096
 #define KEY_MIN 16
@@ -58,7 +70,21 @@ struct auth {
 	munge_ctx_t dctx;	/* munge_decode only (see the top comment) */
 	struct seen *seen;	/* replay cache (auth/slurm), power-of-two slots */
 	size_t seen_cap, seen_n;
+	int64_t not_before_us;	/* auth_set_not_before; 0 none */
 };
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void auth_set_not_before(auth_t *a, int64_t usec)
+{
+	if (a)
+		a->not_before_us = usec ? usec : now_us();
+}
 
 static char *info_get(const char *info, const char *name)
 {
@@ -87,14 +113,56 @@ static int hexval(int c)
 	return -1;
 }
 
+/* uid of SlurmUser, or 0 (root, or unknown) */
+static uid_t slurm_user_uid(const conf_t *conf)
+{
+	if (!conf || !conf->slurm_user)
+		return 0;
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwnam_r(conf->slurm_user, &pw, buf, sizeof(buf), &res) == 0 && res)
+		return res->pw_uid;
+	return 0;
+}
+
+/* 0 if fd (the key file at path) is safe to use, else -1 with *err. */
+static int key_check(int fd, const char *path, uid_t slurm_uid, char **err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		*err = xasprintf("unable to stat key '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = xasprintf("key '%s' is not a regular file", path);
+		return -1;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0 && st.st_uid != slurm_uid) {
+		*err = xasprintf("key '%s' is owned by uid %u, not by this user, root or SlurmUser "
+				 "(fix: chown it to SlurmUser or root)", path, (unsigned)st.st_uid);
+		return -1;
+	}
+	if (st.st_mode & 077) {
+		*err = xasprintf("key '%s' is accessible by group or others (mode %04o): "
+				 "anyone who can read it can sign as root (fix: chmod 600 %s)",
+				 path, (unsigned)(st.st_mode & 07777), path);
+		return -1;
+	}
+	return 0;
+}
+
 /* 0 ok; 1 cannot read (permission); -1 error (*err). */
-static int key_load(auth_t *a, const char *path, char **err)
+static int key_load(auth_t *a, const char *path, uid_t slurm_uid, char **err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == EACCES || errno == EPERM)
 			return 1;
 		*err = xasprintf("unable to read key '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (key_check(fd, path, slurm_uid, err) < 0) {
+		close(fd);
 		return -1;
 	}
 	uint8_t *buf = xmalloc(KEY_MAX + 1);
@@ -154,7 +222,7 @@ auth_t *auth_create(const conf_t *conf, char **err)
 		char *path = info_get(ainfo, "key");
 		if (!path)
 			path = xasprintf("%s/slurm.key", conf && conf->dir ? conf->dir : ".");
-		int r = key_load(a, path, &e);
+		int r = key_load(a, path, slurm_user_uid(conf), &e);
 		free(path);
 		if (r < 0)
 			goto fail;
@@ -277,7 +345,7 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
 		c[0] = HMAC_CRED_VERSION;
 		put_be(c + 1, geteuid(), 4);
 		put_be(c + 5, getegid(), 4);
-		put_be(c + 9, (uint64_t)(int64_t)time(NULL), 8);
+		put_be(c + 9, (uint64_t)now_us(), 8);
 		if (getrandom(c + 17, 16, 0) != 16) {
 			if (err)
 				*err = xstrdup("unable to get random bytes");
@@ -378,8 +446,13 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 			e = xstrdup("bad signature");
 			goto fail;
 		}
-		int64_t ts = (int64_t)get_be(c + 9, 8);
+		int64_t ts_us = (int64_t)get_be(c + 9, 8);
+		int64_t ts = ts_us / 1000000;
 		int64_t now = (int64_t)time(NULL);
+		if (!reusable && ts_us < a->not_before_us) {
+			e = xstrdup("credential issued before this daemon started (replayed?)");
+			goto fail;
+		}
 		if (ts < now - AUTH_TTL) {
 			e = xstrdup("credential expired");
 			goto fail;
@@ -419,6 +492,13 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 	free(pl);
 	if (!match) {
 		e = xstrdup("bad signature");
+		goto fail;
+	}
+	time_t enc = 0;
+	if (!reusable && a->not_before_us
+	    && (munge_ctx_get(a->dctx, MUNGE_OPT_ENCODE_TIME, &enc) != EMUNGE_SUCCESS
+		|| (int64_t)enc < a->not_before_us / 1000000)) {
+		e = xstrdup("credential issued before this daemon started (replayed?)");
 		goto fail;
 	}
 	*uid = (uint32_t)u;

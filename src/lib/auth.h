@@ -12,7 +12,8 @@
  *   - peer credentials: a local command that cannot read the key connects
  *     to the controller's Unix socket (StateSaveLocation/sluice-ctld.sock)
  *     and the kernel's SO_PEERCRED gives its uid/gid; no credential.
- * Credentials older than AUTH_TTL seconds are rejected.
+ * Credentials older than AUTH_TTL seconds are rejected, and so are those
+ * issued before the verifying daemon started (auth_set_not_before).
  *
  * The same sign/verify pair makes the launch credentials the controller
  * gives srun for a job step (payload signed by the controller, checked by
@@ -60,6 +61,14 @@ int auth_verify(auth_t *a, const void *cred, size_t cred_len,
 int auth_verify_reusable(auth_t *a, const void *cred, size_t cred_len,
 			 const void *payload, size_t len, uint32_t *uid, uint32_t *gid,
 			 char **err);
+
+/* Refuse credentials issued before usec (microseconds since the epoch; 0:
+ * now) in auth_verify (not auth_verify_reusable: a launch credential
+ * outlives a node daemon's restart). Daemons call it at start, before
+ * they listen: the replay cache lives in memory, so a credential captured
+ * before a restart would otherwise be accepted once more after it. With
+ * auth/munge the credential's encode time (whole seconds) is compared. */
+void auth_set_not_before(auth_t *a, int64_t usec);
 
 /* Generate a new random key file (mode 0600). 0 or -1 with *err. */
 int auth_keygen(const char *path, char **err);

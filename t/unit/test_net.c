@@ -96,6 +96,12 @@ static void test_loop(void)
 
 /* ---- server ---- */
 
+static const net_policy_t test_policy = {
+	.name = "test port",
+	.allowed = NET_MSG(MSG_PING) | NET_MSG(MSG_JOB_INFO_REQ) | NET_MSG(MSG_STEP_IO),
+	.max_unauth = 16, .unauth_ms = 10000, .unauth_bytes = 16u << 20, .idle_ms = 60000,
+};
+
 static char tmpdir[64];
 static conf_t conf_good;
 static int closes, msgs;
@@ -334,7 +340,7 @@ static int child_wrong_key(void)
 
 static int child_unsigned(uint16_t port)
 {
-	/* no auth at all: an AUTH_NONE frame, delivered as AUTH_UID_NONE */
+	/* no auth at all: an AUTH_NONE frame, refused by the policy */
 	int fd = raw_connect(port);
 	if (fd < 0)
 		return 1;
@@ -343,7 +349,8 @@ static int child_unsigned(uint16_t port)
 		return 2;
 	enum msg_type t;
 	void *m;
-	if (rpc_recv(r, &t, &m, 5000) || t != MSG_RC || ((msg_rc_t *)m)->rc != ESLURM_ACCESS_DENIED)
+	if (rpc_recv(r, &t, &m, 5000) || t != MSG_RC || ((msg_rc_t *)m)->rc != SLUICE_E_PROTOCOL
+	    || !strstr(((msg_rc_t *)m)->msg, "authentication required"))
 		return 3;
 	proto_msg_destroy(t, m);
 	rpc_close(r);
@@ -435,14 +442,14 @@ int main(void)
 	loop_set_before_sleep(l, before_sleep, NULL);
 	test_socketpair(l, a);
 
-	int lfd = net_listen_tcp(l, a, "127.0.0.1", 0, srv_msg, srv_close, NULL);
+	int lfd = net_listen_tcp(l, a, "127.0.0.1", 0, &test_policy, srv_msg, srv_close, NULL);
 	ok(lfd >= 0, "listen tcp");
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 	getsockname(lfd, (struct sockaddr *)&sa, &sl);
 	uint16_t port = ntohs(sa.sin_port);
 	char *sock = xasprintf("%s/sluice-ctld.sock", tmpdir);
-	ok(net_listen_unix(l, a, sock, srv_msg, srv_close, NULL) >= 0, "listen unix");
+	ok(net_listen_unix(l, a, sock, &test_policy, srv_msg, srv_close, NULL) >= 0, "listen unix");
 	char addr[32];
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
 	setenv("SLUICE_CTLD_ADDR", addr, 1);
