@@ -1386,7 +1386,12 @@ static void listener_event(loop_t *l, int fd, uint32_t events, void *arg)
 			      pol->name, nconns);
 			continue;
 		}
-		if (pol->max_unauth && ls->nunauth >= pol->max_unauth) {
+		/* Unauthenticated conns may hold at most a quarter of the
+		 * descriptors per listener: the rest stays for real clients. */
+		uint32_t max_unauth = pol->max_unauth;
+		if (max_unauth > limit / 4)
+			max_unauth = (uint32_t)(limit / 4) ? (uint32_t)(limit / 4) : 1;
+		if (max_unauth && ls->nunauth >= max_unauth) {
 			conn_t *old = ls->unauth_head;
 			info("%s: %u unauthenticated connections on the %s; dropping the oldest",
 			     old->peer, ls->nunauth, pol->name);
