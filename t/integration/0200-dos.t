@@ -7,7 +7,8 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 MSG_SUBMIT=3
 MSG_LAUNCH_STEP=26
 
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# rss_kb PID: the peak resident size (kB) of the process so far
+rss_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 # cpu_ticks PID: user + system clock ticks the process used so far
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 rss_below_mb() { test "$(rss_kb "$1")" -lt $(( $2 * 1024 )); }
@@ -73,6 +74,9 @@ test_expect_success PYTHON 'the controller serves under a low descriptor limit w
 '
 
 test_expect_success PYTHON 'the node daemon keeps launching steps with hundreds of idle conns on its port' '
+	noded_kill comp001 KILL &&
+	( ulimit -n 128 && noded_start comp001 ) &&
+	wait_for 30 nodes_idle &&
 	rm -f ready &&
 	{ dos idle $((CTLD_PORT + 1)) 400 ready & } && h=$! &&
 	wait_for 40 test -e ready &&
