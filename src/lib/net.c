@@ -1422,6 +1422,8 @@ static void listener_sweep(loop_t *l, void *arg)
 	conn_t *c, *next;
 	for (c = ls->unauth_head; c && pol->unauth_ms; c = next) {
 		next = c->lnext;
+		if (c->dead)
+			continue;  /* gone already, reaped this turn */
 		if (now - c->born_ms < pol->unauth_ms)
 			break;     /* the list is in accept order */
 		info("%s: no authenticated request within %u s; closing connection",

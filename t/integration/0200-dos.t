@@ -12,6 +12,13 @@ rss_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 # cpu_ticks PID: user + system clock ticks the process used so far
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 rss_below_mb() { test "$(rss_kb "$1")" -lt $(( $2 * 1024 )); }
+# The bound on the daemons' peak memory: 100 MB (they idle at ~5 MB and
+# the unprotected controller reached 1.3-2.5 GB here); sanitizer and
+# valgrind builds keep freed memory in quarantine and add shadow memory.
+MEM_MB=100
+if [ -n "${SLUICE_VALGRIND:-}" ] || ldd "$SLUICE_BUILD/sluice" 2>/dev/null | grep -q libasan; then
+	MEM_MB=300
+fi
 noded_pid() { cat "$CL/noded-comp001.pid"; }
 fast_ping() { timeout 5 scontrol ping | grep -q "is UP"; }
 log_bytes() { cat "$CL"/log/ctld.* "$CL"/log/noded-* 2>/dev/null | wc -c; }
@@ -28,7 +35,7 @@ test_expect_success PYTHON 'a 60 MB frame of tiny fields, unsigned or with a gar
 	dos tiny $CTLD_PORT $MSG_SUBMIT 15 none >out3 &&
 	dos tiny $CTLD_PORT $MSG_SUBMIT 15 garbage >out4 &&
 	cat out1 out2 out3 out4 &&
-	rss_below_mb $CTLD_PID 100 &&
+	rss_below_mb $CTLD_PID $MEM_MB &&
 	fast_ping &&
 	test "$(squeue -h | wc -l)" = 0
 '
@@ -36,7 +43,7 @@ test_expect_success PYTHON 'a 60 MB frame of tiny fields, unsigned or with a gar
 test_expect_success PYTHON 'the node daemon refuses big unsigned step launches the same way' '
 	dos tiny $((CTLD_PORT + 1)) $MSG_LAUNCH_STEP 60 none &&
 	dos tiny $((CTLD_PORT + 1)) $MSG_LAUNCH_STEP 15 none &&
-	rss_below_mb $(noded_pid) 100 &&
+	rss_below_mb $(noded_pid) $MEM_MB &&
 	srun -N1 true
 '
 
@@ -49,7 +56,7 @@ test_expect_success PYTHON '24 connections announcing 64 MB (or 15 MB) frames do
 	fast_ping &&
 	stop_holder $h1 && stop_holder $h2 &&
 	echo "controller RSS $rss kB" &&
-	test "$rss" -lt $((100 * 1024))
+	test "$rss" -lt $((MEM_MB * 1024))
 '
 
 test_expect_success PYTHON 'the controller serves under a low descriptor limit with hundreds of idle conns' '
