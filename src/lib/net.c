@@ -32,8 +32,8 @@
  *     oldest, so a flood of idle conns cannot lock out real clients, who
  *     send their request right after connecting), each must finish within
  *     unauth_ms of its accept whatever it trickles (slowloris), and the
- *     frames they are receiving may add up to unauth_bytes; a frame that
- *     would pass it is refused;
+ *     frames they are receiving may add up to unauth_bytes (past it, the
+ *     oldest conns with frames in flight are dropped);
  *   - an authenticated conn is closed after idle_ms without traffic,
  *     unless it is waiting for the answer to its last frame (a node
  *     daemon's link after a heartbeat, an srun/sbatch --wait waiter);
@@ -1131,14 +1131,30 @@ static int conn_admit(conn_t *c)
 	if (r == 0)
 		return 0;
 	if (c->ls && !c->authed) {
+		/* Make room by dropping the oldest unauthenticated conns that
+		 * hold frames in flight: a real client's request completes in
+		 * moments, so holding the budget takes a steady stream of new
+		 * conns, as holding the conn cap does. */
+		listener_t *ls = c->ls;
 		size_t need = (size_t)get32(p) + 4;
-		if (c->ls->unauth_bytes + need > c->pol->unauth_bytes) {
+		conn_t *o = ls->unauth_head, *next;
+		for (; o && ls->unauth_bytes + need > c->pol->unauth_bytes; o = next) {
+			next = o->lnext;
+			if (o == c || !o->reserved)
+				continue;
+			info("%s: %zu bytes of unauthenticated frames pending on the %s; dropping the oldest",
+			     o->peer, ls->unauth_bytes, c->pol->name);
+			unreserve(o);
+			list_del(o);
+			conn_kill(o);
+		}
+		if (ls->unauth_bytes + need > c->pol->unauth_bytes) {
 			conn_refuse(c, SLUICE_E_PROTOCOL,
 				    "too many bytes pending from unauthenticated connections; try again");
 			return -1;
 		}
 		c->reserved = need;
-		c->ls->unauth_bytes += need;
+		ls->unauth_bytes += need;
 	}
 	c->hdr_ok = 1;
 	return 1;

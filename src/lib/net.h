@@ -92,7 +92,8 @@ typedef struct net_policy {
 	uint32_t unauth_ms;        /* an unauthenticated conn must deliver a
 				    * verified frame within this (slowloris) */
 	size_t unauth_bytes;       /* frame bytes all unauthenticated conns of
-				    * this listener may have buffered */
+				    * this listener may have buffered; past it
+				    * the oldest such frames are dropped */
 	uint32_t idle_ms;          /* an authenticated conn that neither sends
 				    * nor receives for this long, and is not
 				    * waiting for the answer to its last
