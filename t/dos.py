@@ -3,10 +3,10 @@
 #   dos.py tiny PORT TYPE MB AUTH: one frame of MB megabytes of one-byte
 #     strings (a strv field of message TYPE) with no credential (AUTH=none)
 #     or a garbage one (AUTH=garbage); prints what became of it.
-#   dos.py hold PORT TYPE N ANNOUNCE_MB SEND_MB READY: N connections each
-#     announcing a frame of ANNOUNCE_MB megabytes (garbage credential) and
-#     sending SEND_MB of it; touches READY once done, then holds them until
-#     killed.
+#   dos.py hold PORT TYPE AUTH N ANNOUNCE_MB SEND_MB READY: N connections
+#     each announcing a frame of ANNOUNCE_MB megabytes (AUTH: none, or a
+#     garbage credential) and sending SEND_MB of it; touches READY once
+#     done, then holds them until killed.
 #   dos.py idle PORT N READY: N connections, half sending nothing, half a
 #     partial header; touches READY, then holds them until killed.
 #   dos.py slowloris PORT TYPE SECONDS: sends a frame one byte a second;
@@ -17,6 +17,8 @@ import socket, struct, sys, time
 PROTO_VERSION = 1
 MAGIC = 0x534C
 AUTH_NONE, AUTH_HMAC = 0, 1
+# the size of an auth/slurm credential (version 2), all zeros but its version
+GARBAGE_CRED = b"\x02" + b"\x00" * 96
 
 
 def header(total_len, mtype, auth, cred_len):
@@ -46,7 +48,7 @@ def tiny_body(mtype, size):
 
 
 def frame(mtype, body, auth):
-    cred = b"\x02" + b"\x00" * 64 if auth == "garbage" else b""
+    cred = GARBAGE_CRED if auth == "garbage" else b""
     kind = AUTH_HMAC if cred else AUTH_NONE
     return header(16 + len(cred) + len(body), mtype, kind, len(cred)) + cred + body
 
@@ -84,9 +86,9 @@ def main():
             print("send stopped: %s" % e.strerror)
         print("%s after %.1f s" % (answer(s), time.time() - t0))
     elif mode == "hold":
-        mtype, n, amb, smb, ready = (int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
-                                     int(sys.argv[6]), sys.argv[7])
-        cred = b"\x02" + b"\x00" * 64
+        mtype, auth, n, amb, smb, ready = (int(sys.argv[3]), sys.argv[4], int(sys.argv[5]),
+                                           int(sys.argv[6]), int(sys.argv[7]), sys.argv[8])
+        cred = GARBAGE_CRED if auth == "garbage" else b""
         chunk = b"\x00" * (1 << 20)
         conns = []
         for _ in range(n):
@@ -94,7 +96,8 @@ def main():
             s.settimeout(2)
             conns.append(s)
             try:
-                s.sendall(header(amb << 20, mtype, AUTH_HMAC, len(cred)) + cred)
+                s.sendall(header(amb << 20, mtype, AUTH_HMAC if cred else AUTH_NONE, len(cred))
+                          + cred)
                 for _ in range(smb):
                     s.sendall(chunk)
             except OSError:
@@ -108,7 +111,7 @@ def main():
             try:
                 s = connect(port, 5)
                 if i % 2:
-                    s.send(header(1 << 20, 3, AUTH_HMAC, 65)[:10])
+                    s.send(header(1 << 20, 3, AUTH_HMAC, len(GARBAGE_CRED))[:10])
                 conns.append(s)
             except OSError:
                 pass

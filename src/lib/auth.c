@@ -1,10 +1,13 @@
 /*
  * auth: credentials for frames and launch credentials (see auth.h).
  *
- * auth/slurm (shared key): the credential is 65 bytes,
- *   u8 version (2) | u32 uid | u32 gid | i64 timestamp | 16-byte nonce | mac
- * all big-endian, with mac = HMAC-SHA256(key, everything before it ||
- * SHA-256(payload)). Any key holder may vouch for any uid (key holders are
+ * auth/slurm (shared key): the credential is 97 bytes,
+ *   u8 version (2) | u32 uid | u32 gid | i64 timestamp | 16-byte nonce |
+ *   SHA-256(payload) | mac
+ * all big-endian, with mac = HMAC-SHA256(key, everything before it). The
+ * digest travels in the credential so that a daemon can check the
+ * credential as soon as it has arrived, before it reads (and buffers) the
+ * payload (auth_verify_cred), and compare the payload's digest after. Any key holder may vouch for any uid (key holders are
  * root, SlurmUser and the daemons), as with Slurm's auth/slurm. The nonce
  * makes two credentials for the same payload in the same second differ,
  * and auth_verify remembers each accepted nonce until its credential
@@ -51,7 +54,8 @@
 #include <unistd.h>
 
 #define HMAC_CRED_VERSION 2
-#define HMAC_CRED_LEN (1 + 4 + 4 + 8 + 16 + 32)
+#define HMAC_CRED_LEN (1 + 4 + 4 + 8 + 16 + 32 + 32)
+#define HMAC_SIGNED_LEN (HMAC_CRED_LEN - 32)
 #define KEY_MAX 4096
 #define KEY_MIN 16
 
@@ -322,13 +326,10 @@ static int ct_memcmp(const void *x, const void *y, size_t n)
 	return d != 0;
 }
 
-/* mac over hdr (33 bytes) || digest */
-static void hmac_mac(const auth_t *a, const uint8_t *hdr, const uint8_t *digest, uint8_t *mac)
+/* mac over the credential's first HMAC_SIGNED_LEN bytes (digest included) */
+static void hmac_mac(const auth_t *a, const uint8_t *c, uint8_t *mac)
 {
-	uint8_t msg[33 + 32];
-	memcpy(msg, hdr, 33);
-	memcpy(msg + 33, digest, 32);
-	digest_hmac_sha256(a->key, a->keylen, msg, sizeof(msg), mac);
+	digest_hmac_sha256(a->key, a->keylen, c, HMAC_SIGNED_LEN, mac);
 }
 
 int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err)
@@ -351,7 +352,8 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
 				*err = xstrdup("unable to get random bytes");
 			return -1;
 		}
-		hmac_mac(a, c, digest, c + 33);
+		memcpy(c + 33, digest, 32);
+		hmac_mac(a, c, c + HMAC_SIGNED_LEN);
 		strbuf_add(cred, c, sizeof(c));
 		return 0;
 	}
@@ -419,17 +421,19 @@ static int seen_add(auth_t *a, const uint8_t *nonce, int64_t ts, int64_t now)
 	return 0;
 }
 
-static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payload,
-		  size_t len, uint32_t *uid, uint32_t *gid, char **err, int reusable)
+/* The credential alone: 0 with *uid, *gid and the digest of the payload
+ * it vouches for, or -1 with *err. remember: record an auth/slurm nonce in
+ * the replay cache (and refuse one seen before); reusable: launch
+ * credentials (no replay or start-time rule). */
+static int verify_cred(auth_t *a, const void *cred, size_t cred_len, uint8_t digest[32],
+		       uint32_t *uid, uint32_t *gid, char **err, int remember, int reusable)
 {
-	uint8_t digest[32];
 	char *e = NULL;
 
 	if (!a) {
 		e = xstrdup("no authentication configured");
 		goto fail;
 	}
-	digest_sha256(payload, len, digest);
 	if (a->kind == AUTH_HMAC) {
 		const uint8_t *c = cred;
 		uint8_t mac[32];
@@ -441,8 +445,8 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 			e = xstrdup("malformed credential");
 			goto fail;
 		}
-		hmac_mac(a, c, digest, mac);
-		if (ct_memcmp(mac, c + 33, 32) != 0) {
+		hmac_mac(a, c, mac);
+		if (ct_memcmp(mac, c + HMAC_SIGNED_LEN, 32) != 0) {
 			e = xstrdup("bad signature");
 			goto fail;
 		}
@@ -461,10 +465,11 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 			e = xstrdup("credential from the future (clock skew?)");
 			goto fail;
 		}
-		if (!reusable && seen_add(a, c + 17, ts, now) < 0) {
+		if (remember && !reusable && seen_add(a, c + 17, ts, now) < 0) {
 			e = xstrdup("Replayed credential");
 			goto fail;
 		}
+		memcpy(digest, c + 33, 32);
 		*uid = (uint32_t)get_be(c + 1, 4);
 		*gid = (uint32_t)get_be(c + 5, 4);
 		return 0;
@@ -488,9 +493,11 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 		free(pl);
 		goto fail;
 	}
-	int match = pl && plen == 32 && ct_memcmp(pl, digest, 32) == 0;
+	int sized = pl && plen == 32;
+	if (sized)
+		memcpy(digest, pl, 32);
 	free(pl);
-	if (!match) {
+	if (!sized) {
 		e = xstrdup("bad signature");
 		goto fail;
 	}
@@ -512,6 +519,35 @@ fail:
 	return -1;
 }
 
+static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payload,
+		  size_t len, uint32_t *uid, uint32_t *gid, char **err, int reusable)
+{
+	uint8_t want[32], got[32];
+	uint32_t u, g;
+	/* auth/slurm: the nonce is remembered only once the payload matched
+	 * (a forged payload under a captured credential must not burn it) */
+	if (verify_cred(a, cred, cred_len, want, &u, &g, err, 0, reusable) < 0)
+		return -1;
+	digest_sha256(payload, len, got);
+	if (ct_memcmp(want, got, 32) != 0) {
+		if (err)
+			*err = xstrdup("bad signature");
+		return -1;
+	}
+	if (a->kind == AUTH_HMAC && !reusable) {
+		const uint8_t *c = cred;
+		int64_t ts = (int64_t)get_be(c + 9, 8) / 1000000;
+		if (seen_add(a, c + 17, ts, (int64_t)time(NULL)) < 0) {
+			if (err)
+				*err = xstrdup("Replayed credential");
+			return -1;
+		}
+	}
+	*uid = u;
+	*gid = g;
+	return 0;
+}
+
 int auth_verify(auth_t *a, const void *cred, size_t cred_len,
 		const void *payload, size_t len, uint32_t *uid, uint32_t *gid, char **err)
 {
@@ -523,6 +559,12 @@ int auth_verify_reusable(auth_t *a, const void *cred, size_t cred_len,
 			 char **err)
 {
 	return verify(a, cred, cred_len, payload, len, uid, gid, err, 1);
+}
+
+int auth_verify_cred(auth_t *a, const void *cred, size_t cred_len, uint8_t digest[32],
+		     uint32_t *uid, uint32_t *gid, char **err)
+{
+	return verify_cred(a, cred, cred_len, digest, uid, gid, err, 1, 0);
 }
 
 int auth_keygen(const char *path, char **err)

@@ -7,7 +7,8 @@
  *     uid/gid.
  *   - auth/slurm (Sluice's shared-key mode, what `sluice up` uses): HMAC-
  *     SHA256 with the cluster key (file "slurm.key" beside slurm.conf, or
- *     AuthInfo=key=PATH) over {uid, gid, timestamp, nonce, body digest}.
+ *     AuthInfo=key=PATH) over {uid, gid, timestamp, nonce, body digest},
+ *     all carried in the credential.
  *     Only holders of the key (root, SlurmUser, the daemons) can sign.
  *   - peer credentials: a local command that cannot read the key connects
  *     to the controller's Unix socket (StateSaveLocation/sluice-ctld.sock)
@@ -53,6 +54,16 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
  * reason: "credential expired", "bad signature", munge's error text). */
 int auth_verify(auth_t *a, const void *cred, size_t cred_len,
 		const void *payload, size_t len, uint32_t *uid, uint32_t *gid, char **err);
+
+/* The first half of auth_verify, for a credential that arrives before the
+ * payload it covers (a frame's header and credential come before its
+ * body): checks the credential on its own (its signature, age, start-time
+ * rule, replay) and gives the uid/gid it vouches for and the SHA-256 of
+ * the payload it covers, which the caller must compare with the payload's
+ * once that is in. So a peer without a valid credential is refused before
+ * it can make a daemon buffer anything. 0, or -1 with *err. */
+int auth_verify_cred(auth_t *a, const void *cred, size_t cred_len, uint8_t digest[32],
+		     uint32_t *uid, uint32_t *gid, char **err);
 
 /* As auth_verify, for a credential that is legitimately checked more than
  * once, possibly by several daemons on one host (a step launch credential

@@ -25,8 +25,12 @@
  *     (net_frame_admit): a type this listener does not take, a frame over
  *     the type's cap (net_frame_cap), a credential over NET_CRED_MAX, or
  *     no credential where one is required: error reply and close, before
- *     the body is read. Nothing is decoded before the credential is
- *     verified, and decoding is bounded by net_decode_budget;
+ *     the body is read. Then the credential is verified on its own as soon
+ *     as it is in (auth_verify_cred: it carries the digest of the payload
+ *     it covers), still before the body is read; once the body is in, its
+ *     digest must match. So a peer without a valid credential never makes
+ *     a daemon buffer a body (beyond one READ_CHUNK) or decode anything;
+ *     decoding is bounded by net_decode_budget;
  *   - until it delivers a verified frame a TCP conn is "unauthenticated":
  *     at most max_unauth of them per listener (a new one evicts the
  *     oldest, so a flood of idle conns cannot lock out real clients, who
@@ -46,6 +50,7 @@
 #include "errors.h"
 #include "log.h"
 #include "proto_schema.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>
@@ -767,6 +772,9 @@ struct conn {
 	unsigned authed : 1;     /* delivered a verified frame, or peercred */
 	unsigned awaiting : 1;   /* delivered a frame since we last sent */
 	unsigned hdr_ok : 1;     /* the frame at in_off passed net_frame_admit */
+	unsigned body_ok : 1;    /* ... and its credential (if any): read on */
+	uint8_t digest[32];      /* of the payload its credential covers */
+	uint32_t cuid, cgid;     /* who its credential names */
 	unsigned onlist : 1;     /* on one of ls's lists */
 	conn_t *dprev, *dnext;   /* held-output list */
 	int held;
@@ -1082,20 +1090,17 @@ static void conn_handle_frame(conn_t *c, const frame_t *f)
 	} else if (f->auth == AUTH_NONE) {
 		uid = gid = AUTH_UID_NONE;
 	} else {
-		strbuf_t pl = STRBUF_INIT;
-		signed_bytes(&pl, f->type, f->body, f->body_len);
-		int vr = c->auth ? auth_verify(c->auth, f->cred, f->cred_len, pl.buf, pl.len,
-					       &uid, &gid, &err) : -1;
-		strbuf_release(&pl);
-		if (vr) {
-			char *why = xasprintf("authentication failed: %s",
-					      err ? err : "no authentication configured");
-			free(err);
-			conn_refuse(c, SLUICE_E_AUTH, why);
-			free(why);
+		/* The credential was verified by conn_admit; the body must be
+		 * the one it covers (the signed bytes: u16 type, body). */
+		uint8_t t[2], got[32];
+		put16(t, f->type);
+		digest_sha256_2(t, 2, f->body, f->body_len, got);
+		if (memcmp(got, c->digest, sizeof(got)) != 0) {
+			conn_refuse(c, SLUICE_E_AUTH, "authentication failed: bad signature");
 			return;
 		}
-		conn_authenticated(c);
+		uid = c->cuid;
+		gid = c->cgid;
 	}
 	enum msg_type type = (enum msg_type)f->type;
 	void *msg = xcalloc(1, proto_size(type));
@@ -1114,49 +1119,73 @@ static void conn_handle_frame(conn_t *c, const frame_t *f)
 	free(msg);
 }
 
-/* Admit the header of the frame at in_off (once), reserving its bytes
- * for an unauthenticated conn. 1 admitted, 0 need more, -1 refused. */
+/* Admit the frame at in_off: its header (once; reserving its bytes for an
+ * unauthenticated conn), then its credential, as soon as each is in.
+ * 1 admitted (its body may be read), 0 need more, -1 refused. */
 static int conn_admit(conn_t *c)
 {
-	if (c->hdr_ok)
+	if (c->body_ok)
 		return 1;
-	char *err = NULL;
 	const uint8_t *p = (const uint8_t *)c->in.buf + c->in_off;
-	int r = net_frame_admit(c->pol, c->peercred, p, c->in.len - c->in_off, &err);
-	if (r < 0) {
-		conn_refuse(c, SLUICE_E_PROTOCOL, err);
-		free(err);
-		return -1;
-	}
-	if (r == 0)
-		return 0;
-	if (c->ls && !c->authed) {
-		/* Make room by dropping the oldest unauthenticated conns that
-		 * hold frames in flight: a real client's request completes in
-		 * moments, so holding the budget takes a steady stream of new
-		 * conns, as holding the conn cap does. */
-		listener_t *ls = c->ls;
-		size_t need = (size_t)get32(p) + 4;
-		conn_t *o = ls->unauth_head, *next;
-		for (; o && ls->unauth_bytes + need > c->pol->unauth_bytes; o = next) {
-			next = o->lnext;
-			if (o == c || !o->reserved)
-				continue;
-			info("%s: %zu bytes of unauthenticated frames pending on the %s; dropping the oldest",
-			     o->peer, ls->unauth_bytes, c->pol->name);
-			unreserve(o);
-			list_del(o);
-			conn_kill(o);
-		}
-		if (ls->unauth_bytes + need > c->pol->unauth_bytes) {
-			conn_refuse(c, SLUICE_E_PROTOCOL,
-				    "too many bytes pending from unauthenticated connections; try again");
+	size_t avail = c->in.len - c->in_off;
+	if (!c->hdr_ok) {
+		char *err = NULL;
+		int r = net_frame_admit(c->pol, c->peercred, p, avail, &err);
+		if (r < 0) {
+			conn_refuse(c, SLUICE_E_PROTOCOL, err);
+			free(err);
 			return -1;
 		}
-		c->reserved = need;
-		ls->unauth_bytes += need;
+		if (r == 0)
+			return 0;
+		if (c->ls && !c->authed) {
+			/* Make room by dropping the oldest unauthenticated conns
+			 * that hold frames in flight: a real client's request
+			 * completes in moments, so holding the budget takes a
+			 * steady stream of new conns, as holding the conn cap
+			 * does. */
+			listener_t *ls = c->ls;
+			size_t need = (size_t)get32(p) + 4;
+			conn_t *o = ls->unauth_head, *next;
+			for (; o && ls->unauth_bytes + need > c->pol->unauth_bytes; o = next) {
+				next = o->lnext;
+				if (o == c || !o->reserved)
+					continue;
+				info("%s: %zu bytes of unauthenticated frames pending on the %s; dropping the oldest",
+				     o->peer, ls->unauth_bytes, c->pol->name);
+				unreserve(o);
+				list_del(o);
+				conn_kill(o);
+			}
+			if (ls->unauth_bytes + need > c->pol->unauth_bytes) {
+				conn_refuse(c, SLUICE_E_PROTOCOL,
+					    "too many bytes pending from unauthenticated connections; try again");
+				return -1;
+			}
+			c->reserved = need;
+			ls->unauth_bytes += need;
+		}
+		c->hdr_ok = 1;
 	}
-	c->hdr_ok = 1;
+	if (c->peercred || get16(p + 10) == AUTH_NONE) {
+		c->body_ok = 1;
+		return 1;
+	}
+	uint32_t cred_len = get32(p + 12);
+	if (avail < FRAME_HDR + (size_t)cred_len)
+		return 0;
+	char *err = NULL;
+	if (!c->auth || auth_verify_cred(c->auth, p + FRAME_HDR, cred_len, c->digest, &c->cuid,
+					 &c->cgid, &err) < 0) {
+		char *why = xasprintf("authentication failed: %s",
+				      err ? err : "no authentication configured");
+		free(err);
+		conn_refuse(c, SLUICE_E_AUTH, why);
+		free(why);
+		return -1;
+	}
+	conn_authenticated(c);
+	c->body_ok = 1;
 	return 1;
 }
 
@@ -1177,7 +1206,7 @@ static void conn_parse(conn_t *c)
 		if (pr == 0)
 			break;
 		c->in_off += f.total;
-		c->hdr_ok = 0;
+		c->hdr_ok = c->body_ok = 0;
 		unreserve(c);
 		conn_handle_frame(c, &f);
 	}
@@ -1200,7 +1229,7 @@ static void conn_read(conn_t *c)
 	while (got < READ_PER_EVENT && !c->closing && !c->dead) {
 		size_t want = READ_CHUNK;
 		size_t avail = c->in.len - c->in_off;
-		if (c->hdr_ok && avail >= 4) {
+		if (c->body_ok && avail >= 4) {
 			size_t flen = (size_t)get32((const uint8_t *)c->in.buf + c->in_off) + 4;
 			if (flen > avail + want)
 				want = flen - avail;   /* one big read for a big frame */

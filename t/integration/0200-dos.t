@@ -48,15 +48,18 @@ test_expect_success PYTHON 'the node daemon refuses big unsigned step launches t
 '
 
 test_expect_success PYTHON '24 connections announcing 64 MB (or 15 MB) frames do not pin memory' '
-	rm -f ready1 ready2 &&
-	{ dos hold $CTLD_PORT $MSG_SUBMIT 24 64 8 ready1 & } && h1=$! &&
-	{ dos hold $CTLD_PORT $MSG_SUBMIT 24 15 8 ready2 & } && h2=$! &&
-	wait_for 50 test -e ready1 -a -e ready2 &&
-	rss=$(rss_kb $CTLD_PID) &&
+	rm -f ready1 ready2 ready3 &&
+	{ dos hold $CTLD_PORT $MSG_SUBMIT garbage 24 64 8 ready1 & } && h1=$! &&
+	{ dos hold $CTLD_PORT $MSG_SUBMIT garbage 24 15 8 ready2 & } && h2=$! &&
+	{ dos hold $((CTLD_PORT + 1)) $MSG_LAUNCH_STEP none 24 15 8 ready3 & } && h3=$! &&
+	wait_for 50 test -e ready1 -a -e ready2 -a -e ready3 &&
+	rss=$(rss_kb $CTLD_PID) && nrss=$(rss_kb $(noded_pid)) &&
 	fast_ping &&
-	stop_holder $h1 && stop_holder $h2 &&
-	echo "controller RSS $rss kB" &&
-	test "$rss" -lt $((MEM_MB * 1024))
+	srun -N1 true &&
+	stop_holder $h1 && stop_holder $h2 && stop_holder $h3 &&
+	echo "controller RSS $rss kB, node daemon RSS $nrss kB" &&
+	test "$rss" -lt $((MEM_MB * 1024)) &&
+	test "$nrss" -lt $((MEM_MB * 1024))
 '
 
 test_expect_success PYTHON 'the controller serves under a low descriptor limit with hundreds of idle conns' '

@@ -32,7 +32,7 @@ static void forge_us(const uint8_t *key, size_t kl, uint32_t uid, uint32_t gid, 
 		     const void *payload, size_t plen, strbuf_t *out)
 {
 	static uint8_t nonce;
-	uint8_t c[65], msg[65], d[32];
+	uint8_t c[97];
 	unsigned int ml = 32;
 	c[0] = 2;
 	put_be(c + 1, uid, 4);
@@ -40,10 +40,8 @@ static void forge_us(const uint8_t *key, size_t kl, uint32_t uid, uint32_t gid, 
 	put_be(c + 9, (uint64_t)ts_us, 8);
 	memset(c + 17, 7, 16);
 	c[17] = nonce++;
-	SHA256(payload, plen, d);
-	memcpy(msg, c, 33);
-	memcpy(msg + 33, d, 32);
-	HMAC(EVP_sha256(), key, (int)kl, msg, sizeof(msg), c + 33, &ml);
+	SHA256(payload, plen, c + 33);
+	HMAC(EVP_sha256(), key, (int)kl, c, 65, c + 65, &ml);
 	strbuf_add(out, c, sizeof(c));
 }
 
@@ -116,6 +114,44 @@ static void test_key_modes(void)
 	rmdir(dir);
 	free(key);
 	free(dir);
+}
+
+/* A credential checked before its payload has arrived. */
+static void test_verify_cred(void)
+{
+	char *key = xasprintf("%s/vc.key", tmpdir);
+	char *err = NULL;
+	ok(auth_keygen(key, &err) == 0, "keygen");
+	conf_t c = { .dir = tmpdir, .auth_type = (char *)"auth/slurm",
+		     .auth_info = xasprintf("key=%s", key) };
+	auth_t *a = auth_create(&c, &err);
+	strbuf_t cr = STRBUF_INIT;
+	const char *body = "the payload";
+	uint8_t d[32], want[32];
+	uint32_t uid = 1, gid = 1;
+	ok(a && auth_sign(a, body, strlen(body), &cr, &err) == 0, "sign");
+	SHA256((const uint8_t *)body, strlen(body), want);
+	ok(auth_verify_cred(a, cr.buf, cr.len, d, &uid, &gid, &err) == 0 && uid == geteuid() &&
+	   gid == getegid() && !memcmp(d, want, 32),
+	   "the credential alone verifies and names the payload's digest");
+	ok(auth_verify_cred(a, cr.buf, cr.len, d, &uid, &gid, &err) < 0 && err &&
+	   !strcmp(err, "Replayed credential"), "... once");
+	free(err);
+	err = NULL;
+	cr.buf[40] ^= 1;   /* the digest */
+	ok(auth_verify_cred(a, cr.buf, cr.len, d, &uid, &gid, &err) < 0 && err &&
+	   !strcmp(err, "bad signature"), "a changed digest breaks the signature");
+	free(err);
+	err = NULL;
+	uint8_t junk[97] = { 2 };
+	ok(auth_verify_cred(a, junk, sizeof(junk), d, &uid, &gid, &err) < 0 && err,
+	   "garbage refused without any payload");
+	free(err);
+	strbuf_release(&cr);
+	auth_destroy(a);
+	unlink(key);
+	free(c.auth_info);
+	free(key);
 }
 
 /* Credentials issued before the daemon started are refused, to the
@@ -472,6 +508,7 @@ int main(void)
 	test_hmac();
 	test_key_modes();
 	test_not_before();
+	test_verify_cred();
 	test_munge();
 	rmdir(tmpdir);
 	return done_testing();

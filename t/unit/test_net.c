@@ -584,27 +584,52 @@ static int child_waiting_is_not_idle(uint16_t port)
 
 static int child_unauth_bytes(uint16_t port)
 {
-	/* two unauthenticated conns announcing 200 KB each: the second
-	 * passes the 256 KB of frames in flight, and the first (the oldest)
-	 * is dropped to make room; the second's frame then goes through */
-	uint8_t h[16 + 65];
-	memset(h, 0, sizeof(h));
-	hdr(h, 200u << 10, MSG_JOB_INFO_REQ, AUTH_HMAC, 65);
+	/* two unauthenticated conns announcing 200 KB unsigned frames (the
+	 * policy takes MSG_STEP_IO unsigned): the second passes the 256 KB of
+	 * frames in flight, and the first (the oldest) is dropped to make
+	 * room; the second's frame then goes through */
+	static uint8_t f[200u << 10];
+	size_t blen = sizeof(f) - 16;
+	hdr(f, sizeof(f), MSG_STEP_IO, AUTH_NONE, 0);
+	/* body: one unknown length-delimited field (tag 15), skipped */
+	f[16] = (15u << 3) | 1;
+	f[17] = 0x80 | ((blen - 5) & 0x7f);
+	f[18] = 0x80 | (((blen - 5) >> 7) & 0x7f);
+	f[19] = 0x80 | (((blen - 5) >> 14) & 0x7f);
+	f[20] = ((blen - 5) >> 21) & 0x7f;
 	int a = raw_connect(port), b = raw_connect(port);
-	if (a < 0 || b < 0 || write(a, h, sizeof(h)) != sizeof(h))
+	if (a < 0 || b < 0 || write(a, f, 64) != 64)
 		return 1;
 	usleep(100000);
 	if (closed_within(a, 0))
 		return 2;
-	if (write(b, h, sizeof(h)) != sizeof(h))
+	if (write(b, f, 64) != 64)
 		return 3;
 	if (!closed_within(a, 1000))
 		return 4;
-	/* the rest of b's frame: zeros, i.e. a credential that fails */
-	static uint8_t rest[(200u << 10) - sizeof(h)];
-	if (write(b, rest, sizeof(rest)) != (ssize_t)sizeof(rest))
+	if (write(b, f + 64, sizeof(f) - 64) != (ssize_t)(sizeof(f) - 64))
 		return 5;
-	return refusal(b, "authentication failed") ? 0 : 6;
+	rpc_t *r = rpc_from_fd(NULL, b);
+	enum msg_type t;
+	void *m = NULL;
+	int rc = rpc_recv(r, &t, &m, 3000) == 0 && t == MSG_STEP_IO ? 0 : 6;
+	proto_msg_destroy(t, m);
+	rpc_close(r);
+	return rc;
+}
+
+static int child_garbage_cred_before_body(uint16_t port)
+{
+	/* a 200 KB signed request whose credential is garbage: refused once
+	 * the credential is in, the body never sent */
+	uint8_t h[16 + 97];
+	memset(h, 0, sizeof(h));
+	hdr(h, 200u << 10, MSG_JOB_INFO_REQ, AUTH_HMAC, 97);
+	h[16] = 2;
+	int fd = raw_connect(port);
+	if (fd < 0 || write(fd, h, sizeof(h)) != sizeof(h))
+		return 1;
+	return refusal(fd, "authentication failed: bad signature") ? 0 : 2;
 }
 
 static void test_policies(loop_t *l, auth_t *a)
@@ -618,6 +643,7 @@ static void test_policies(loop_t *l, auth_t *a)
 	uint16_t port = ntohs(sa.sin_port);
 	nkids = nreaped = 0;
 	spawn("refused before the body", child_refused_before_body, port);
+	spawn("a garbage credential is refused before the body", child_garbage_cred_before_body, port);
 	loop_add_timer(l, 10, reap_timer, NULL);
 	loop_run(l);
 	/* one at a time: they share the unauthenticated cap */
