@@ -474,6 +474,23 @@ static void test_munge(void)
 	   !strcmp(err, "bad signature"), "munge: tampered body");
 	free(err);
 	err = NULL;
+	{
+		/* encoded a second before the daemon's start (whole seconds) */
+		strbuf_t old = STRBUF_INIT;
+		uint8_t d[32];
+		ok(a && auth_sign(a, "body", 4, &old, &err) == 0, "munge sign");
+		auth_set_not_before(a, now_us() + 1000000);
+		ok(a && auth_verify_cred(a, old.buf, old.len, d, &uid, &gid, &err) < 0 && err &&
+		   strstr(err, "before this daemon started"), "munge: encoded before the start: refused");
+		free(err);
+		err = NULL;
+		auth_set_not_before(a, now_us() - 2000000);
+		strbuf_reset(&old);
+		ok(a && auth_sign(a, "body", 4, &old, &err) == 0 &&
+		   auth_verify(a, old.buf, old.len, "body", 4, &uid, &gid, &err) == 0,
+		   "munge: encoded after the start: accepted");
+		strbuf_release(&old);
+	}
 	conf_t c2 = { .auth_type = (char *)"auth/munge", .auth_info = (char *)"socket=/nonexistent/s" };
 	ok(auth_create(&c2, &err) == NULL && err, "missing munged socket refused: %s", err ? err : "");
 	free(err);
