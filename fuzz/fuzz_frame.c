@@ -14,6 +14,7 @@
 
 #include "auth.h"
 #include "cred.h"
+#include "net.h"
 #include "proto_schema.h"
 #include "xalloc.h"
 
@@ -49,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (;;) {
 		frame_t f;
 		char *err = NULL;
+		/* the daemons' header admission on the same bytes */
+		if (net_frame_admit(NULL, 0, buf + off, size - off, &err) < 0 && !err)
+			abort();
+		free(err);
+		err = NULL;
 		int r = net_frame_parse(buf + off, size - off, &f, &err);
 		if (r < 0) {
 			if (!err)
@@ -61,9 +67,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (f.total > size - off || f.body + f.body_len != buf + off + f.total)
 			abort();
 		uint32_t uid, gid;
+		uint8_t digest[32];
 		if (f.cred_len && auth_verify(auth, f.cred, f.cred_len, f.body, f.body_len,
 					      &uid, &gid, &err) == 0)
 			abort();   /* nobody can forge a MAC */
+		free(err);
+		err = NULL;
+		if (f.cred_len && auth_verify_cred(auth, f.cred, f.cred_len, digest, &uid, &gid,
+						   &err) == 0)
+			abort();   /* nor the credential alone */
 		free(err);
 		err = NULL;
 		void *m = xcalloc(1, proto_size((enum msg_type)f.type));

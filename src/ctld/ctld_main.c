@@ -307,6 +307,31 @@ void ctld_watch_groups(ctld_t *cd)
  * volatile: the store must stay although nothing reads it. */
 static ctld_t *volatile ctld_state;
 
+/* What the controller's listeners take (see net.h): the requests of
+ * rpc_on_msg, never unsigned on TCP (commands that cannot sign use the
+ * Unix socket, where the kernel names the peer). Not yet authenticated
+ * conns: a few hundred, 10 s to send their first request, 32 MB of frames
+ * in flight (one big submission fits). Authenticated ones are closed
+ * after 5 idle minutes, unless they wait for an answer (a node daemon's
+ * link after a heartbeat, an srun or sbatch --wait waiter: hours). */
+#define CTLD_REQUESTS (NET_MSG(MSG_PING) | NET_MSG(MSG_SUBMIT) | NET_MSG(MSG_JOB_INFO_REQ) \
+	| NET_MSG(MSG_NODE_INFO_REQ) | NET_MSG(MSG_PART_INFO_REQ) | NET_MSG(MSG_CONFIG_REQ) \
+	| NET_MSG(MSG_CANCEL) | NET_MSG(MSG_UPDATE_NODE) | NET_MSG(MSG_UPDATE_PART) \
+	| NET_MSG(MSG_UPDATE_JOB) | NET_MSG(MSG_JOB_WAIT) | NET_MSG(MSG_STEP_CREATE) \
+	| NET_MSG(MSG_JOB_COMPLETE) | NET_MSG(MSG_NODE_REGISTER) | NET_MSG(MSG_NODE_HEARTBEAT) \
+	| NET_MSG(MSG_RECONFIGURE) | NET_MSG(MSG_SHUTDOWN) | NET_MSG(MSG_PRIO_INFO_REQ) \
+	| NET_MSG(MSG_STATS_REQ))
+static const net_policy_t ctld_tcp_policy = {
+	.name = "controller port", .allowed = CTLD_REQUESTS, .unsigned_ok = 0,
+	.max_unauth = 256, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
+	.idle_ms = 300000,
+};
+static const net_policy_t ctld_unix_policy = {
+	.name = "controller socket", .allowed = CTLD_REQUESTS, .unsigned_ok = 0,
+	.max_unauth = 256, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
+	.idle_ms = 300000,
+};
+
 int cmd_ctld(int argc, char **argv)
 {
 	int foreground = 0, verbose_n = 0, opt;
@@ -398,6 +423,7 @@ int cmd_ctld(int argc, char **argv)
 	cd->auth = auth_create(conf, &err);
 	if (!cd->auth)
 		return startup_fail("%s", err ? err : "authentication setup failed");
+	auth_set_not_before(cd->auth, 0);   /* no replay of pre-restart captures */
 	cd->next_job_id = conf->first_job_id ? conf->first_job_id : 1;
 	/* AllowGroups members, resolved by a worker; the first time before
 	 * serving (a slow NSS may hold the start, never the loop). */
@@ -416,7 +442,8 @@ int cmd_ctld(int argc, char **argv)
 		return 1;
 
 	cd->loop = loop_create();
-	int tfd = net_listen_tcp(cd->loop, cd->auth, NULL, conf->ctld_port, rpc_on_msg, rpc_on_close, cd);
+	int tfd = net_listen_tcp(cd->loop, cd->auth, NULL, conf->ctld_port, &ctld_tcp_policy,
+				 rpc_on_msg, rpc_on_close, cd);
 	if (tfd < 0)
 		return startup_fail("cannot listen on port %u: %s", conf->ctld_port, strerror(errno));
 	/* The run directory: what users reach (socket, pid file), apart
@@ -438,7 +465,8 @@ int cmd_ctld(int argc, char **argv)
 	}
 	free(rundir);
 	char *sock = conf_ctld_socket(conf);
-	if (net_listen_unix(cd->loop, cd->auth, sock, rpc_on_msg, rpc_on_close, cd) < 0)
+	if (net_listen_unix(cd->loop, cd->auth, sock, &ctld_unix_policy, rpc_on_msg, rpc_on_close,
+			    cd) < 0)
 		return startup_fail("cannot listen on '%s': %s", sock, strerror(errno));
 	chmod(sock, 0777);
 	free(sock);

@@ -1,10 +1,13 @@
 /*
  * auth: credentials for frames and launch credentials (see auth.h).
  *
- * auth/slurm (shared key): the credential is 65 bytes,
- *   u8 version (1) | u32 uid | u32 gid | i64 timestamp | 16-byte nonce | mac
- * all big-endian, with mac = HMAC-SHA256(key, everything before it ||
- * SHA-256(payload)). Any key holder may vouch for any uid (key holders are
+ * auth/slurm (shared key): the credential is 97 bytes,
+ *   u8 version (2) | u32 uid | u32 gid | i64 timestamp | 16-byte nonce |
+ *   SHA-256(payload) | mac
+ * all big-endian, with mac = HMAC-SHA256(key, everything before it). The
+ * digest travels in the credential so that a daemon can check the
+ * credential as soon as it has arrived, before it reads (and buffers) the
+ * payload (auth_verify_cred), and compare the payload's digest after. Any key holder may vouch for any uid (key holders are
  * root, SlurmUser and the daemons), as with Slurm's auth/slurm. The nonce
  * makes two credentials for the same payload in the same second differ,
  * and auth_verify remembers each accepted nonce until its credential
@@ -13,16 +16,27 @@
  * most half full), rebuilt without the expired entries whenever it fills,
  * so its size follows the request rate (~300k entries, ~12 MiB at 1,000
  * requests/s). auth_verify_reusable (launch credentials, checked by every
- * node of a step) neither consults nor fills it.
+ * node of a step) neither consults nor fills it. The timestamp is in
+ * microseconds (version 2; version 1 had seconds), so that
+ * auth_set_not_before can tell a credential signed just before a daemon
+ * started (a capture an attacker replays after a restart, when the
+ * in-memory cache is empty) from one signed just after.
  *
  * auth/munge: the MUNGE credential's payload is SHA-256(payload); munged
- * supplies uid/gid, TTL and replay detection. Encoding and decoding use
+ * supplies uid/gid, TTL and replay detection (its cache outlives our
+ * restarts as long as munged runs); the not-before rule uses the
+ * credential's encode time, whole seconds: one encoded in the second of
+ * the start is let through to munged's own replay check. Encoding and decoding use
  * separate MUNGE contexts: munge_decode() overwrites its context with the
  * decoded credential's settings (TTL, restrictions, or garbage when the
  * credential is invalid), which must never leak into our own credentials.
  *
  * Key file: 64 hex digits (what auth_keygen writes); a file that is not
  * hex is used as raw key bytes (as a key made by other tools would be).
+ * Like munged with its key, a key file that is not a regular file, grants
+ * any access to group or others, or belongs to someone other than this
+ * process's user, root or SlurmUser is refused (whoever can read it can
+ * sign as root; whoever can write it can replace it).
  */
 #include "auth.h"
 #include "sha256.h"
@@ -31,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <munge.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -38,8 +53,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HMAC_CRED_VERSION 1
-#define HMAC_CRED_LEN (1 + 4 + 4 + 8 + 16 + 32)
+#define HMAC_CRED_VERSION 2
+#define HMAC_CRED_LEN (1 + 4 + 4 + 8 + 16 + 32 + 32)
+#define HMAC_SIGNED_LEN (HMAC_CRED_LEN - 32)
 #define KEY_MAX 4096
 #define KEY_MIN 16
 
@@ -58,7 +74,21 @@ struct auth {
 	munge_ctx_t dctx;	/* munge_decode only (see the top comment) */
 	struct seen *seen;	/* replay cache (auth/slurm), power-of-two slots */
 	size_t seen_cap, seen_n;
+	int64_t not_before_us;	/* auth_set_not_before; 0 none */
 };
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void auth_set_not_before(auth_t *a, int64_t usec)
+{
+	if (a)
+		a->not_before_us = usec ? usec : now_us();
+}
 
 static char *info_get(const char *info, const char *name)
 {
@@ -87,14 +117,56 @@ static int hexval(int c)
 	return -1;
 }
 
+/* uid of SlurmUser, or 0 (root, or unknown) */
+static uid_t slurm_user_uid(const conf_t *conf)
+{
+	if (!conf || !conf->slurm_user)
+		return 0;
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwnam_r(conf->slurm_user, &pw, buf, sizeof(buf), &res) == 0 && res)
+		return res->pw_uid;
+	return 0;
+}
+
+/* 0 if fd (the key file at path) is safe to use, else -1 with *err. */
+static int key_check(int fd, const char *path, uid_t slurm_uid, char **err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		*err = xasprintf("unable to stat key '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = xasprintf("key '%s' is not a regular file", path);
+		return -1;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0 && st.st_uid != slurm_uid) {
+		*err = xasprintf("key '%s' is owned by uid %u, not by this user, root or SlurmUser "
+				 "(fix: chown it to SlurmUser or root)", path, (unsigned)st.st_uid);
+		return -1;
+	}
+	if (st.st_mode & 077) {
+		*err = xasprintf("key '%s' is accessible by group or others (mode %04o): "
+				 "anyone who can read it can sign as root (fix: chmod 600 %s)",
+				 path, (unsigned)(st.st_mode & 07777), path);
+		return -1;
+	}
+	return 0;
+}
+
 /* 0 ok; 1 cannot read (permission); -1 error (*err). */
-static int key_load(auth_t *a, const char *path, char **err)
+static int key_load(auth_t *a, const char *path, uid_t slurm_uid, char **err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == EACCES || errno == EPERM)
 			return 1;
 		*err = xasprintf("unable to read key '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (key_check(fd, path, slurm_uid, err) < 0) {
+		close(fd);
 		return -1;
 	}
 	uint8_t *buf = xmalloc(KEY_MAX + 1);
@@ -154,7 +226,7 @@ auth_t *auth_create(const conf_t *conf, char **err)
 		char *path = info_get(ainfo, "key");
 		if (!path)
 			path = xasprintf("%s/slurm.key", conf && conf->dir ? conf->dir : ".");
-		int r = key_load(a, path, &e);
+		int r = key_load(a, path, slurm_user_uid(conf), &e);
 		free(path);
 		if (r < 0)
 			goto fail;
@@ -254,13 +326,10 @@ static int ct_memcmp(const void *x, const void *y, size_t n)
 	return d != 0;
 }
 
-/* mac over hdr (33 bytes) || digest */
-static void hmac_mac(const auth_t *a, const uint8_t *hdr, const uint8_t *digest, uint8_t *mac)
+/* mac over the credential's first HMAC_SIGNED_LEN bytes (digest included) */
+static void hmac_mac(const auth_t *a, const uint8_t *c, uint8_t *mac)
 {
-	uint8_t msg[33 + 32];
-	memcpy(msg, hdr, 33);
-	memcpy(msg + 33, digest, 32);
-	digest_hmac_sha256(a->key, a->keylen, msg, sizeof(msg), mac);
+	digest_hmac_sha256(a->key, a->keylen, c, HMAC_SIGNED_LEN, mac);
 }
 
 int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err)
@@ -277,13 +346,14 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
 		c[0] = HMAC_CRED_VERSION;
 		put_be(c + 1, geteuid(), 4);
 		put_be(c + 5, getegid(), 4);
-		put_be(c + 9, (uint64_t)(int64_t)time(NULL), 8);
+		put_be(c + 9, (uint64_t)now_us(), 8);
 		if (getrandom(c + 17, 16, 0) != 16) {
 			if (err)
 				*err = xstrdup("unable to get random bytes");
 			return -1;
 		}
-		hmac_mac(a, c, digest, c + 33);
+		memcpy(c + 33, digest, 32);
+		hmac_mac(a, c, c + HMAC_SIGNED_LEN);
 		strbuf_add(cred, c, sizeof(c));
 		return 0;
 	}
@@ -351,17 +421,19 @@ static int seen_add(auth_t *a, const uint8_t *nonce, int64_t ts, int64_t now)
 	return 0;
 }
 
-static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payload,
-		  size_t len, uint32_t *uid, uint32_t *gid, char **err, int reusable)
+/* The credential alone: 0 with *uid, *gid and the digest of the payload
+ * it vouches for, or -1 with *err. remember: record an auth/slurm nonce in
+ * the replay cache (and refuse one seen before); reusable: launch
+ * credentials (no replay or start-time rule). */
+static int verify_cred(auth_t *a, const void *cred, size_t cred_len, uint8_t digest[32],
+		       uint32_t *uid, uint32_t *gid, char **err, int remember, int reusable)
 {
-	uint8_t digest[32];
 	char *e = NULL;
 
 	if (!a) {
 		e = xstrdup("no authentication configured");
 		goto fail;
 	}
-	digest_sha256(payload, len, digest);
 	if (a->kind == AUTH_HMAC) {
 		const uint8_t *c = cred;
 		uint8_t mac[32];
@@ -373,13 +445,18 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 			e = xstrdup("malformed credential");
 			goto fail;
 		}
-		hmac_mac(a, c, digest, mac);
-		if (ct_memcmp(mac, c + 33, 32) != 0) {
+		hmac_mac(a, c, mac);
+		if (ct_memcmp(mac, c + HMAC_SIGNED_LEN, 32) != 0) {
 			e = xstrdup("bad signature");
 			goto fail;
 		}
-		int64_t ts = (int64_t)get_be(c + 9, 8);
+		int64_t ts_us = (int64_t)get_be(c + 9, 8);
+		int64_t ts = ts_us / 1000000;
 		int64_t now = (int64_t)time(NULL);
+		if (!reusable && ts_us < a->not_before_us) {
+			e = xstrdup("credential issued before this daemon started (replayed?)");
+			goto fail;
+		}
 		if (ts < now - AUTH_TTL) {
 			e = xstrdup("credential expired");
 			goto fail;
@@ -388,10 +465,11 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 			e = xstrdup("credential from the future (clock skew?)");
 			goto fail;
 		}
-		if (!reusable && seen_add(a, c + 17, ts, now) < 0) {
+		if (remember && !reusable && seen_add(a, c + 17, ts, now) < 0) {
 			e = xstrdup("Replayed credential");
 			goto fail;
 		}
+		memcpy(digest, c + 33, 32);
 		*uid = (uint32_t)get_be(c + 1, 4);
 		*gid = (uint32_t)get_be(c + 5, 4);
 		return 0;
@@ -415,10 +493,19 @@ static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payl
 		free(pl);
 		goto fail;
 	}
-	int match = pl && plen == 32 && ct_memcmp(pl, digest, 32) == 0;
+	int sized = pl && plen == 32;
+	if (sized)
+		memcpy(digest, pl, 32);
 	free(pl);
-	if (!match) {
+	if (!sized) {
 		e = xstrdup("bad signature");
+		goto fail;
+	}
+	time_t enc = 0;
+	if (!reusable && a->not_before_us
+	    && (munge_ctx_get(a->dctx, MUNGE_OPT_ENCODE_TIME, &enc) != EMUNGE_SUCCESS
+		|| (int64_t)enc < a->not_before_us / 1000000)) {
+		e = xstrdup("credential issued before this daemon started (replayed?)");
 		goto fail;
 	}
 	*uid = (uint32_t)u;
@@ -432,6 +519,35 @@ fail:
 	return -1;
 }
 
+static int verify(auth_t *a, const void *cred, size_t cred_len, const void *payload,
+		  size_t len, uint32_t *uid, uint32_t *gid, char **err, int reusable)
+{
+	uint8_t want[32], got[32];
+	uint32_t u, g;
+	/* auth/slurm: the nonce is remembered only once the payload matched
+	 * (a forged payload under a captured credential must not burn it) */
+	if (verify_cred(a, cred, cred_len, want, &u, &g, err, 0, reusable) < 0)
+		return -1;
+	digest_sha256(payload, len, got);
+	if (ct_memcmp(want, got, 32) != 0) {
+		if (err)
+			*err = xstrdup("bad signature");
+		return -1;
+	}
+	if (a->kind == AUTH_HMAC && !reusable) {
+		const uint8_t *c = cred;
+		int64_t ts = (int64_t)get_be(c + 9, 8) / 1000000;
+		if (seen_add(a, c + 17, ts, (int64_t)time(NULL)) < 0) {
+			if (err)
+				*err = xstrdup("Replayed credential");
+			return -1;
+		}
+	}
+	*uid = u;
+	*gid = g;
+	return 0;
+}
+
 int auth_verify(auth_t *a, const void *cred, size_t cred_len,
 		const void *payload, size_t len, uint32_t *uid, uint32_t *gid, char **err)
 {
@@ -443,6 +559,12 @@ int auth_verify_reusable(auth_t *a, const void *cred, size_t cred_len,
 			 char **err)
 {
 	return verify(a, cred, cred_len, payload, len, uid, gid, err, 1);
+}
+
+int auth_verify_cred(auth_t *a, const void *cred, size_t cred_len, uint8_t digest[32],
+		     uint32_t *uid, uint32_t *gid, char **err)
+{
+	return verify_cred(a, cred, cred_len, digest, uid, gid, err, 1, 0);
 }
 
 int auth_keygen(const char *path, char **err)

@@ -7,12 +7,14 @@
  *     uid/gid.
  *   - auth/slurm (Sluice's shared-key mode, what `sluice up` uses): HMAC-
  *     SHA256 with the cluster key (file "slurm.key" beside slurm.conf, or
- *     AuthInfo=key=PATH) over {uid, gid, timestamp, nonce, body digest}.
+ *     AuthInfo=key=PATH) over {uid, gid, timestamp, nonce, body digest},
+ *     all carried in the credential.
  *     Only holders of the key (root, SlurmUser, the daemons) can sign.
  *   - peer credentials: a local command that cannot read the key connects
  *     to the controller's Unix socket (StateSaveLocation/sluice-ctld.sock)
  *     and the kernel's SO_PEERCRED gives its uid/gid; no credential.
- * Credentials older than AUTH_TTL seconds are rejected.
+ * Credentials older than AUTH_TTL seconds are rejected, and so are those
+ * issued before the verifying daemon started (auth_set_not_before).
  *
  * The same sign/verify pair makes the launch credentials the controller
  * gives srun for a job step (payload signed by the controller, checked by
@@ -53,6 +55,16 @@ int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char *
 int auth_verify(auth_t *a, const void *cred, size_t cred_len,
 		const void *payload, size_t len, uint32_t *uid, uint32_t *gid, char **err);
 
+/* The first half of auth_verify, for a credential that arrives before the
+ * payload it covers (a frame's header and credential come before its
+ * body): checks the credential on its own (its signature, age, start-time
+ * rule, replay) and gives the uid/gid it vouches for and the SHA-256 of
+ * the payload it covers, which the caller must compare with the payload's
+ * once that is in. So a peer without a valid credential is refused before
+ * it can make a daemon buffer anything. 0, or -1 with *err. */
+int auth_verify_cred(auth_t *a, const void *cred, size_t cred_len, uint8_t digest[32],
+		     uint32_t *uid, uint32_t *gid, char **err);
+
 /* As auth_verify, for a credential that is legitimately checked more than
  * once, possibly by several daemons on one host (a step launch credential
  * is checked by every node of the step): a MUNGE "replayed" verdict is
@@ -60,6 +72,14 @@ int auth_verify(auth_t *a, const void *cred, size_t cred_len,
 int auth_verify_reusable(auth_t *a, const void *cred, size_t cred_len,
 			 const void *payload, size_t len, uint32_t *uid, uint32_t *gid,
 			 char **err);
+
+/* Refuse credentials issued before usec (microseconds since the epoch; 0:
+ * now) in auth_verify (not auth_verify_reusable: a launch credential
+ * outlives a node daemon's restart). Daemons call it at start, before
+ * they listen: the replay cache lives in memory, so a credential captured
+ * before a restart would otherwise be accepted once more after it. With
+ * auth/munge the credential's encode time (whole seconds) is compared. */
+void auth_set_not_before(auth_t *a, int64_t usec);
 
 /* Generate a new random key file (mode 0600). 0 or -1 with *err. */
 int auth_keygen(const char *path, char **err);

@@ -20,9 +20,14 @@
  * accepts non-minimal varints for that reason.
  *
  * The decoder never reads past the buffer, rejects counts that the
- * remaining bytes could not hold, caps what it allocates at a budget
- * proportional to the input (DECODE_BUDGET), and frees everything it built
- * when it fails.
+ * remaining bytes could not hold, caps what it allocates at a budget (by
+ * default proportional to the input, DECODE_BUDGET_*; daemons pass one
+ * proportional to the message type's frame cap), and frees everything it
+ * built when it fails. Allocations are charged at what they really cost
+ * (codec_alloc_cost: malloc's header and 16-byte rounding, at least 32
+ * bytes, plus the pointer array of a strv), so a body of a million
+ * one-byte strings is charged ~40 MB, not the 2 MB it occupies on the
+ * wire.
  */
 #include "proto_schema.h"
 #include "xalloc.h"
@@ -375,8 +380,16 @@ static inline char *dupn(const uint8_t *p, size_t n)
 	return s;
 }
 
+size_t codec_alloc_cost(size_t n)
+{
+	/* glibc: n + 8 bytes of header rounded up to 16, at least 32 */
+	size_t c = n > SIZE_MAX - 32 ? SIZE_MAX : (n + 8 + 15) & ~(size_t)15;
+	return c < 32 ? 32 : c;
+}
+
 static int charge(dctx_t *d, size_t n)
 {
+	n = codec_alloc_cost(n);
 	if (n > d->budget)
 		return -1;
 	d->budget -= n;
@@ -426,14 +439,14 @@ static int decode_len(const proto_schema_t *s, const proto_field_t *f, void *rec
 		if (cnt > (uint64_t)(end - p) || cnt > UINT32_MAX)
 			return fail(d, s, f, "count %llu exceeds the data",
 				    (unsigned long long)cnt);
-		if (charge(d, cnt * sizeof(char *)))
-			return fail(d, s, f, "decoded message too large");
 		if (!cnt)
 			return 0;
 		/* capacity a power of two, as strv_push expects */
 		size_t cap = 1;
 		while (cap < cnt)
 			cap *= 2;
+		if (charge(d, cap * sizeof(char *)))
+			return fail(d, s, f, "decoded message too large");
 		sv->v = xcalloc(cap, sizeof(char *));
 		sv->n = (uint32_t)cnt;
 		for (uint64_t i = 0; i < cnt; i++) {
@@ -463,10 +476,10 @@ static int decode_len(const proto_schema_t *s, const proto_field_t *f, void *rec
 		if (cnt > (uint64_t)(end - p))
 			return fail(d, s, f, "count %llu exceeds the data",
 				    (unsigned long long)cnt);
-		if (charge(d, cnt * sizeof(uint32_t)))
-			return fail(d, s, f, "decoded message too large");
 		if (!cnt)
 			return 0;
+		if (charge(d, cnt * sizeof(uint32_t)))
+			return fail(d, s, f, "decoded message too large");
 		uint32_t *a = xmalloc(cnt * sizeof(uint32_t));
 		*dst = a;
 		*cntp = (uint32_t)cnt;
@@ -501,10 +514,10 @@ static int decode_len(const proto_schema_t *s, const proto_field_t *f, void *rec
 		if (cnt > (uint64_t)(end - p) || cnt > UINT32_MAX)
 			return fail(d, s, f, "count %llu exceeds the data",
 				    (unsigned long long)cnt);
-		if (charge(d, cnt * sub->size))
-			return fail(d, s, f, "decoded message too large");
 		if (!cnt)
 			return 0;
+		if (charge(d, cnt * sub->size))
+			return fail(d, s, f, "decoded message too large");
 		/* Zeroed up front and counted, so a failure part-way frees
 		 * exactly what was built. */
 		char *a = xcalloc(cnt, sub->size);
@@ -610,13 +623,19 @@ static int decode_fields(const proto_schema_t *s, void *rec, const uint8_t *p,
 
 int codec_decode(const proto_schema_t *s, void *rec, const void *buf, size_t len, char **err)
 {
+	size_t budget = DECODE_BUDGET_BASE;
+	budget += len > SIZE_MAX / DECODE_BUDGET_PER_BYTE / 2 ? SIZE_MAX / 2
+		: len * DECODE_BUDGET_PER_BYTE;
+	return codec_decode_budget(s, rec, buf, len, budget, err);
+}
+
+int codec_decode_budget(const proto_schema_t *s, void *rec, const void *buf, size_t len,
+			size_t budget, char **err)
+{
 	if (err)
 		*err = NULL;
 	memset(rec, 0, s->size);
-	dctx_t d = { .err = err };
-	d.budget = DECODE_BUDGET_BASE;
-	d.budget += len > SIZE_MAX / DECODE_BUDGET_PER_BYTE / 2 ? SIZE_MAX / 2
-		: len * DECODE_BUDGET_PER_BYTE;
+	dctx_t d = { .err = err, .budget = budget };
 	const uint8_t *p = buf ? buf : (const uint8_t *)"";
 	if (decode_fields(s, rec, p, p + (buf ? len : 0), &d)) {
 		codec_free(s, rec);
@@ -645,6 +664,18 @@ int proto_decode(enum msg_type type, void *msg, const void *buf, size_t len, cha
 		return -1;
 	}
 	return codec_decode(s, msg, buf, len, err);
+}
+
+int proto_decode_budget(enum msg_type type, void *msg, const void *buf, size_t len,
+			size_t budget, char **err)
+{
+	const proto_schema_t *s = proto_schema(type);
+	if (!s) {
+		if (err)
+			*err = xasprintf("unknown message type %d", (int)type);
+		return -1;
+	}
+	return codec_decode_budget(s, msg, buf, len, budget, err);
 }
 
 void proto_free(enum msg_type type, void *msg)

@@ -19,11 +19,38 @@
  * (daemons always can); frames on Unix-socket conns carry none (the peer
  * is identified by SO_PEERCRED and could not verify one anyway), and
  * neither do query answers (see reply_signed).
+ *
+ * Defences of an accepted conn (its listener's net_policy_t):
+ *   - the header of every frame is checked as soon as its 16 bytes are in
+ *     (net_frame_admit): a type this listener does not take, a frame over
+ *     the type's cap (net_frame_cap), a credential over NET_CRED_MAX, or
+ *     no credential where one is required: error reply and close, before
+ *     the body is read. Then the credential is verified on its own as soon
+ *     as it is in (auth_verify_cred: it carries the digest of the payload
+ *     it covers), still before the body is read; once the body is in, its
+ *     digest must match. So a peer without a valid credential never makes
+ *     a daemon buffer a body (beyond one READ_CHUNK) or decode anything;
+ *     decoding is bounded by net_decode_budget;
+ *   - until it delivers a verified frame a TCP conn is "unauthenticated":
+ *     at most max_unauth of them per listener (a new one evicts the
+ *     oldest, so a flood of idle conns cannot lock out real clients, who
+ *     send their request right after connecting), each must finish within
+ *     unauth_ms of its accept whatever it trickles (slowloris), and the
+ *     frames they are receiving may add up to unauth_bytes (past it, the
+ *     oldest conns with frames in flight are dropped);
+ *   - an authenticated conn is closed after idle_ms without traffic,
+ *     unless it is waiting for the answer to its last frame (a node
+ *     daemon's link after a heartbeat, an srun/sbatch --wait waiter);
+ *   - all conns stay below the descriptor limit (conn_limit), the reserve
+ *     descriptor sheds connections on EMFILE, and a failing accept pauses
+ *     the listener for ACCEPT_PAUSE_MS instead of spinning.
+ * A sweep timer per listener (SWEEP_MS) enforces the timeouts.
  */
 #include "net.h"
 #include "errors.h"
 #include "log.h"
 #include "proto_schema.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>
@@ -35,6 +62,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -43,6 +71,9 @@
 
 #define READ_CHUNK (64u << 10)
 #define READ_PER_EVENT (1u << 20)
+#define SWEEP_MS 1000
+#define ACCEPT_PAUSE_MS 100
+#define FD_SPARE 32            /* descriptors kept for the daemon itself */
 
 /* ---- frames ---- */
 
@@ -113,6 +144,79 @@ int net_frame_parse(const void *buf, size_t len, frame_t *f, char **err)
 	f->body = f->cred + f->cred_len;
 	f->body_len = (size_t)flen + 4 - FRAME_HDR - f->cred_len;
 	f->total = (size_t)flen + 4;
+	return 1;
+}
+
+uint32_t net_frame_cap(enum msg_type type)
+{
+	/* Generous for real use (the largest legitimate frames seen in the
+	 * tests and benchmarks are far below), small where a request is a
+	 * few numbers. Frames only commands receive (query answers, step
+	 * I/O) keep the whole-frame limit: a command chose its peer. */
+	switch (type) {
+	case MSG_PING: case MSG_CONFIG_REQ: case MSG_RECONFIGURE: case MSG_SHUTDOWN:
+	case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
+	case MSG_SIGNAL_JOB:
+		return 64u << 10;
+	case MSG_JOB_INFO_REQ: case MSG_NODE_INFO_REQ: case MSG_PART_INFO_REQ:
+	case MSG_PRIO_INFO_REQ: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
+	case MSG_UPDATE_JOB: case MSG_JOB_COMPLETE: case MSG_RC:
+	case MSG_SUBMIT_REPLY: case MSG_CANCEL_REPLY:
+		return 1u << 20;
+	case MSG_NODE_REGISTER: case MSG_NODE_HEARTBEAT:
+		return 4u << 20;
+	case MSG_CANCEL:            /* a million job ids */
+		return 8u << 20;
+	case MSG_SUBMIT:            /* script (Slurm's default cap: 4 MB) + env */
+	case MSG_LAUNCH_STEP:       /* argv + env + credential */
+		return 16u << 20;
+	case MSG_LAUNCH_JOB:        /* a submission and what the controller adds */
+		return 32u << 20;
+	default:
+		return PROTO_MAX_FRAME + 4;
+	}
+}
+
+size_t net_decode_budget(enum msg_type type)
+{
+	/* The memory of a legitimate message is a small multiple of its
+	 * wire size; 4x the cap (plus room for the struct) leaves room for
+	 * any real one and stops a frame of tiny fields early. */
+	return (size_t)4 * net_frame_cap(type) + (64u << 10);
+}
+
+int net_frame_admit(const net_policy_t *pol, int peercred, const void *buf, size_t len,
+		    char **err)
+{
+	const uint8_t *p = buf;
+	frame_t f;
+	*err = NULL;
+	if (net_frame_parse(buf, len, &f, err) < 0)
+		return -1;
+	if (len < FRAME_HDR)
+		return 0;
+	uint32_t total = get32(p) + 4;   /* <= PROTO_MAX_FRAME + 4: parsed */
+	enum msg_type type = (enum msg_type)get16(p + 8);
+	uint16_t kind = get16(p + 10);
+	uint32_t cred_len = get32(p + 12);
+	if (pol && (type >= 64 || !(pol->allowed & NET_MSG(type)))) {
+		*err = xasprintf("%s is not accepted on the %s", proto_name(type), pol->name);
+		return -1;
+	}
+	if (total > net_frame_cap(type)) {
+		*err = xasprintf("%s of %u bytes exceeds its limit of %u", proto_name(type),
+				 total, net_frame_cap(type));
+		return -1;
+	}
+	if (cred_len > NET_CRED_MAX) {
+		*err = xasprintf("credential of %u bytes exceeds the limit of %u", cred_len,
+				 NET_CRED_MAX);
+		return -1;
+	}
+	if (pol && !peercred && kind == AUTH_NONE && !(pol->unsigned_ok & NET_MSG(type))) {
+		*err = xasprintf("authentication required: unsigned %s", proto_name(type));
+		return -1;
+	}
 	return 1;
 }
 
@@ -640,11 +744,19 @@ int rpc_call_ctld_rc(const conf_t *conf, enum msg_type type, const void *req, ch
 
 /* ---- daemon side ---- */
 
+typedef struct listener listener_t;
+
 struct conn {
 	loop_t *loop;
 	int fd;
 	auth_t *auth;
 	int peercred;
+	const net_policy_t *pol;  /* its listener's, or NULL (connected out) */
+	listener_t *ls;          /* accepted by, or NULL */
+	conn_t *lprev, *lnext;   /* on ls's unauth or auth list */
+	uint64_t born_ms;        /* accepted */
+	uint64_t active_ms;      /* last byte read or written, or reply queued */
+	size_t reserved;         /* of ls->unauth_bytes, for the frame coming in */
 	uint32_t puid, pgid;     /* SO_PEERCRED, when peercred */
 	conn_msg_f on_msg;
 	conn_close_f on_close;
@@ -657,6 +769,13 @@ struct conn {
 	size_t out_limit;        /* may be written up to here (flushed) */
 	uint32_t events;         /* what we watch in the loop */
 	unsigned autoflush : 1, closing : 1, dead : 1, reading : 1;
+	unsigned authed : 1;     /* delivered a verified frame, or peercred */
+	unsigned awaiting : 1;   /* delivered a frame since we last sent */
+	unsigned hdr_ok : 1;     /* the frame at in_off passed net_frame_admit */
+	unsigned body_ok : 1;    /* ... and its credential (if any): read on */
+	uint8_t digest[32];      /* of the payload its credential covers */
+	uint32_t cuid, cgid;     /* who its credential names */
+	unsigned onlist : 1;     /* on one of ls's lists */
 	conn_t *dprev, *dnext;   /* held-output list */
 	int held;
 	char peer[64];
@@ -664,6 +783,90 @@ struct conn {
 
 /* Conns with held output, all loops (daemons have one loop). */
 static conn_t *held_head;
+
+struct listener {
+	struct listener *next;   /* all listeners: they live as long as the process */
+	loop_t *loop;
+	int fd;
+	auth_t *auth;
+	int peercred;
+	const net_policy_t *pol;
+	conn_msg_f on_msg;
+	conn_close_f on_close;
+	void *arg;
+	conn_t *unauth_head, *unauth_tail;   /* in accept order */
+	conn_t *auth_head;
+	uint32_t nunauth;
+	size_t unauth_bytes;     /* reserved by its unauthenticated conns */
+	int paused;
+};
+
+static size_t nconns;        /* conns alive, all loops */
+static int reserve_fd = -1;  /* given up on EMFILE to shed a connection */
+
+static void list_del(conn_t *c)
+{
+	listener_t *ls = c->ls;
+	if (!ls || !c->onlist)
+		return;
+	c->onlist = 0;
+	if (c->lprev)
+		c->lprev->lnext = c->lnext;
+	else if (c->authed)
+		ls->auth_head = c->lnext;
+	else
+		ls->unauth_head = c->lnext;
+	if (c->lnext)
+		c->lnext->lprev = c->lprev;
+	else if (!c->authed)
+		ls->unauth_tail = c->lprev;
+	if (!c->authed)
+		ls->nunauth--;
+	c->lprev = c->lnext = NULL;
+}
+
+static void list_add(conn_t *c)
+{
+	listener_t *ls = c->ls;
+	c->onlist = 1;
+	if (c->authed) {
+		c->lprev = NULL;
+		c->lnext = ls->auth_head;
+		if (ls->auth_head)
+			ls->auth_head->lprev = c;
+		ls->auth_head = c;
+		return;
+	}
+	c->lnext = NULL;
+	c->lprev = ls->unauth_tail;
+	if (ls->unauth_tail)
+		ls->unauth_tail->lnext = c;
+	else
+		ls->unauth_head = c;
+	ls->unauth_tail = c;
+	ls->nunauth++;
+}
+
+/* Give back what c reserved of its listener's unauthenticated bytes. */
+static void unreserve(conn_t *c)
+{
+	if (c->ls && c->reserved) {
+		c->ls->unauth_bytes -= c->reserved;
+		c->reserved = 0;
+	}
+}
+
+/* c delivered a verified frame: no longer bound by the unauth limits. */
+static void conn_authenticated(conn_t *c)
+{
+	if (c->authed)
+		return;
+	unreserve(c);
+	list_del(c);
+	c->authed = 1;
+	if (c->ls)
+		list_add(c);
+}
 
 static void held_add(conn_t *c)
 {
@@ -695,6 +898,9 @@ static void conn_reap(loop_t *l, void *arg)
 {
 	conn_t *c = arg;
 	held_del(c);
+	unreserve(c);
+	list_del(c);
+	nconns--;
 	if (c->fd >= 0) {
 		loop_del_fd(l, c->fd);
 		close(c->fd);
@@ -738,6 +944,7 @@ static void conn_write(conn_t *c)
 				 MSG_NOSIGNAL);
 		if (n > 0) {
 			c->out_off += (size_t)n;
+			c->active_ms = loop_now_ms(c->loop);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -786,6 +993,8 @@ void conn_send(conn_t *c, enum msg_type type, const void *msg)
 {
 	if (!c || c->closing)
 		return;
+	c->awaiting = 0;
+	c->active_ms = loop_now_ms(c->loop);
 	char *err = NULL;
 	int rc = frame_append(&c->out, c->auth, !c->peercred && reply_signed(type), type, msg, &err);
 	if (rc) {
@@ -889,26 +1098,25 @@ static void conn_handle_frame(conn_t *c, const frame_t *f)
 	if (c->peercred) {
 		uid = c->puid;
 		gid = c->pgid;
+		conn_authenticated(c);
 	} else if (f->auth == AUTH_NONE) {
 		uid = gid = AUTH_UID_NONE;
 	} else {
-		strbuf_t pl = STRBUF_INIT;
-		signed_bytes(&pl, f->type, f->body, f->body_len);
-		int vr = c->auth ? auth_verify(c->auth, f->cred, f->cred_len, pl.buf, pl.len,
-					       &uid, &gid, &err) : -1;
-		strbuf_release(&pl);
-		if (vr) {
-			char *why = xasprintf("authentication failed: %s",
-					      err ? err : "no authentication configured");
-			free(err);
-			conn_refuse(c, SLUICE_E_AUTH, why);
-			free(why);
+		/* The credential was verified by conn_admit; the body must be
+		 * the one it covers (the signed bytes: u16 type, body). */
+		uint8_t t[2], got[32];
+		put16(t, f->type);
+		digest_sha256_2(t, 2, f->body, f->body_len, got);
+		if (memcmp(got, c->digest, sizeof(got)) != 0) {
+			conn_refuse(c, SLUICE_E_AUTH, "authentication failed: bad signature");
 			return;
 		}
+		uid = c->cuid;
+		gid = c->cgid;
 	}
 	enum msg_type type = (enum msg_type)f->type;
 	void *msg = xcalloc(1, proto_size(type));
-	if (proto_decode(type, msg, f->body, f->body_len, &err)) {
+	if (proto_decode_budget(type, msg, f->body, f->body_len, net_decode_budget(type), &err)) {
 		char *why = xasprintf("%s: %s", proto_name(type), err ? err : "malformed body");
 		free(err);
 		free(msg);
@@ -916,10 +1124,110 @@ static void conn_handle_frame(conn_t *c, const frame_t *f)
 		free(why);
 		return;
 	}
+	c->awaiting = 1;          /* until we send something back */
 	if (c->on_msg)
 		c->on_msg(c, type, msg, uid, gid, c->arg);
 	proto_free(type, msg);
 	free(msg);
+}
+
+/* Admit the frame at in_off: its header (once; reserving its bytes for an
+ * unauthenticated conn), then its credential, as soon as each is in.
+ * 1 admitted (its body may be read), 0 need more, -1 refused. */
+static int conn_admit(conn_t *c)
+{
+	if (c->body_ok)
+		return 1;
+	const uint8_t *p = (const uint8_t *)c->in.buf + c->in_off;
+	size_t avail = c->in.len - c->in_off;
+	if (!c->hdr_ok) {
+		char *err = NULL;
+		int r = net_frame_admit(c->pol, c->peercred, p, avail, &err);
+		if (r < 0) {
+			conn_refuse(c, SLUICE_E_PROTOCOL, err);
+			free(err);
+			return -1;
+		}
+		if (r == 0)
+			return 0;
+		if (c->ls && !c->authed) {
+			/* Make room by dropping the oldest unauthenticated conns
+			 * that hold frames in flight: a real client's request
+			 * completes in moments, so holding the budget takes a
+			 * steady stream of new conns, as holding the conn cap
+			 * does. */
+			listener_t *ls = c->ls;
+			size_t need = (size_t)get32(p) + 4;
+			conn_t *o = ls->unauth_head, *next;
+			for (; o && ls->unauth_bytes + need > c->pol->unauth_bytes; o = next) {
+				next = o->lnext;
+				if (o == c || !o->reserved)
+					continue;
+				info("%s: %zu bytes of unauthenticated frames pending on the %s; dropping the oldest",
+				     o->peer, ls->unauth_bytes, c->pol->name);
+				unreserve(o);
+				list_del(o);
+				conn_kill(o);
+			}
+			if (ls->unauth_bytes + need > c->pol->unauth_bytes) {
+				conn_refuse(c, SLUICE_E_PROTOCOL,
+					    "too many bytes pending from unauthenticated connections; try again");
+				return -1;
+			}
+			c->reserved = need;
+			ls->unauth_bytes += need;
+		}
+		c->hdr_ok = 1;
+	}
+	if (c->peercred || get16(p + 10) == AUTH_NONE) {
+		c->body_ok = 1;
+		return 1;
+	}
+	uint32_t cred_len = get32(p + 12);
+	if (avail < FRAME_HDR + (size_t)cred_len)
+		return 0;
+	char *err = NULL;
+	if (!c->auth || auth_verify_cred(c->auth, p + FRAME_HDR, cred_len, c->digest, &c->cuid,
+					 &c->cgid, &err) < 0) {
+		char *why = xasprintf("authentication failed: %s",
+				      err ? err : "no authentication configured");
+		free(err);
+		conn_refuse(c, SLUICE_E_AUTH, why);
+		free(why);
+		return -1;
+	}
+	conn_authenticated(c);
+	c->body_ok = 1;
+	return 1;
+}
+
+/* Handle every whole frame in the input buffer, then compact it. */
+static void conn_parse(conn_t *c)
+{
+	while (!c->closing) {
+		frame_t f;
+		char *err = NULL;
+		if (conn_admit(c) <= 0)
+			break;
+		int pr = net_frame_parse(c->in.buf + c->in_off, c->in.len - c->in_off, &f, &err);
+		if (pr < 0) {
+			conn_refuse(c, SLUICE_E_PROTOCOL, err);
+			free(err);
+			break;
+		}
+		if (pr == 0)
+			break;
+		c->in_off += f.total;
+		c->hdr_ok = c->body_ok = 0;
+		unreserve(c);
+		conn_handle_frame(c, &f);
+	}
+	if (c->in_off) {
+		size_t rest = c->in.len - c->in_off;
+		memmove(c->in.buf, c->in.buf + c->in_off, rest);
+		strbuf_setlen(&c->in, rest);
+		c->in_off = 0;
+	}
 }
 
 static void conn_read(conn_t *c)
@@ -927,12 +1235,15 @@ static void conn_read(conn_t *c)
 	size_t got = 0;
 	int eof = 0;
 
-	while (got < READ_PER_EVENT) {
+	/* Read a chunk, then handle what came: a frame's header is checked
+	 * before more than a chunk of it is read. Once admitted, a big frame
+	 * is read in big reads (up to READ_PER_EVENT a turn). */
+	while (got < READ_PER_EVENT && !c->closing && !c->dead) {
 		size_t want = READ_CHUNK;
 		size_t avail = c->in.len - c->in_off;
-		if (avail >= 4) {
+		if (c->body_ok && avail >= 4) {
 			size_t flen = (size_t)get32((const uint8_t *)c->in.buf + c->in_off) + 4;
-			if (flen <= (size_t)PROTO_MAX_FRAME + 4 && flen > avail + want)
+			if (flen > avail + want)
 				want = flen - avail;   /* one big read for a big frame */
 			if (want > READ_PER_EVENT)
 				want = READ_PER_EVENT;
@@ -942,6 +1253,8 @@ static void conn_read(conn_t *c)
 		if (n > 0) {
 			strbuf_setlen(&c->in, c->in.len + (size_t)n);
 			got += (size_t)n;
+			c->active_ms = loop_now_ms(c->loop);
+			conn_parse(c);
 			if ((size_t)n < want)
 				break;
 			continue;
@@ -957,27 +1270,6 @@ static void conn_read(conn_t *c)
 		debug("%s: read: %s", c->peer, strerror(errno));
 		conn_kill(c);
 		return;
-	}
-
-	while (!c->closing) {
-		frame_t f;
-		char *err = NULL;
-		int pr = net_frame_parse(c->in.buf + c->in_off, c->in.len - c->in_off, &f, &err);
-		if (pr < 0) {
-			conn_refuse(c, SLUICE_E_PROTOCOL, err);
-			free(err);
-			break;
-		}
-		if (pr == 0)
-			break;
-		c->in_off += f.total;
-		conn_handle_frame(c, &f);
-	}
-	if (c->in_off) {
-		size_t rest = c->in.len - c->in_off;
-		memmove(c->in.buf, c->in.buf + c->in_off, rest);
-		strbuf_setlen(&c->in, rest);
-		c->in_off = 0;
 	}
 	if (c->in.alloc > (4u << 20) && c->in.len < READ_CHUNK) {
 		/* give back the memory of a big frame */
@@ -1072,51 +1364,156 @@ conn_t *conn_create(loop_t *l, int fd, auth_t *a, int peercred,
 		free(c);
 		return NULL;
 	}
+	c->born_ms = c->active_ms = loop_now_ms(l);
+	nconns++;
 	return c;
 }
 
 /* ---- listeners ---- */
 
-typedef struct listener {
-	struct listener *next;   /* all listeners: they live as long as the process */
-	auth_t *auth;
-	int peercred;
-	conn_msg_f on_msg;
-	conn_close_f on_close;
-	void *arg;
-} listener_t;
-
 static listener_t *listeners;
+
+/* How many conns may be open at once: the descriptor limit less what the
+ * daemon needs for itself (state, logs, spool, children). */
+static size_t conn_limit(void)
+{
+	struct rlimit rl;
+	rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+	if (n == RLIM_INFINITY || n > (1u << 24))
+		n = 1u << 24;
+	return n > 2 * FD_SPARE ? (size_t)n - FD_SPARE : FD_SPARE;
+}
+
+static void listener_resume(loop_t *l, void *arg)
+{
+	listener_t *ls = arg;
+	ls->paused = 0;
+	if (loop_mod_fd(l, ls->fd, LOOP_READ) < 0)
+		error("%s: cannot resume accepting: %s", ls->pol->name, strerror(errno));
+}
+
+/* Stop accepting for a moment (the error is not going away by retrying
+ * at once; a level-triggered listener would spin the loop). */
+static void listener_pause(listener_t *ls)
+{
+	if (ls->paused)
+		return;
+	ls->paused = 1;
+	loop_mod_fd(ls->loop, ls->fd, 0);
+	loop_add_timer(ls->loop, ACCEPT_PAUSE_MS, listener_resume, ls);
+}
+
+/* Out of descriptors: give up the reserve to accept the pending conn and
+ * close it at once (its client sees the close instead of hanging in the
+ * backlog), then take the reserve back. 1 if one was shed. */
+static int shed_one(int fd)
+{
+	if (reserve_fd < 0)
+		return 0;
+	close(reserve_fd);
+	int x = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	if (x >= 0)
+		close(x);
+	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return x >= 0;
+}
 
 static void listener_event(loop_t *l, int fd, uint32_t events, void *arg)
 {
 	listener_t *ls = arg;
+	const net_policy_t *pol = ls->pol;
+	size_t limit = conn_limit();
 	for (int i = 0; i < 64; i++) {
 		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
+			int e = errno;
+			if (e == EINTR || e == ECONNABORTED)
 				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				error("accept: %s", strerror(errno));
+			if (e == EAGAIN || e == EWOULDBLOCK)
+				return;
+			error("%s: accept: %s", pol->name, strerror(e));
+			if ((e == EMFILE || e == ENFILE) && shed_one(fd))
+				continue;
+			listener_pause(ls);
 			return;
+		}
+		if (nconns >= limit) {
+			close(cfd);
+			error("%s: %zu connections open, at the limit; refusing a new one",
+			      pol->name, nconns);
+			continue;
+		}
+		/* Unauthenticated conns may hold at most a quarter of the
+		 * descriptors per listener: the rest stays for real clients. */
+		uint32_t max_unauth = pol->max_unauth;
+		if (max_unauth > limit / 4)
+			max_unauth = (uint32_t)(limit / 4) ? (uint32_t)(limit / 4) : 1;
+		if (max_unauth && ls->nunauth >= max_unauth) {
+			conn_t *old = ls->unauth_head;
+			info("%s: %u unauthenticated connections on the %s; dropping the oldest",
+			     old->peer, ls->nunauth, pol->name);
+			unreserve(old);
+			list_del(old);
+			conn_kill(old);
 		}
 		if (!ls->peercred) {
 			int one = 1;
 			setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		}
-		conn_create(l, cfd, ls->auth, ls->peercred, ls->on_msg, ls->on_close, ls->arg);
+		conn_t *c = conn_create(l, cfd, ls->auth, ls->peercred, ls->on_msg, ls->on_close,
+					ls->arg);
+		if (!c)
+			continue;
+		c->pol = pol;
+		c->ls = ls;
+		list_add(c);
 	}
 }
 
-static int listen_fd(loop_t *l, int fd, auth_t *a, int peercred,
+/* Enforce the policy's timeouts; re-arms itself. */
+static void listener_sweep(loop_t *l, void *arg)
+{
+	listener_t *ls = arg;
+	const net_policy_t *pol = ls->pol;
+	uint64_t now = loop_now_ms(l);
+	conn_t *c, *next;
+	for (c = ls->unauth_head; c && pol->unauth_ms; c = next) {
+		next = c->lnext;
+		if (c->dead)
+			continue;  /* gone already, reaped this turn */
+		if (now - c->born_ms < pol->unauth_ms)
+			break;     /* the list is in accept order */
+		info("%s: no authenticated request within %u s; closing connection",
+		     c->peer, pol->unauth_ms / 1000);
+		unreserve(c);
+		list_del(c);
+		conn_kill(c);
+	}
+	for (c = ls->auth_head; c && pol->idle_ms; c = next) {
+		next = c->lnext;
+		if (c->dead || c->awaiting || now - c->active_ms < pol->idle_ms)
+			continue;
+		info("%s: idle for %u s; closing connection", c->peer, pol->idle_ms / 1000);
+		list_del(c);
+		conn_kill(c);
+	}
+	loop_add_timer(l, SWEEP_MS, listener_sweep, ls);
+}
+
+static int listen_fd(loop_t *l, int fd, auth_t *a, int peercred, const net_policy_t *pol,
 		     conn_msg_f on_msg, conn_close_f on_close, void *arg)
 {
 	if (listen(fd, 1024) < 0)
 		return -1;
 	set_nonblock(fd);
+	if (reserve_fd < 0)
+		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	listener_t *ls = xcalloc(1, sizeof(*ls));
+	ls->loop = l;
+	ls->fd = fd;
 	ls->auth = a;
 	ls->peercred = peercred;
+	ls->pol = pol;
 	ls->on_msg = on_msg;
 	ls->on_close = on_close;
 	ls->arg = arg;
@@ -1128,11 +1525,12 @@ static int listen_fd(loop_t *l, int fd, auth_t *a, int peercred,
 	}
 	ls->next = listeners;
 	listeners = ls;
+	loop_add_timer(l, SWEEP_MS, listener_sweep, ls);
 	return fd;
 }
 
 int net_listen_tcp(loop_t *l, auth_t *a, const char *addr, uint16_t port,
-		   conn_msg_f on_msg, conn_close_f on_close, void *arg)
+		   const net_policy_t *pol, conn_msg_f on_msg, conn_close_f on_close, void *arg)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE };
@@ -1197,7 +1595,7 @@ int net_listen_tcp(loop_t *l, auth_t *a, const char *addr, uint16_t port,
 		return -1;
 	}
 bound:
-	if (listen_fd(l, fd, a, 0, on_msg, on_close, arg) < 0) {
+	if (listen_fd(l, fd, a, 0, pol, on_msg, on_close, arg) < 0) {
 		e = errno;
 		close(fd);
 		errno = e;
@@ -1206,7 +1604,7 @@ bound:
 	return fd;
 }
 
-int net_listen_unix(loop_t *l, auth_t *a, const char *path,
+int net_listen_unix(loop_t *l, auth_t *a, const char *path, const net_policy_t *pol,
 		    conn_msg_f on_msg, conn_close_f on_close, void *arg)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -1227,7 +1625,7 @@ int net_listen_unix(loop_t *l, auth_t *a, const char *path,
 	/* Any local user may connect: the kernel tells us who they are. */
 	if (chmod(path, 0666) < 0)
 		goto fail;
-	if (listen_fd(l, fd, a, 1, on_msg, on_close, arg) < 0)
+	if (listen_fd(l, fd, a, 1, pol, on_msg, on_close, arg) < 0)
 		goto fail;
 	return fd;
 fail:;

@@ -9,6 +9,13 @@
  * version or type, a body that does not decode, or a bad credential get an
  * MSG_RC error reply (where possible) and the connection closed; the daemon
  * goes on.
+ *
+ * Daemon listeners carry a policy (net_policy_t): which message types a
+ * peer may send, which of them it may send without a credential, and how
+ * many not yet authenticated connections (and buffered bytes) it may hold
+ * and for how long. Every message type has a maximum frame size
+ * (net_frame_cap, one table for all daemons). A frame's 16-byte header is
+ * checked against both as soon as it is in, before its body is buffered.
  */
 #ifndef SLUICE_NET_H
 #define SLUICE_NET_H
@@ -59,6 +66,47 @@ void proto_msg_destroy(enum msg_type type, void *msg);  /* proto_free + free */
 
 /* ---- daemon side ---- */
 
+/* The largest frame (length field + 4) a daemon accepts for a message
+ * type; the whole-frame limit PROTO_MAX_FRAME for types no daemon
+ * receives. */
+uint32_t net_frame_cap(enum msg_type type);
+/* Largest credential in a frame (a MUNGE credential is ~200 bytes). */
+#define NET_CRED_MAX 4096u
+/* What decoding a frame of type may allocate (see proto_decode_budget):
+ * a multiple of its cap. */
+size_t net_decode_budget(enum msg_type type);
+
+#define NET_MSG(t) (UINT64_C(1) << (t))
+
+/* What a listener accepts. A connection is "authenticated" once it has
+ * delivered a frame with a verified credential, or from the start on a
+ * Unix socket (SO_PEERCRED). */
+typedef struct net_policy {
+	const char *name;          /* for logs: "controller port", "step port" */
+	uint64_t allowed;          /* NET_MSG(type) bits a peer may send */
+	uint64_t unsigned_ok;      /* of those, accepted without a credential
+				    * on TCP (the handler must check its own
+				    * proof, e.g. a launch credential) */
+	uint32_t max_unauth;       /* unauthenticated conns at once; at the
+				    * cap, a new one evicts the oldest */
+	uint32_t unauth_ms;        /* an unauthenticated conn must deliver a
+				    * verified frame within this (slowloris) */
+	size_t unauth_bytes;       /* frame bytes all unauthenticated conns of
+				    * this listener may have buffered; past it
+				    * the oldest such frames are dropped */
+	uint32_t idle_ms;          /* an authenticated conn that neither sends
+				    * nor receives for this long, and is not
+				    * waiting for the answer to its last
+				    * request, is closed; 0 never */
+} net_policy_t;
+
+/* Check a frame's first len bytes (its header) against pol (NULL: only
+ * the per-type caps), for a conn that is (peercred) or is not on a Unix
+ * socket: 1 acceptable so far, 0 need the full FRAME_HDR bytes, -1 refuse
+ * with *err (malloc'd). */
+int net_frame_admit(const net_policy_t *pol, int peercred, const void *buf, size_t len,
+		    char **err);
+
 typedef struct conn conn_t;
 /* A decoded, authenticated message arrived. msg belongs to the conn layer
  * and is freed after the callback returns (steal fields by NULLing them). */
@@ -66,16 +114,23 @@ typedef void (*conn_msg_f)(conn_t *c, enum msg_type type, void *msg,
 			   uint32_t uid, uint32_t gid, void *arg);
 typedef void (*conn_close_f)(conn_t *c, void *arg);
 
-/* Listen on a TCP port (addr NULL: all addresses) or a Unix socket path.
- * Accepted connections are made with conn_create and the given callbacks.
- * Returns the listening fd or -1 with errno. Unix listeners authenticate by
- * SO_PEERCRED. */
+/* Listen on a TCP port (addr NULL: all addresses) or a Unix socket path,
+ * under pol (which must outlive the listener). Accepted connections are
+ * made with conn_create and the given callbacks. Returns the listening fd
+ * or -1 with errno. Unix listeners authenticate by SO_PEERCRED.
+ *
+ * All conns together stay below the descriptor limit (RLIMIT_NOFILE less
+ * a few for the daemon): past it a new connection is closed at once. On
+ * EMFILE/ENFILE a reserve descriptor is given up to accept and close the
+ * pending connection, and an accept error pauses the listener briefly, so
+ * the loop never spins. */
 int net_listen_tcp(loop_t *l, auth_t *a, const char *addr, uint16_t port,
-		   conn_msg_f on_msg, conn_close_f on_close, void *arg);
-int net_listen_unix(loop_t *l, auth_t *a, const char *path,
+		   const net_policy_t *pol, conn_msg_f on_msg, conn_close_f on_close, void *arg);
+int net_listen_unix(loop_t *l, auth_t *a, const char *path, const net_policy_t *pol,
 		    conn_msg_f on_msg, conn_close_f on_close, void *arg);
 
-/* Manage a connected fd (accepted, or connected out by noded). */
+/* Manage a connected fd (accepted, or connected out by noded: such a conn
+ * has no policy but the per-type frame caps, and no timeout). */
 conn_t *conn_create(loop_t *l, int fd, auth_t *a, int peercred,
 		    conn_msg_f on_msg, conn_close_f on_close, void *arg);
 /* Queue a message. Output is held until conn_flush_all() unless the conn

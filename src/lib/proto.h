@@ -532,6 +532,12 @@ void proto_encode(enum msg_type type, const void *msg, strbuf_t *out);
 /* Decode a body into msg (zeroed first). 0, or -1 with *err (malloc'd,
  * may be NULL) on a malformed body; msg then holds nothing to free. */
 int proto_decode(enum msg_type type, void *msg, const void *buf, size_t len, char **err);
+/* As proto_decode, refusing ("decoded message too large") a body whose
+ * decoded form would cost more than budget bytes of memory, allocations
+ * counted at their real cost (malloc's header and rounding, pointers).
+ * proto_decode's budget is proportional to len and generous (replies). */
+int proto_decode_budget(enum msg_type type, void *msg, const void *buf, size_t len,
+			size_t budget, char **err);
 /* Free what a decoded (or filled-in) message owns; not msg itself. */
 void proto_free(enum msg_type type, void *msg);
 /* Size of the struct for a type (to allocate one); 0 for unknown types. */

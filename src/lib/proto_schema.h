@@ -54,6 +54,12 @@ const char *proto_schema_name(enum msg_type type);
 /* Schema-level codec (used by proto_* and by tests on record schemas). */
 void codec_encode(const proto_schema_t *s, const void *rec, strbuf_t *out);
 int codec_decode(const proto_schema_t *s, void *rec, const void *buf, size_t len, char **err);
+/* With an explicit budget (bytes of memory, see proto_decode_budget). */
+int codec_decode_budget(const proto_schema_t *s, void *rec, const void *buf, size_t len,
+			size_t budget, char **err);
+/* What malloc(n) really costs (header and rounding), as the decoder
+ * charges it. */
+size_t codec_alloc_cost(size_t n);
 void codec_free(const proto_schema_t *s, void *rec);
 
 #endif

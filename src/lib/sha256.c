@@ -12,6 +12,16 @@ void digest_sha256(const void *data, size_t len, uint8_t out[32])
 	sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
+void digest_sha256_2(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32])
+{
+	struct sha256_ctx c;
+	sha256_init(&c);
+	sha256_update(&c, alen, a);
+	if (blen)
+		sha256_update(&c, blen, b);
+	sha256_digest(&c, SHA256_DIGEST_SIZE, out);
+}
+
 void digest_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
 			uint8_t out[32])
 {

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 void digest_sha256(const void *data, size_t len, uint8_t out[32]);
+/* SHA-256 of a followed by b. */
+void digest_sha256_2(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[32]);
 void digest_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t len,
 			uint8_t out[32]);
 

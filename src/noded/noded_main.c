@@ -234,6 +234,7 @@ int cmd_noded(int argc, char **argv)
 	nd->auth = auth_create(conf, &err);
 	if (!nd->auth)
 		fatal("authentication setup failed: %s", err ? err : "unknown error");
+	auth_set_not_before(nd->auth, 0);   /* no replay of pre-restart captures */
 	if (!auth_can_sign(nd->auth))
 		fatal("cannot sign messages (no access to the cluster key?): the node daemon must run as root or SlurmUser");
 	struct passwd *pw = conf->slurm_user ? getpwnam(conf->slurm_user) : NULL;

@@ -525,9 +525,21 @@ static void step_on_close(conn_t *c, void *arg)
 {
 }
 
+/* The step port takes MSG_LAUNCH_STEP only, unsigned allowed (srun run by
+ * a user cannot sign; the launch credential inside is the proof), and
+ * hands the conn to the step supervisor at once: a conn has 10 s to
+ * deliver its launch, 64 such conns at a time, 32 MB of launches in
+ * flight. */
+static const net_policy_t step_policy = {
+	.name = "step port", .allowed = NET_MSG(MSG_LAUNCH_STEP),
+	.unsigned_ok = NET_MSG(MSG_LAUNCH_STEP),
+	.max_unauth = 64, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
+	.idle_ms = 60000,
+};
+
 int step_server_start(noded_t *nd)
 {
-	int fd = net_listen_tcp(nd->loop, nd->auth, NULL, nd->node->port,
+	int fd = net_listen_tcp(nd->loop, nd->auth, NULL, nd->node->port, &step_policy,
 				step_on_msg, step_on_close, nd);
 	if (fd < 0)
 		return -1;

@@ -56,4 +56,20 @@ test_expect_success PYTHON 'a replayed signed submission is refused (auth/slurm 
 	replay_is_refused
 '
 
+test_expect_success PYTHON 'a submission captured before a controller restart is refused after it (auth/slurm: credentials from before the start)' '
+	replay_after_restart_is_refused
+'
+
+test_expect_success 'daemons refuse a key file that group or others can read' '
+	ctld_kill9 &&
+	chmod 644 "$CL/etc/slurm.key" &&
+	test_must_fail timeout 20 sluice ctld -D 2>err &&
+	grep -q "slurm.key.*accessible by group or others (mode 0644).*chmod 600 $CL/etc/slurm.key" err &&
+	test_must_fail timeout 20 sluice noded -D -N comp001 2>err &&
+	grep -q "slurm.key.*chmod 600" err &&
+	chmod 600 "$CL/etc/slurm.key" &&
+	ctld_start &&
+	scontrol ping | grep -q "is UP"
+'
+
 test_done

@@ -152,4 +152,8 @@ test_expect_success PYTHON 'a replayed submission is refused (munged replay dete
 	replay_is_refused
 '
 
+test_expect_success PYTHON 'a submission captured before a controller restart is refused after it (auth/munge)' '
+	replay_after_restart_is_refused
+'
+
 test_done

@@ -29,3 +29,24 @@ replay_is_refused() {
 	wait_for 5 sh -c "cat \"$CL\"/log/ctld.* | grep -q \"authentication failed: Replayed credential\"" &&
 	scancel "$id"
 }
+
+# replay_after_restart_is_refused: the same, but the controller is killed
+# and restarted between the capture and the replay (its replay cache is in
+# memory: credentials issued before its start must be refused).
+replay_after_restart_is_refused() {
+	local id before
+	cp "$SHARNESS_TEST_DIRECTORY/../replay.py" "$SHARNESS_TRASH_DIRECTORY/replay.py" &&
+	cd "$SHARNESS_TRASH_DIRECTORY" &&
+	rm -f proxy.port frames2 &&
+	{ timeout 30 python3 replay.py record "$CTLD_PORT" frames2 >proxy.port & } &&
+	wait_for 10 test -s proxy.port &&
+	id=$(SLUICE_CTLD_ADDR=127.0.0.1:$(cat proxy.port) sbatch --parsable -H --wrap=true) &&
+	wait_for 10 test -s frames2 &&
+	ctld_kill9 && ctld_start &&
+	before=$(squeue -h | wc -l) &&
+	fails=$(cat "$CL"/log/ctld.* | grep -c "authentication failed") &&
+	timeout 20 python3 replay.py send "$CTLD_PORT" frames2 &&
+	test "$(squeue -h | wc -l)" = "$before" &&
+	wait_for 5 sh -c "test \$(cat \"$CL\"/log/ctld.* | grep -c \"authentication failed\") -gt $fails" &&
+	scancel "$id"
+}

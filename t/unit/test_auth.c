@@ -26,23 +26,183 @@ static void put_be(uint8_t *p, uint64_t v, int n)
 	}
 }
 
-/* A credential built by hand from the documented format, to forge times
- * and uids. */
+/* A credential built by hand from the documented format (version 2,
+ * timestamp in microseconds), to forge times and uids. */
+static void forge_us(const uint8_t *key, size_t kl, uint32_t uid, uint32_t gid, int64_t ts_us,
+		     const void *payload, size_t plen, strbuf_t *out)
+{
+	static uint8_t nonce;
+	uint8_t c[97];
+	unsigned int ml = 32;
+	c[0] = 2;
+	put_be(c + 1, uid, 4);
+	put_be(c + 5, gid, 4);
+	put_be(c + 9, (uint64_t)ts_us, 8);
+	memset(c + 17, 7, 16);
+	c[17] = nonce++;
+	SHA256(payload, plen, c + 33);
+	HMAC(EVP_sha256(), key, (int)kl, c, 65, c + 65, &ml);
+	strbuf_add(out, c, sizeof(c));
+}
+
+static int read_key(const char *path, uint8_t *key);
+
 static void forge(const uint8_t *key, size_t kl, uint32_t uid, uint32_t gid, int64_t ts,
 		  const void *payload, size_t plen, strbuf_t *out)
 {
-	uint8_t c[65], msg[65], d[32];
-	unsigned int ml = 32;
-	c[0] = 1;
-	put_be(c + 1, uid, 4);
-	put_be(c + 5, gid, 4);
-	put_be(c + 9, (uint64_t)ts, 8);
-	memset(c + 17, 7, 16);
-	SHA256(payload, plen, d);
-	memcpy(msg, c, 33);
-	memcpy(msg + 33, d, 32);
-	HMAC(EVP_sha256(), key, (int)kl, msg, sizeof(msg), c + 33, &ml);
-	strbuf_add(out, c, sizeof(c));
+	forge_us(key, kl, uid, gid, ts * 1000000, payload, plen, out);
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Key files granting group/other access, not regular or owned by someone
+ * else are refused with the fix in the message, as munged does. */
+static void test_key_modes(void)
+{
+	char *dir = xasprintf("%s/km", tmpdir);
+	char *key = xasprintf("%s/slurm.key", dir);
+	char *err = NULL;
+	mkdir(dir, 0700);
+	ok(auth_keygen(key, &err) == 0, "keygen");
+	conf_t c = { .dir = dir, .auth_type = (char *)"auth/slurm" };
+	auth_t *a = auth_create(&c, &err);
+	ok(a && auth_can_sign(a), "0600 key accepted");
+	auth_destroy(a);
+	static const mode_t bad[] = { 0644, 0640, 0604, 0620, 0602, 0610 };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		chmod(key, bad[i]);
+		err = NULL;
+		a = auth_create(&c, &err);
+		ok(!a && err && strstr(err, key) && strstr(err, "chmod 600"),
+		   "mode %04o refused: %s", (unsigned)bad[i], err ? err : "accepted");
+		auth_destroy(a);
+		free(err);
+	}
+	chmod(key, 0400);
+	err = NULL;
+	a = auth_create(&c, &err);
+	ok(a && auth_can_sign(a), "0400 key accepted");
+	auth_destroy(a);
+	if (geteuid() == 0) {
+		ok(chown(key, 12345, 12345) == 0, "chown to another user");
+		err = NULL;
+		a = auth_create(&c, &err);
+		ok(!a && err && strstr(err, "owned by uid 12345"), "key of another user refused: %s",
+		   err ? err : "accepted");
+		free(err);
+		c.slurm_user = (char *)"root";
+		(void)!chown(key, 0, 0);
+		err = NULL;
+		a = auth_create(&c, &err);
+		ok(a != NULL, "root's key accepted");
+		auth_destroy(a);
+		c.slurm_user = NULL;
+	}
+	unlink(key);
+	mkdir(key, 0700);
+	err = NULL;
+	a = auth_create(&c, &err);
+	ok(!a && err && strstr(err, "not a regular file"), "a directory is not a key: %s",
+	   err ? err : "accepted");
+	free(err);
+	rmdir(key);
+	rmdir(dir);
+	free(key);
+	free(dir);
+}
+
+/* A credential checked before its payload has arrived. */
+static void test_verify_cred(void)
+{
+	char *key = xasprintf("%s/vc.key", tmpdir);
+	char *err = NULL;
+	ok(auth_keygen(key, &err) == 0, "keygen");
+	conf_t c = { .dir = tmpdir, .auth_type = (char *)"auth/slurm",
+		     .auth_info = xasprintf("key=%s", key) };
+	auth_t *a = auth_create(&c, &err);
+	strbuf_t cr = STRBUF_INIT;
+	const char *body = "the payload";
+	uint8_t d[32], want[32];
+	uint32_t uid = 1, gid = 1;
+	ok(a && auth_sign(a, body, strlen(body), &cr, &err) == 0, "sign");
+	SHA256((const uint8_t *)body, strlen(body), want);
+	ok(auth_verify_cred(a, cr.buf, cr.len, d, &uid, &gid, &err) == 0 && uid == geteuid() &&
+	   gid == getegid() && !memcmp(d, want, 32),
+	   "the credential alone verifies and names the payload's digest");
+	ok(auth_verify_cred(a, cr.buf, cr.len, d, &uid, &gid, &err) < 0 && err &&
+	   !strcmp(err, "Replayed credential"), "... once");
+	free(err);
+	err = NULL;
+	cr.buf[40] ^= 1;   /* the digest */
+	ok(auth_verify_cred(a, cr.buf, cr.len, d, &uid, &gid, &err) < 0 && err &&
+	   !strcmp(err, "bad signature"), "a changed digest breaks the signature");
+	free(err);
+	err = NULL;
+	uint8_t junk[97] = { 2 };
+	ok(auth_verify_cred(a, junk, sizeof(junk), d, &uid, &gid, &err) < 0 && err,
+	   "garbage refused without any payload");
+	free(err);
+	strbuf_release(&cr);
+	auth_destroy(a);
+	unlink(key);
+	free(c.auth_info);
+	free(key);
+}
+
+/* Credentials issued before the daemon started are refused, to the
+ * microsecond, so a capture replayed after a restart fails. */
+static void test_not_before(void)
+{
+	char *key = xasprintf("%s/nb.key", tmpdir);
+	char *err = NULL;
+	ok(auth_keygen(key, &err) == 0, "keygen");
+	conf_t c = { .dir = tmpdir, .auth_type = (char *)"auth/slurm",
+		     .auth_info = xasprintf("key=%s", key) };
+	auth_t *a = auth_create(&c, &err);
+	uint8_t k[32];
+	ok(a && read_key(key, k) == 0, "auth and key");
+	const char *body = "body";
+	uint32_t uid, gid;
+	int64_t start = now_us();
+	strbuf_t before = STRBUF_INIT, same_sec = STRBUF_INIT, after = STRBUF_INIT;
+	forge_us(k, 32, 0, 0, start - 1, body, 4, &before);
+	forge_us(k, 32, 0, 0, start - start % 1000000, body, 4, &same_sec);
+	forge_us(k, 32, 0, 0, start + 1, body, 4, &after);
+	auth_set_not_before(a, start);
+	err = NULL;
+	ok(auth_verify(a, before.buf, before.len, body, 4, &uid, &gid, &err) < 0 && err &&
+	   strstr(err, "before this daemon started"), "signed 1 us before the start: refused (%s)",
+	   err ? err : "accepted");
+	free(err);
+	err = NULL;
+	if (start % 1000000)
+		ok(auth_verify(a, same_sec.buf, same_sec.len, body, 4, &uid, &gid, &err) < 0,
+		   "signed earlier in the same second: refused");
+	else
+		ok(1, "# skip start on a whole second");
+	free(err);
+	err = NULL;
+	ok(auth_verify(a, after.buf, after.len, body, 4, &uid, &gid, &err) == 0,
+	   "signed 1 us after the start: accepted");
+	strbuf_t now = STRBUF_INIT;
+	ok(auth_sign(a, body, 4, &now, &err) == 0 &&
+	   auth_verify(a, now.buf, now.len, body, 4, &uid, &gid, &err) == 0,
+	   "a credential signed now verifies");
+	ok(auth_verify_reusable(a, before.buf, before.len, body, 4, &uid, &gid, &err) == 0,
+	   "reusable (launch) credentials from before the start still verify");
+	strbuf_release(&before);
+	strbuf_release(&same_sec);
+	strbuf_release(&after);
+	strbuf_release(&now);
+	auth_destroy(a);
+	unlink(key);
+	free(c.auth_info);
+	free(key);
 }
 
 static int read_key(const char *path, uint8_t *key)
@@ -328,6 +488,23 @@ static void test_munge(void)
 	   !strcmp(err, "bad signature"), "munge: tampered body");
 	free(err);
 	err = NULL;
+	{
+		/* encoded a second before the daemon's start (whole seconds) */
+		strbuf_t old = STRBUF_INIT;
+		uint8_t d[32];
+		ok(a && auth_sign(a, "body", 4, &old, &err) == 0, "munge sign");
+		auth_set_not_before(a, now_us() + 1000000);
+		ok(a && auth_verify_cred(a, old.buf, old.len, d, &uid, &gid, &err) < 0 && err &&
+		   strstr(err, "before this daemon started"), "munge: encoded before the start: refused");
+		free(err);
+		err = NULL;
+		auth_set_not_before(a, now_us() - 2000000);
+		strbuf_reset(&old);
+		ok(a && auth_sign(a, "body", 4, &old, &err) == 0 &&
+		   auth_verify(a, old.buf, old.len, "body", 4, &uid, &gid, &err) == 0,
+		   "munge: encoded after the start: accepted");
+		strbuf_release(&old);
+	}
 	conf_t c2 = { .auth_type = (char *)"auth/munge", .auth_info = (char *)"socket=/nonexistent/s" };
 	ok(auth_create(&c2, &err) == NULL && err, "missing munged socket refused: %s", err ? err : "");
 	free(err);
@@ -360,6 +537,9 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		return 1;
 	test_hmac();
+	test_key_modes();
+	test_not_before();
+	test_verify_cred();
 	test_munge();
 	rmdir(tmpdir);
 	return done_testing();

@@ -449,10 +449,52 @@ static void test_speed(void)
 	strbuf_release(&b);
 }
 
+/* The decode budget charges allocations at their real cost: a body of a
+ * million one-byte strings is ~2 MB on the wire but ~48 MB in memory. */
+static void test_budget(void)
+{
+	is_int((int)codec_alloc_cost(0), 32, "malloc(0) costs 32 bytes");
+	is_int((int)codec_alloc_cost(2), 32, "malloc(2) costs 32 bytes");
+	is_int((int)codec_alloc_cost(24), 32, "malloc(24) costs 32 bytes");
+	is_int((int)codec_alloc_cost(25), 48, "malloc(25) costs 48 bytes");
+	is_int((int)codec_alloc_cost(1000), 1008, "malloc(1000) costs 1008 bytes");
+
+	size_t n = 1u << 20;
+	strbuf_t in = STRBUF_INIT, b = STRBUF_INIT;
+	put_varint(&in, n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_add(&in, "\001x", 2);
+	put_varint(&b, (3u << 3) | 1);   /* job_desc_t.argv */
+	put_varint(&b, in.len);
+	strbuf_add(&b, in.buf, in.len);
+	strbuf_release(&in);
+
+	job_desc_t jd;
+	char *err = NULL;
+	ok(proto_decode_budget(MSG_SUBMIT, &jd, b.buf, b.len, 16u << 20, &err) < 0 && err &&
+	   strstr(err, "too large"), "2 MB of one-byte strings refused within a 16 MB budget (%s)",
+	   err ? err : "accepted");
+	free(err);
+	err = NULL;
+	size_t need = codec_alloc_cost(n * sizeof(char *)) + n * codec_alloc_cost(2);
+	ok(proto_decode_budget(MSG_SUBMIT, &jd, b.buf, b.len, need - 1, &err) < 0,
+	   "refused one byte below its real cost (%zu bytes)", need);
+	free(err);
+	err = NULL;
+	ok(proto_decode_budget(MSG_SUBMIT, &jd, b.buf, b.len, need + 4096, &err) == 0 &&
+	   jd.argv.n == n && !strcmp(jd.argv.v[n - 1], "x"), "accepted at its real cost");
+	proto_free(MSG_SUBMIT, &jd);
+	ok(proto_decode(MSG_SUBMIT, &jd, b.buf, b.len, &err) == 0,
+	   "the default (client) budget, proportional to the input, still takes it");
+	proto_free(MSG_SUBMIT, &jd);
+	strbuf_release(&b);
+}
+
 int main(void)
 {
 	test_round_trips();
 	test_malformed();
+	test_budget();
 	test_strv();
 	test_speed();
 	return done_testing();

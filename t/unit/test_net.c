@@ -19,6 +19,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -96,6 +98,12 @@ static void test_loop(void)
 
 /* ---- server ---- */
 
+static const net_policy_t test_policy = {
+	.name = "test port",
+	.allowed = NET_MSG(MSG_PING) | NET_MSG(MSG_JOB_INFO_REQ) | NET_MSG(MSG_STEP_IO),
+	.max_unauth = 16, .unauth_ms = 10000, .unauth_bytes = 16u << 20, .idle_ms = 60000,
+};
+
 static char tmpdir[64];
 static conf_t conf_good;
 static int closes, msgs;
@@ -144,6 +152,8 @@ static void srv_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint
 		proto_free(MSG_JOB_INFO, &ji);
 		break;
 	}
+	case MSG_JOB_WAIT:
+		break;            /* answered later, like the controller's waiters */
 	case MSG_STEP_IO: {
 		/* echo, then close from inside on_msg */
 		conn_send(c, MSG_STEP_IO, msg);
@@ -338,7 +348,7 @@ static int child_wrong_key(void)
 
 static int child_unsigned(uint16_t port)
 {
-	/* no auth at all: an AUTH_NONE frame, delivered as AUTH_UID_NONE */
+	/* no auth at all: an AUTH_NONE frame, refused by the policy */
 	int fd = raw_connect(port);
 	if (fd < 0)
 		return 1;
@@ -347,7 +357,8 @@ static int child_unsigned(uint16_t port)
 		return 2;
 	enum msg_type t;
 	void *m;
-	if (rpc_recv(r, &t, &m, 5000) || t != MSG_RC || ((msg_rc_t *)m)->rc != ESLURM_ACCESS_DENIED)
+	if (rpc_recv(r, &t, &m, 5000) || t != MSG_RC || ((msg_rc_t *)m)->rc != SLUICE_E_PROTOCOL
+	    || !strstr(((msg_rc_t *)m)->msg, "authentication required"))
 		return 3;
 	proto_msg_destroy(t, m);
 	rpc_close(r);
@@ -417,6 +428,300 @@ static int w_wrong_key(uint16_t p) { return child_wrong_key(); }
 static int w_unix(uint16_t p) { return child_unix(); }
 static int w_none(uint16_t p) { return child_nothing_listening(); }
 
+/* ---- listener policy: header checks, caps, timeouts ---- */
+
+static const net_policy_t tight_policy = {
+	.name = "tight port",
+	.allowed = NET_MSG(MSG_PING) | NET_MSG(MSG_JOB_INFO_REQ) | NET_MSG(MSG_JOB_WAIT)
+		| NET_MSG(MSG_STEP_IO),
+	.unsigned_ok = NET_MSG(MSG_STEP_IO),
+	.max_unauth = 3, .unauth_ms = 500, .unauth_bytes = 256u << 10, .idle_ms = 400,
+};
+
+static void hdr(uint8_t *h, uint32_t total, uint16_t type, uint16_t auth, uint32_t cred_len)
+{
+	uint32_t v = total - 4;
+	h[0] = v >> 24; h[1] = v >> 16; h[2] = v >> 8; h[3] = v;
+	h[4] = 0x53; h[5] = 0x4c; h[6] = 0; h[7] = PROTO_VERSION;
+	h[8] = type >> 8; h[9] = type; h[10] = auth >> 8; h[11] = auth;
+	h[12] = cred_len >> 24; h[13] = cred_len >> 16; h[14] = cred_len >> 8; h[15] = cred_len;
+}
+
+/* net_frame_admit refuses h with an error containing want. */
+static int admit_refuses(const net_policy_t *pol, int peercred, const uint8_t *h,
+			 const char *want)
+{
+	char *err = NULL;
+	int r = net_frame_admit(pol, peercred, h, 16, &err);
+	int good = r < 0 && err && strstr(err, want);
+	if (!good)
+		printf("# got %d: %s\n", r, err ? err : "(no error)");
+	free(err);
+	return good;
+}
+
+static void test_admit(void)
+{
+	uint8_t h[16];
+	char *err = NULL;
+	hdr(h, 100, MSG_PING, AUTH_HMAC, 65);
+	is_int(net_frame_admit(&tight_policy, 0, h, 16, &err), 1, "signed ping admitted");
+	is_int(net_frame_admit(&tight_policy, 0, h, 12, &err), 0, "partial header: need more");
+	hdr(h, 100, MSG_SUBMIT, AUTH_HMAC, 65);
+	ok(admit_refuses(&tight_policy, 0, h, "MSG_SUBMIT is not accepted on the tight port"),
+	   "type not taken here");
+	hdr(h, 128u << 10, MSG_PING, AUTH_HMAC, 65);
+	ok(admit_refuses(&tight_policy, 0, h, "exceeds its limit"), "ping of 128 KB over its cap");
+	hdr(h, 100, MSG_JOB_INFO_REQ, AUTH_NONE, 0);
+	ok(admit_refuses(&tight_policy, 0, h, "authentication required"), "unsigned request refused");
+	is_int(net_frame_admit(&tight_policy, 1, h, 16, &err), 1,
+	       "... but taken on a Unix socket (peer credentials)");
+	hdr(h, 100, MSG_STEP_IO, AUTH_NONE, 0);
+	is_int(net_frame_admit(&tight_policy, 0, h, 16, &err), 1, "unsigned where the policy allows");
+	hdr(h, 10000, MSG_PING, AUTH_HMAC, 5000);
+	ok(admit_refuses(&tight_policy, 0, h, "credential"), "oversized credential refused");
+	hdr(h, 100, MSG_SUBMIT, AUTH_NONE, 0);
+	is_int(net_frame_admit(NULL, 0, h, 16, &err), 1, "no policy: any type");
+	hdr(h, 20u << 20, MSG_SUBMIT, AUTH_HMAC, 65);
+	ok(admit_refuses(NULL, 0, h, "exceeds its limit"), "no policy: the caps still apply");
+	ok(net_frame_cap(MSG_PING) < net_frame_cap(MSG_SUBMIT) &&
+	   net_frame_cap(MSG_SUBMIT) <= PROTO_MAX_FRAME &&
+	   net_frame_cap(MSG_JOB_INFO) == PROTO_MAX_FRAME + 4, "caps: small requests, big answers");
+	ok(net_decode_budget(MSG_PING) < (1u << 20), "a ping may not decode into megabytes");
+}
+
+/* 1 if the peer closed fd within ms (data before the close is skipped). */
+static int closed_within(int fd, int ms)
+{
+	char buf[4096];
+	for (int waited = 0; waited <= ms; waited += 50) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 50) == 1) {
+			ssize_t n = read(fd, buf, sizeof(buf));
+			if (n <= 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int refusal(int fd, const char *what)
+{
+	rpc_t *r = rpc_from_fd(NULL, fd);
+	enum msg_type t;
+	void *m = NULL;
+	int ok_ = rpc_recv(r, &t, &m, 3000) == 0 && t == MSG_RC && ((msg_rc_t *)m)->msg &&
+		strstr(((msg_rc_t *)m)->msg, what);
+	proto_msg_destroy(t, m);
+	rpc_close(r);
+	return ok_;
+}
+
+static int child_refused_before_body(uint16_t port)
+{
+	/* only the header of a 512 KB unsigned request: refused at once */
+	int fd = raw_connect(port);
+	uint8_t h[16];
+	hdr(h, 512u << 10, MSG_JOB_INFO_REQ, AUTH_NONE, 0);
+	if (fd < 0 || write(fd, h, 16) != 16)
+		return 1;
+	return refusal(fd, "authentication required") ? 0 : 2;
+}
+
+static int child_evict_oldest(uint16_t port)
+{
+	int fds[4];
+	for (int i = 0; i < 4; i++) {
+		if ((fds[i] = raw_connect(port)) < 0)
+			return 1;
+		usleep(50000);
+	}
+	if (!closed_within(fds[0], 300))
+		return 2;       /* the oldest idle one made room */
+	if (closed_within(fds[3], 0))
+		return 3;
+	return 0;
+}
+
+static int child_slowloris(uint16_t port)
+{
+	int fd = raw_connect(port);
+	uint8_t f[16 + 65 + 4000];
+	memset(f, 0, sizeof(f));
+	hdr(f, sizeof(f), MSG_PING, AUTH_HMAC, 65);
+	for (size_t i = 0; i < sizeof(f); i++) {
+		if (write(fd, f + i, 1) != 1)
+			return i >= 4 && i < 100 ? 0 : 1;
+		if (closed_within(fd, 100))
+			return i >= 4 && i < 100 ? 0 : 2;   /* cut after 0.5-1.5 s, not at the end */
+	}
+	return 3;
+}
+
+static int child_idle_authenticated(uint16_t port)
+{
+	int fd = raw_connect(port);
+	rpc_t *r = rpc_from_fd(&conf_good, fd);
+	enum msg_type t;
+	void *m = NULL;
+	if (rpc_send(r, MSG_PING, &(msg_empty_t){ 0 }) || rpc_recv(r, &t, &m, 3000) || t != MSG_RC)
+		return 1;
+	proto_msg_destroy(t, m);
+	/* answered and silent: closed after idle_ms (and the 1 s sweep) */
+	int rc = closed_within(fd, 3000) ? 0 : 2;
+	rpc_close(r);
+	return rc;
+}
+
+static int child_waiting_is_not_idle(uint16_t port)
+{
+	int fd = raw_connect(port);
+	rpc_t *r = rpc_from_fd(&conf_good, fd);
+	msg_job_wait_t w = { .job_id = 1, .until = WAIT_UNTIL_FINISHED };
+	if (rpc_send(r, MSG_JOB_WAIT, &w))
+		return 1;
+	/* well past idle_ms and unauth_ms: still open, waiting */
+	int rc = closed_within(fd, 2500) ? 2 : 0;
+	rpc_close(r);
+	return rc;
+}
+
+static int child_unauth_bytes(uint16_t port)
+{
+	/* two unauthenticated conns announcing 200 KB unsigned frames (the
+	 * policy takes MSG_STEP_IO unsigned): the second passes the 256 KB of
+	 * frames in flight, and the first (the oldest) is dropped to make
+	 * room; the second's frame then goes through */
+	static uint8_t f[200u << 10];
+	size_t blen = sizeof(f) - 16;
+	hdr(f, sizeof(f), MSG_STEP_IO, AUTH_NONE, 0);
+	/* body: one unknown length-delimited field (tag 15), skipped */
+	f[16] = (15u << 3) | 1;
+	f[17] = 0x80 | ((blen - 5) & 0x7f);
+	f[18] = 0x80 | (((blen - 5) >> 7) & 0x7f);
+	f[19] = 0x80 | (((blen - 5) >> 14) & 0x7f);
+	f[20] = ((blen - 5) >> 21) & 0x7f;
+	int a = raw_connect(port), b = raw_connect(port);
+	if (a < 0 || b < 0 || write(a, f, 64) != 64)
+		return 1;
+	usleep(100000);
+	if (closed_within(a, 0))
+		return 2;
+	if (write(b, f, 64) != 64)
+		return 3;
+	if (!closed_within(a, 1000))
+		return 4;
+	if (write(b, f + 64, sizeof(f) - 64) != (ssize_t)(sizeof(f) - 64))
+		return 5;
+	rpc_t *r = rpc_from_fd(NULL, b);
+	enum msg_type t;
+	void *m = NULL;
+	int rc = rpc_recv(r, &t, &m, 3000) == 0 && t == MSG_STEP_IO ? 0 : 6;
+	proto_msg_destroy(t, m);
+	rpc_close(r);
+	return rc;
+}
+
+static int child_garbage_cred_before_body(uint16_t port)
+{
+	/* a 200 KB signed request whose credential is garbage: refused once
+	 * the credential is in, the body never sent */
+	uint8_t h[16 + 97];
+	memset(h, 0, sizeof(h));
+	hdr(h, 200u << 10, MSG_JOB_INFO_REQ, AUTH_HMAC, 97);
+	h[16] = 2;
+	int fd = raw_connect(port);
+	if (fd < 0 || write(fd, h, sizeof(h)) != sizeof(h))
+		return 1;
+	return refusal(fd, "authentication failed: bad signature") ? 0 : 2;
+}
+
+static void test_policies(loop_t *l, auth_t *a)
+{
+	test_admit();
+	int lfd = net_listen_tcp(l, a, "127.0.0.1", 0, &tight_policy, srv_msg, srv_close, NULL);
+	ok(lfd >= 0, "listen with a tight policy");
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	getsockname(lfd, (struct sockaddr *)&sa, &sl);
+	uint16_t port = ntohs(sa.sin_port);
+	nkids = nreaped = 0;
+	spawn("refused before the body", child_refused_before_body, port);
+	spawn("a garbage credential is refused before the body", child_garbage_cred_before_body, port);
+	loop_add_timer(l, 10, reap_timer, NULL);
+	loop_run(l);
+	/* one at a time: they share the unauthenticated cap */
+	spawn("a new conn evicts the oldest unauthenticated one", child_evict_oldest, port);
+	loop_add_timer(l, 10, reap_timer, NULL);
+	loop_run(l);
+	spawn("slowloris cut", child_slowloris, port);
+	spawn("idle authenticated conn closed", child_idle_authenticated, port);
+	spawn("a conn waiting for its answer is not idle", child_waiting_is_not_idle, port);
+	loop_add_timer(l, 10, reap_timer, NULL);
+	loop_run(l);
+	spawn("bytes of unauthenticated frames capped", child_unauth_bytes, port);
+	loop_add_timer(l, 10, reap_timer, NULL);
+	uint64_t guard = loop_add_timer(l, 30000, stop_cb, NULL);
+	loop_run(l);
+	loop_cancel_timer(l, guard);
+	for (int i = 0; i < nkids; i++)
+		is_int(kid_status[i], 0, "policy: %s", kid_names[i]);
+}
+
+/* Out of descriptors: the listener sheds connections through its reserve
+ * descriptor and does not spin. Runs in a child (it eats descriptors). */
+static int emfile_server(int port_pipe)
+{
+	loop_t *l = loop_create();
+	int lfd = net_listen_tcp(l, NULL, "127.0.0.1", 0, &tight_policy, srv_msg, srv_close, NULL);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	getsockname(lfd, (struct sockaddr *)&sa, &sl);
+	uint16_t port = ntohs(sa.sin_port);
+	/* leave no descriptor free */
+	while (open("/dev/null", O_RDONLY) >= 0)
+		;
+	if (write(port_pipe, &port, sizeof(port)) != sizeof(port))
+		return 1;
+	loop_add_timer(l, 2000, stop_cb, NULL);
+	loop_run(l);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	long ms = ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000
+		+ ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
+	return ms > 1000 ? 2 : 0;   /* a spinning loop burns the whole 2 s */
+}
+
+static void test_emfile(void)
+{
+	int pp[2];
+	ok(pipe(pp) == 0, "pipe");
+	fflush(stdout);
+	pid_t p = fork();
+	if (p == 0) {
+		close(pp[0]);
+		struct rlimit rl = { 64, 64 };
+		setrlimit(RLIMIT_NOFILE, &rl);
+		_exit(emfile_server(pp[1]));
+	}
+	close(pp[1]);
+	uint16_t port = 0;
+	ok(read(pp[0], &port, sizeof(port)) == sizeof(port), "server out of descriptors");
+	close(pp[0]);
+	int shed = 0;
+	for (int i = 0; i < 5; i++) {
+		int fd = raw_connect(port);
+		shed += fd >= 0 && closed_within(fd, 1000);
+		if (fd >= 0)
+			close(fd);
+	}
+	is_int(shed, 5, "each pending connection is accepted and closed, not left hanging");
+	int st = 0;
+	waitpid(p, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the loop did not spin on EMFILE (status %d)",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int main(void)
 {
 	log_init("test_net", 0, LOG_LVL_ERROR, NULL);
@@ -439,14 +744,14 @@ int main(void)
 	loop_set_before_sleep(l, before_sleep, NULL);
 	test_socketpair(l, a);
 
-	int lfd = net_listen_tcp(l, a, "127.0.0.1", 0, srv_msg, srv_close, NULL);
+	int lfd = net_listen_tcp(l, a, "127.0.0.1", 0, &test_policy, srv_msg, srv_close, NULL);
 	ok(lfd >= 0, "listen tcp");
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 	getsockname(lfd, (struct sockaddr *)&sa, &sl);
 	uint16_t port = ntohs(sa.sin_port);
 	char *sock = xasprintf("%s/sluice-ctld.sock", tmpdir);
-	ok(net_listen_unix(l, a, sock, srv_msg, srv_close, NULL) >= 0, "listen unix");
+	ok(net_listen_unix(l, a, sock, &test_policy, srv_msg, srv_close, NULL) >= 0, "listen unix");
 	char addr[32];
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
 	setenv("SLUICE_CTLD_ADDR", addr, 1);
@@ -470,6 +775,9 @@ int main(void)
 	loop_add_timer(l, 100, stop_cb, NULL);
 	loop_run(l);
 	is_int(closes, 9, "every connection closed exactly once (9 conns)");
+
+	test_policies(l, a);
+	test_emfile();
 
 	loop_destroy(l);
 	auth_destroy(a);
