@@ -1518,6 +1518,12 @@ char *conf_expand_path(const char *tmpl, const char *node, const char *host)
 	return strbuf_detach(&sb);
 }
 
+uint32_t conf_node_lease(const conf_t *conf)
+{
+	uint32_t t = conf->slurmd_timeout;
+	return t > UINT32_MAX / 2 ? UINT32_MAX : 2 * t;
+}
+
 uint32_t conf_node_gpus(const conf_node_t *n)
 {
 	uint32_t total = 0;
