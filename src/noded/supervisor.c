@@ -604,13 +604,26 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 	char *dir = spool_job_dir(nd->spool, m->job_id);
 	spool_rec_t old;
 	if (spool_rec_read(dir, &old) == 0 && spool_rec_alive(&old)) {
-		if (old.launch_seq == m->launch_seq)
-			debug("job %u: launch %u already running", m->job_id, m->launch_seq);
-		else
-			error("job %u: launch %u refused: launch %u still running", m->job_id,
-			      m->launch_seq, old.launch_seq);
-		free(dir);
-		return;
+		if (old.done && old.launch_seq != m->launch_seq) {
+			/* An older run that ended and is only retrying its
+			 * report (the controller was unreachable): the report
+			 * is stale now that the job was launched again. */
+			info("job %u: launch %u replaces launch %u, which ended", m->job_id,
+			     m->launch_seq, old.launch_seq);
+			kill((pid_t)old.pid, SIGKILL);
+			for (int i = 0; i < 100 && spool_rec_alive(&old); i++) {
+				struct timespec ts = { 0, 10000000L };
+				nanosleep(&ts, NULL);
+			}
+		} else {
+			if (old.launch_seq == m->launch_seq)
+				debug("job %u: launch %u already running", m->job_id, m->launch_seq);
+			else
+				error("job %u: launch %u refused: launch %u still running", m->job_id,
+				      m->launch_seq, old.launch_seq);
+			free(dir);
+			return;
+		}
 	}
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
