@@ -6,10 +6,10 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
-# SlurmdTimeout=6: the node lease is 12 s (2 x SlurmdTimeout), so an 8 s
-# pause of the controller is longer than SlurmdTimeout but within the lease.
-SLURMD_TIMEOUT=6
-test_expect_success 'cluster starts (SlurmdTimeout=6, ReturnToService=2)' '
+# SlurmdTimeout=8: the node lease is 16 s (2 x SlurmdTimeout), so a 10 s
+# pause of the controller is longer than SlurmdTimeout but well within the lease.
+SLURMD_TIMEOUT=8
+test_expect_success 'cluster starts (SlurmdTimeout=8, ReturnToService=2)' '
 	cluster_start 2 &&
 	grep -q "^ReturnToService=2$" "$SLURM_CONF"
 '
@@ -19,10 +19,10 @@ ctld_log() { cat "$CL"/log/ctld.*; }
 
 test_expect_success 'a controller stopped longer than SlurmdTimeout downs no node and kills no job' '
 	cd "$CL/work" &&
-	id=$(sbatch --parsable -w comp001 -o pause.out --wrap="sleep 16; echo done") &&
+	id=$(sbatch --parsable -w comp001 -o pause.out --wrap="sleep 20; echo done") &&
 	wait_job_state $id RUNNING && wait_for 10 job_launched $id &&
 	kill -STOP $CTLD_PID &&
-	sleep 8 &&
+	sleep 10 &&
 	kill -CONT $CTLD_PID &&
 	wait_for 10 scontrol ping &&
 	# watch for a while after the resume: the timeouts are judged now
@@ -39,7 +39,7 @@ test_expect_success 'a controller stopped longer than SlurmdTimeout downs no nod
 	ctld_log | grep -q "the controller did not run for about"
 '
 
-test_expect_success 'a stopped node daemon is pinged, then declared DOWN (Not responding)' '
+test_expect_success 'a stopped node daemon, answering no ping, is declared DOWN (Not responding)' '
 	regs=$(ctld_log | grep -c "node comp002 registered") &&
 	pid=$(cat "$CL/noded-comp002.pid") &&
 	kill -STOP $pid &&
