@@ -249,6 +249,9 @@ static void link_connected(ctld_link_t *lk, int fd)
 	noded_t *nd = lk->nd;
 	lk->conn = conn_create(nd->loop, fd, nd->auth, 0, link_on_msg, link_on_close, lk);
 	conn_set_autoflush(lk->conn, 1);
+	/* Ping numbers are the controller's per connection (a restarted
+	 * one counts from 1 again): echo none this one did not send. */
+	lk->ping_seq = 0;
 	link_send_reg(lk, MSG_NODE_REGISTER);
 }
 
