@@ -31,6 +31,15 @@ typedef struct dep {
 	uint32_t job_id;
 } dep_t;
 
+/* A node that may still run an old copy of a requeued job (fencing):
+ * released when it shows the copy is gone (jobs.c, job_fence_heard). */
+typedef struct fence {
+	uint32_t node;            /* index into ctld_t.nodes */
+	uint64_t ping_seq;        /* a heartbeat must echo at least this ping,
+	                           * sent after the kill (UINT64_MAX: only a new
+	                           * registration tells) */
+} fence_t;
+
 typedef struct job {
 	uint32_t job_id;
 	uint32_t state;           /* job_state_base | flags */
@@ -48,6 +57,11 @@ typedef struct job {
 	int64_t kill_time;        /* last kill sent for an overdue job */
 	uint32_t next_step;
 	uint32_t restarts;         /* times requeued (scontrol show job Restarts=) */
+	fence_t *fence;           /* requeued: nodes not yet known to have
+	                           * stopped the old copy */
+	uint32_t nfence;
+	int64_t fence_until;      /* when the last of them surely has (the
+	                           * lease), the eligible time it set */
 	uint8_t alloc_held;       /* alloc still committed to the scheduler */
 	uint8_t dirty;
 	uint8_t dep_state;        /* 0 met/none, 1 waiting, 2 never */
@@ -82,7 +96,11 @@ typedef struct node {
 	uint32_t reason_uid;
 	int64_t reason_time;
 	conn_t *conn;             /* the noded's registered connection */
-	int64_t last_heard;
+	int64_t last_heard;       /* wall s; never before the node's lease
+	                           * renewal (a node renews only from what the
+	                           * controller answered) */
+	uint64_t ping_sent_ms;    /* loop ms of the unanswered ping, 0 = none */
+	uint64_t ping_seq;        /* the last ping's sequence number */
 	char *arch, *os, *version;
 	int64_t boot_time, start_time, last_busy;
 	uint32_t cpu_load, port;
@@ -179,6 +197,10 @@ typedef struct ctld {
 	job_t **rtab;
 	uint32_t rsize, rcount;
 
+	uint32_t *fenced;         /* ids of jobs with a fence (few) */
+	size_t nfenced, afenced;
+	uint64_t nodes_tick_ms;   /* loop ms of the last nodes_periodic */
+
 	job_t **dirty_jobs;
 	size_t ndirty_jobs, adirty_jobs;
 	uint32_t *dead_jobs;     /* ids to delete from the DB */
@@ -235,9 +257,21 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now);
 void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now);
 void job_release(ctld_t *cd, job_t *j);
 void job_requeue(ctld_t *cd, job_t *j);
-/* Seconds a requeued job waits (Slurm: cred_expire 120 + 1). */
+/* Seconds a requeued job waits when there is no node lease
+ * (SlurmdTimeout=0) to bound its old copy (Slurm: cred_expire 120 + 1);
+ * also the lifetime of step credentials (rpc.c). */
 #define JOB_REQUEUE_DELAY 121
+/* Requeue a started batch job (node failure, scontrol requeue): counts a
+ * restart and fences it: it may start again only once every node of its
+ * old allocation has shown that the old copy is gone, or at the latest
+ * when their leases have surely run out (node_fence_time). Call after
+ * the kill was sent to the nodes and before the allocation is gone. */
 void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now);
+/* A node's heartbeat (registration: reg set) lists the jobs it runs: lift
+ * its fence from requeued jobs it no longer runs. */
+void job_fence_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int reg);
+/* Tell the batch host the job's time limit now ends at j->end_time. */
+void job_send_time_limit(ctld_t *cd, job_t *j);
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
@@ -269,6 +303,19 @@ void nodes_periodic(ctld_t *cd, int64_t now);
 void node_sync_sched(ctld_t *cd, node_t *n);
 long part_find(const ctld_t *cd, const char *name);
 void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now);
+/* Seconds past the last renewal of a node's lease that a supervisor may
+ * need to notice the lease ran out and to have killed its job (check
+ * interval, rounding of last_heard to seconds, scheduling delays). */
+#define NODE_FENCE_MARGIN 5
+/* When a job copy on n is surely gone though n is not heard from:
+ * last_heard + lease + KillWait + NODE_FENCE_MARGIN (wall s); without a
+ * lease, now + JOB_REQUEUE_DELAY. */
+int64_t node_fence_time(const ctld_t *cd, const node_t *n, int64_t now);
+/* Ask n to answer now (MSG_NODE_PING); returns the ping's seq, or
+ * UINT64_MAX when n is not connected. */
+uint64_t node_ping(ctld_t *cd, node_t *n);
+/* How often nodes_periodic should run (ms), from SlurmdTimeout. */
+uint64_t nodes_tick_interval(const ctld_t *cd);
 
 /* ---- sched_glue.c ---- */
 void sched_glue_build(ctld_t *cd);

@@ -129,11 +129,19 @@ static void before_sleep(loop_t *l, void *arg)
 		loop_stop(l);
 }
 
+/* Node liveness on its own, shorter period (SlurmdTimeout / 4): pings
+ * and timeouts, and the detection of time this loop did not run. */
+static void nodes_cb(loop_t *l, void *arg)
+{
+	ctld_t *cd = arg;
+	nodes_periodic(cd, ctld_now());
+	loop_add_timer(l, nodes_tick_interval(cd), nodes_cb, cd);
+}
+
 static void periodic_cb(loop_t *l, void *arg)
 {
 	ctld_t *cd = arg;
 	int64_t now = ctld_now();
-	nodes_periodic(cd, now);
 	jobs_periodic(cd, now);
 	ctld_sched_request(cd);
 	loop_add_timer(l, PERIODIC_MS, periodic_cb, cd);
@@ -497,6 +505,8 @@ int cmd_ctld(int argc, char **argv)
 
 	loop_set_before_sleep(cd->loop, before_sleep, cd);
 	loop_add_timer(cd->loop, PERIODIC_MS, periodic_cb, cd);
+	loop_add_timer(cd->loop, nodes_tick_interval(cd), nodes_cb, cd);
+	cd->nodes_tick_ms = loop_now_ms(cd->loop);   /* a stall before the first tick counts too */
 	ctld_sched_request(cd);
 	info("sluice ctld %s started: cluster %s, port %u, %u nodes, %u partitions",
 	     SLUICE_VERSION, conf->cluster_name ? conf->cluster_name : "?", conf->ctld_port,

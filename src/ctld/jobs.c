@@ -225,6 +225,7 @@ void job_free(job_t *j)
 	free(j->reason_detail);
 	intern_put(j->group_name);
 	free(j->deps);
+	free(j->fence);
 	if (j->desc)
 		desc_release(j->desc);
 	free(j->req_idx);
@@ -874,20 +875,108 @@ void job_requeue(ctld_t *cd, job_t *j)
 }
 
 /* Slurm's requeue of a started batch job (node failure, scontrol
- * requeue): it counts a restart, is submitted again now, and is not
- * eligible before the launch credential's lifetime has passed (Slurm:
- * cred_expire, 120 s, + 1) so that no node still holding the old
- * credential runs it twice. The job shows PENDING Reason=BeginTime. */
+ * requeue): it counts a restart and is submitted again now. It must not
+ * run twice at once, so it is fenced (docs/architecture.md, "Fencing"):
+ * not eligible before every node of its old allocation has shown that
+ * the old copy is gone (a heartbeat answering a ping sent after the kill,
+ * or a new registration, that does not list it), and at the latest once
+ * their leases have surely run out (node_fence_time), by when a node that
+ * never answers has stopped it itself. This is the one rule for when a
+ * requeued job may start; Slurm's fixed 121 s (cred_expire + 1) is gone:
+ * step credentials of the old run are revoked where it ran. The job shows
+ * PENDING Reason=BeginTime meanwhile. */
 void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now)
 {
+	int64_t until = now;
+	free(j->fence);
+	j->fence = xcalloc(j->alloc.nnodes ? j->alloc.nnodes : 1, sizeof(*j->fence));
+	j->nfence = 0;
+	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
+		node_t *n = &cd->nodes[j->alloc.nodes[i]];
+		int64_t t = node_fence_time(cd, n, now);
+		if (t > until)
+			until = t;
+		/* the ping goes after the kill on the same connection */
+		j->fence[j->nfence++] = (fence_t){ n->idx, node_ping(cd, n) };
+	}
 	job_requeue(cd, j);
 	j->restarts++;
 	j->submit_time = now;
-	if (j->eligible_time <= now)
-		j->eligible_time = now + JOB_REQUEUE_DELAY;
+	if (j->eligible_time < until)
+		j->eligible_time = until;
 	if (j->desc->begin_time < j->eligible_time)
 		j->desc->begin_time = j->eligible_time;
+	j->fence_until = j->eligible_time;
+	if (j->nfence) {
+		size_t k;
+		for (k = 0; k < cd->nfenced && cd->fenced[k] != j->job_id; k++)
+			;
+		if (k == cd->nfenced) {
+			cd->fenced = xgrow(cd->fenced, sizeof(*cd->fenced), cd->nfenced + 1, &cd->afenced);
+			cd->fenced[cd->nfenced++] = j->job_id;
+		}
+	}
+	info("job %u: requeued, may start again at the latest %+llds from now (fencing)",
+	     j->job_id, (long long)(j->eligible_time - now));
 	job_dirty(cd, j);
+}
+
+void job_fence_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int reg)
+{
+	int64_t now = ctld_now();
+	size_t k = 0;
+	for (size_t i = 0; i < cd->nfenced; i++) {
+		job_t *j = job_find(cd, cd->fenced[i]);
+		if (!j || !j->nfence || (j->state & JOB_STATE_BASE) != JOB_PENDING) {
+			if (j) {
+				xfree(j->fence);
+				j->nfence = 0;
+			}
+			continue;
+		}
+		int listed = 0;
+		for (uint32_t x = 0; x < m->njob_ids && !listed; x++)
+			listed = m->job_ids[x] == j->job_id;
+		uint32_t f = 0;
+		for (uint32_t x = 0; x < j->nfence; x++) {
+			const fence_t *fe = &j->fence[x];
+			int gone = fe->node == n->idx && !listed && (reg || m->ping_seq >= fe->ping_seq);
+			if (!gone)
+				j->fence[f++] = *fe;
+		}
+		if (f != j->nfence)
+			debug("job %u: node %s no longer runs it", j->job_id, n->cf->name);
+		j->nfence = f;
+		if (f) {
+			cd->fenced[k++] = cd->fenced[i];
+			continue;
+		}
+		xfree(j->fence);
+		/* Every old copy is gone: eligible now, unless something else
+		 * (--begin, a later requeue) set a later time. */
+		if (j->eligible_time == j->fence_until && j->eligible_time > now) {
+			if (j->desc->begin_time == j->eligible_time)
+				j->desc->begin_time = now;
+			j->eligible_time = now;
+			info("job %u: its old copy is gone everywhere; eligible now", j->job_id);
+			job_dirty(cd, j);
+			ctld_sched_request(cd);
+		}
+	}
+	cd->nfenced = k;
+}
+
+void job_send_time_limit(ctld_t *cd, job_t *j)
+{
+	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !j->alloc.nnodes ||
+	    (j->desc->flags & JOB_F_INTERACTIVE))
+		return;
+	node_t *n = &cd->nodes[j->alloc.nodes[0]];
+	int unlimited = j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL;
+	msg_signal_job_t m = { .job_id = j->job_id, .flags = SIGNAL_F_TIME_LIMIT,
+			       .end_time = unlimited ? 0 : j->end_time };
+	if (n->conn)
+		conn_send(n->conn, MSG_SIGNAL_JOB, &m);
 }
 
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state)
@@ -1067,9 +1156,14 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 				return ESLURM_ALREADY_DONE;
 			j->time_limit = t;
 			j->desc->time_limit = t;
-			if (base == JOB_RUNNING)
+			if (base == JOB_RUNNING) {
 				j->end_time = t == TIME_INFINITE ? j->start_time + 365 * 86400
 					: j->start_time + (int64_t)t * 60;
+				/* The supervisor enforces the limit: tell it (again
+				 * at the node's next registration). */
+				job_send_time_limit(cd, j);
+				info("job %u: time limit set to %u min by uid %u", j->job_id, t, uid);
+			}
 		} else if (!strcasecmp(k, "Nice")) {
 			char *end = NULL;
 			long x = strtol(v, &end, 10);
@@ -1323,6 +1417,9 @@ char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n)
 	env_set(&ours, "SLURM_NODEID", "0");
 	env_set(&ours, "SLURM_GTIDS", "0");
 	env_set(&ours, "SLURM_PRIO_PROCESS", "0");
+	/* Slurm sets it only for a job that was requeued. */
+	if (j->restarts)
+		env_set(&ours, "SLURM_RESTART_COUNT", "%u", j->restarts);
 	env_set(&ours, "ENVIRONMENT", "BATCH");
 	if (j->alloc.nnodes) {
 		node_t *bh = &cd->nodes[j->alloc.nodes[0]];

@@ -15,6 +15,19 @@
  * UNDRAIN clears DRAIN only; DOWN ends or requeues the node's jobs; a
  * registration with fewer resources than configured drains the node with
  * slurmctld's reason and the INVALID_REG flag ("inval").
+ *
+ * Liveness (SlurmdTimeout): a node quiet for half of SlurmdTimeout is
+ * pinged on its connection (MSG_NODE_PING; noded answers with a
+ * heartbeat); it is declared DOWN ("Not responding") only when it has
+ * been quiet for SlurmdTimeout and has not answered a ping sent at least
+ * a ping wait earlier. Time the controller itself did not run (SIGSTOP, a
+ * stalled loop: a gap between two nodes_periodic ticks much longer than
+ * their period) does not count against nodes: their timers are shifted
+ * by it and outstanding pings forgotten, so a node is judged only on a
+ * ping sent after the controller resumed. A node heard from again on its
+ * connection (heartbeat or ping answer) returns to service as a
+ * registration does (ReturnToService). Every heartbeat is answered with
+ * MSG_NODE_ACK, from which the node renews its lease (fencing, jobs.c).
  */
 #include <inttypes.h>
 #include <pwd.h>
@@ -335,6 +348,25 @@ static void set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, 
 	n->reason_time = now;
 }
 
+/* Jobs n lists that it must not run (ended, requeued, moved): kill. */
+static void node_kill_strays(ctld_t *cd, node_t *n, conn_t *c, const msg_node_register_t *m)
+{
+	for (uint32_t k = 0; k < m->njob_ids; k++) {
+		job_t *j = job_find(cd, m->job_ids[k]);
+		int ok = j && (j->state & JOB_STATE_BASE) == JOB_RUNNING && j->alloc_held &&
+			 alloc_has(&j->alloc, n->idx);
+		/* A cancelled job still holding resources is being killed. */
+		if (j && JOB_IS_FINISHED(j->state) && j->alloc_held)
+			ok = 1;
+		if (!ok) {
+			msg_signal_job_t s = { .job_id = m->job_ids[k], .signal = SIGKILL,
+					       .flags = SIGNAL_F_KILL_JOB, .kill_wait = cd->conf->kill_wait,
+					       .end_state = JOB_CANCELLED };
+			conn_send(c, MSG_SIGNAL_JOB, &s);
+		}
+	}
+}
+
 int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 {
 	long idx = m->name ? conf_node_find(cd->conf, m->name) : -1;
@@ -343,8 +375,14 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	node_t *n = &cd->nodes[idx];
 	int64_t now = ctld_now();
 	n->last_heard = now;
+	n->ping_sent_ms = 0;
 	n->cpu_load = m->cpu_load;
 	n->free_mem = m->free_mem;
+	if (heartbeat) {
+		/* Heard: the node renews its lease from when it sent this. */
+		msg_node_ack_t ack = { m->sent_ms };
+		conn_send(c, MSG_NODE_ACK, &ack);
+	}
 	if (heartbeat && n->conn == c) {
 		/* Heard from: clears an admin's NoResp and a power up. */
 		if (n->flags & (NODE_FLAG_NO_RESPOND | NODE_FLAG_POWERING_UP)) {
@@ -352,7 +390,15 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 			node_dirty(cd, n);
 			node_sync_sched(cd, n);
 		}
-		return 0;
+		job_fence_heard(cd, n, m, 0);
+		if (n->base != NODE_DOWN) {
+			node_kill_strays(cd, n, c, m);
+			return 0;
+		}
+		/* Declared DOWN (it did not answer in time) but alive on its
+		 * connection: back as a registration brings it, per
+		 * ReturnToService; its jobs were ended or requeued. */
+		info("node %s: heard from again on its connection", n->cf->name);
 	}
 	if (n->conn && n->conn != c) {
 		conn_set_data(n->conn, NULL);
@@ -392,7 +438,8 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 		set_reason(cd, n, NULL, 0, now);
 	}
 	node_dirty(cd, n);
-	info("node %s registered (%u jobs running there)", n->cf->name, m->njob_ids);
+	if (!heartbeat)
+		info("node %s registered (%u jobs running there)", n->cf->name, m->njob_ids);
 
 	/* Reconcile jobs: batch jobs we run there whose supervisor is gone
 	 * failed with the node; supervisors we do not know get killed. */
@@ -410,22 +457,16 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_NODE_FAIL);
 			job_end(cd, j, JOB_NODE_FAIL, 0, now);
 			job_release(cd, j);
+		} else {
+			/* a TimeLimit update it may have missed */
+			job_send_time_limit(cd, j);
 		}
 	}
-	for (uint32_t k = 0; k < m->njob_ids; k++) {
-		job_t *j = job_find(cd, m->job_ids[k]);
-		int ok = j && (j->state & JOB_STATE_BASE) == JOB_RUNNING && j->alloc_held &&
-			 alloc_has(&j->alloc, n->idx);
-		/* A cancelled job still holding resources is being killed. */
-		if (j && JOB_IS_FINISHED(j->state) && j->alloc_held)
-			ok = 1;
-		if (!ok) {
-			msg_signal_job_t s = { .job_id = m->job_ids[k], .signal = SIGKILL,
-					       .flags = SIGNAL_F_KILL_JOB, .kill_wait = cd->conf->kill_wait,
-					       .end_state = JOB_CANCELLED };
-			conn_send(c, MSG_SIGNAL_JOB, &s);
-		}
-	}
+	node_kill_strays(cd, n, c, m);
+	/* A registration lists all there is (a launch sent on an older
+	 * connection can no longer arrive); a heartbeat counts only as the
+	 * answer to a ping sent after the kill. */
+	job_fence_heard(cd, n, m, !heartbeat);
 	node_sync_sched(cd, n);
 	ctld_sched_request(cd);
 	return 0;
@@ -445,9 +486,55 @@ void node_conn_closed(ctld_t *cd, conn_t *c)
 	cd->last_node_update = ctld_now();
 }
 
+int64_t node_fence_time(const ctld_t *cd, const node_t *n, int64_t now)
+{
+	uint32_t lease = conf_node_lease(cd->conf);
+	if (!lease)
+		return now + JOB_REQUEUE_DELAY;
+	return n->last_heard + (int64_t)lease + (int64_t)cd->conf->kill_wait + NODE_FENCE_MARGIN;
+}
+
+uint64_t node_ping(ctld_t *cd, node_t *n)
+{
+	if (!n->conn)
+		return UINT64_MAX;
+	msg_node_ping_t p = { ++n->ping_seq };
+	conn_send(n->conn, MSG_NODE_PING, &p);
+	return p.seq;
+}
+
+uint64_t nodes_tick_interval(const ctld_t *cd)
+{
+	uint64_t ms = (uint64_t)cd->conf->slurmd_timeout * 1000u / 4;
+	return ms < 500 ? 500 : ms > 5000 ? 5000 : ms;
+}
+
+/* How long a pinged node has to answer (ms): a third of SlurmdTimeout,
+ * within 1..10 s. */
+static uint64_t ping_wait_ms(uint32_t to)
+{
+	uint64_t ms = (uint64_t)to * 1000u / 3;
+	return ms < 1000 ? 1000 : ms > 10000 ? 10000 : ms;
+}
+
 void nodes_periodic(ctld_t *cd, int64_t now)
 {
 	uint32_t to = cd->conf->slurmd_timeout;
+	uint64_t mono = cd->loop ? loop_now_ms(cd->loop) : 0;
+	uint64_t period = nodes_tick_interval(cd);
+	/* Did the controller itself not run (stopped, stalled)? Then that
+	 * time says nothing about the nodes. */
+	if (cd->nodes_tick_ms && mono > cd->nodes_tick_ms + 2 * period + 1000) {
+		int64_t lost = (int64_t)((mono - cd->nodes_tick_ms - period + 999) / 1000);
+		info("the controller did not run for about %llds: node timeouts restart",
+		     (long long)lost);
+		for (uint32_t i = 0; i < cd->nnodes; i++) {
+			node_t *n = &cd->nodes[i];
+			n->last_heard = n->last_heard + lost > now ? now : n->last_heard + lost;
+			n->ping_sent_ms = 0;
+		}
+	}
+	cd->nodes_tick_ms = mono;
 	for (uint32_t i = 0; i < cd->nnodes; i++) {
 		node_t *n = &cd->nodes[i];
 		/* POWER_DOWN_ASAP: powered down once its last job is gone */
@@ -457,10 +544,19 @@ void nodes_periodic(ctld_t *cd, int64_t now)
 		}
 		if (!to || n->base == NODE_DOWN || n->base == NODE_FUTURE)
 			continue;
-		if (n->last_heard + (int64_t)to > now)
-			continue;
 		if (n->flags & (NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWERING_UP))
 			continue;   /* not expected to answer while powered off */
+		int64_t quiet = now - n->last_heard;
+		/* Late: ask it, on its connection, before judging it. */
+		if (n->conn && !n->ping_sent_ms && quiet * 2 >= (int64_t)to) {
+			debug("node %s quiet for %llds: ping", n->cf->name, (long long)quiet);
+			node_ping(cd, n);
+			n->ping_sent_ms = mono ? mono : 1;
+		}
+		if (quiet < (int64_t)to)
+			continue;
+		if (n->conn && mono - n->ping_sent_ms < ping_wait_ms(to))
+			continue;   /* its answer may still come */
 		info("node %s not responding for %us: DOWN", n->cf->name, to);
 		n->base = NODE_DOWN;
 		n->flags |= NODE_FLAG_NO_RESPOND;

@@ -1538,6 +1538,12 @@ char *conf_ctld_socket(const conf_t *conf)
 	return path;
 }
 
+uint32_t conf_node_lease(const conf_t *conf)
+{
+	uint32_t t = conf->slurmd_timeout;
+	return t > UINT32_MAX / 2 ? UINT32_MAX : 2 * t;
+}
+
 uint32_t conf_node_gpus(const conf_node_t *n)
 {
 	uint32_t total = 0;

@@ -176,6 +176,11 @@ char *conf_ctld_run_dir(const conf_t *conf);
 char *conf_ctld_socket(const conf_t *conf);
 /* Total GPUs (gres name "gpu") on a node. */
 uint32_t conf_node_gpus(const conf_node_t *n);
+/* The node lease in seconds (fencing, docs/architecture.md): how long a
+ * node daemon's jobs run on once the controller no longer hears it.
+ * 2 x SlurmdTimeout, so a controller pause of up to about that long
+ * leaves jobs alone; 0 (no lease) with SlurmdTimeout=0. */
+uint32_t conf_node_lease(const conf_t *conf);
 
 /* `scontrol show config` lines: every documented key in Slurm's order and
  * spelling with Slurm's defaults, current values substituted. Returns the

@@ -71,6 +71,8 @@ enum msg_type {
 	MSG_PRIO_INFO,           /* msg_prio_info_t */
 	MSG_STATS_REQ,           /* msg_stats_req_t -> MSG_STATS (sdiag; reset -> MSG_RC) */
 	MSG_STATS,               /* msg_stats_t */
+	MSG_NODE_ACK,            /* msg_node_ack_t (ctld -> noded): a heartbeat was heard */
+	MSG_NODE_PING,           /* msg_node_ping_t (ctld -> noded) -> MSG_NODE_HEARTBEAT */
 	MSG_TYPE_END
 };
 
@@ -375,7 +377,21 @@ typedef struct msg_node_register {
 	int64_t boot_time, start_time;
 	uint32_t njob_ids;
 	uint32_t *job_ids;       /* jobs with a live supervisor on this node */
+	uint64_t sent_ms;        /* the noded's CLOCK_BOOTTIME at sending, echoed
+	                          * in MSG_NODE_ACK (its lease, ctld_link.c) */
+	uint64_t ping_seq;       /* the last MSG_NODE_PING seq the noded got */
 } msg_node_register_t;
+
+/* The controller asks a node to answer (with a heartbeat) now. */
+typedef struct msg_node_ping {
+	uint64_t seq;            /* per node, increasing; echoed in ping_seq */
+} msg_node_ping_t;
+
+/* The controller's answer to a heartbeat: the heartbeat's sent_ms, so the
+ * node renews its lease from when it sent what the controller heard. */
+typedef struct msg_node_ack {
+	uint64_t sent_ms;
+} msg_node_ack_t;
 
 typedef struct msg_launch_job {
 	uint32_t job_id;
@@ -394,12 +410,15 @@ typedef struct msg_launch_job {
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
 #define SIGNAL_F_BATCH    0x2u   /* only the batch shell */
+#define SIGNAL_F_TIME_LIMIT 0x4u /* no signal: the job's limit is now end_time */
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;
 	uint32_t flags;
 	uint32_t kill_wait;
 	uint32_t end_state;      /* state to report: JOB_CANCELLED, JOB_NODE_FAIL, ... */
+	int64_t end_time;        /* SIGNAL_F_TIME_LIMIT: when the time limit is
+	                          * reached (epoch s), 0 = no limit */
 } msg_signal_job_t;
 
 typedef struct msg_launch_step {

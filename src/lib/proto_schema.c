@@ -357,6 +357,8 @@ static const proto_field_t node_register_f[] = {
 	I64(msg_node_register_t, boot_time, 16),
 	I64(msg_node_register_t, start_time, 17),
 	ARR(msg_node_register_t, job_ids, njob_ids, 18, FT_U32ARR),
+	U64(msg_node_register_t, sent_ms, 19),
+	U64(msg_node_register_t, ping_seq, 20),
 };
 SCHEMA(node_register_schema, msg_node_register_t, "msg_node_register", node_register_f);
 
@@ -389,8 +391,19 @@ static const proto_field_t signal_job_f[] = {
 	U32(msg_signal_job_t, flags, 3),
 	U32(msg_signal_job_t, kill_wait, 4),
 	U32(msg_signal_job_t, end_state, 5),
+	I64(msg_signal_job_t, end_time, 6),
 };
 SCHEMA(signal_job_schema, msg_signal_job_t, "msg_signal_job", signal_job_f);
+
+static const proto_field_t node_ack_f[] = {
+	U64(msg_node_ack_t, sent_ms, 1),
+};
+SCHEMA(node_ack_schema, msg_node_ack_t, "msg_node_ack", node_ack_f);
+
+static const proto_field_t node_ping_f[] = {
+	U64(msg_node_ping_t, seq, 1),
+};
+SCHEMA(node_ping_schema, msg_node_ping_t, "msg_node_ping", node_ping_f);
 
 static const proto_field_t launch_step_f[] = {
 	U32(msg_launch_step_t, job_id, 1),
@@ -566,6 +579,8 @@ static const struct {
 	[MSG_PRIO_INFO] = { "MSG_PRIO_INFO", &prio_info_schema },
 	[MSG_STATS_REQ] = { "MSG_STATS_REQ", &stats_req_schema },
 	[MSG_STATS] = { "MSG_STATS", &stats_schema },
+	[MSG_NODE_ACK] = { "MSG_NODE_ACK", &node_ack_schema },
+	[MSG_NODE_PING] = { "MSG_NODE_PING", &node_ping_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

@@ -7,11 +7,24 @@
  * whose supervisors are alive here, and waits for MSG_RC. The controller
  * then uses this connection to send MSG_LAUNCH_JOB and MSG_SIGNAL_JOB; those
  * are accepted only here and only from root or SlurmUser. A heartbeat
- * (same struct) goes out every 10 s (SLUICE_HEARTBEAT_MS). When the
- * connection drops or registration is refused, noded reconnects with
- * backoff (100 ms doubling to 5 s, trying each SlurmctldHost in turn) and
- * registers again; jobs are not touched, so a controller restart is
- * invisible to them.
+ * (same struct) goes out every SlurmdTimeout/3, at most every 10 s
+ * (SLUICE_HEARTBEAT_MS overrides), and at once when the controller sends
+ * MSG_NODE_PING. When the connection drops or registration is refused,
+ * noded reconnects with backoff (100 ms doubling to 5 s, trying each
+ * SlurmctldHost in turn) and registers again; jobs are not touched, so a
+ * controller restart is invisible to them.
+ *
+ * The lease (fencing): each registration and heartbeat carries sent_ms,
+ * this host's CLOCK_BOOTTIME when it was sent; the controller's answer
+ * (MSG_RC to a registration, MSG_NODE_ACK echoing sent_ms to a heartbeat)
+ * proves it heard the node at or after that time, so the lease is renewed
+ * from the send time, never from the answer's arrival: the controller's
+ * last_heard is then never earlier than the node's renewal. The renewal
+ * goes to <spool>/lease, where every supervisor checks it (spool.c);
+ * jobs stop once it is older than the lease (conf_node_lease). A
+ * restarted noded keeps the renewal it finds there.
+ *
+ * Once a second it also looks for supervisors that died (supervisor_watch).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,8 +52,26 @@ struct ctld_link {
 	uint64_t retry_timer, hb_timer;
 	size_t host_idx;
 	uint64_t hb_ms;
+	uint64_t watch_timer;
+	uint64_t reg_sent_ms;    /* sent_ms of the registration in flight */
+	uint64_t renewed_ms;     /* the lease's last renewal (CLOCK_BOOTTIME) */
+	uint64_t ping_seq;       /* last MSG_NODE_PING seq, echoed in heartbeats */
 	int dying;               /* destroyed; freed when conn's on_close runs */
 };
+
+#define WATCH_MS 1000
+
+/* Renew the lease from sent (the send time of a message the controller
+ * answered). */
+static void lease_renew(ctld_link_t *lk, uint64_t sent)
+{
+	if (sent <= lk->renewed_ms || sent > boottime_ms())
+		return;
+	lk->renewed_ms = sent;
+	uint64_t lease_ms = (uint64_t)conf_node_lease(lk->nd->conf) * 1000u;
+	if (spool_lease_write(lk->nd->spool, sent, lease_ms) < 0)
+		error("cannot renew the node's lease in %s/lease: %m", lk->nd->spool);
+}
 
 static void link_connect(loop_t *l, void *arg);
 
@@ -63,14 +94,17 @@ struct scan_ids {
 static void scan_one(const char *dir, const spool_rec_t *r, void *arg)
 {
 	struct scan_ids *s = arg;
-	if (!r || !spool_rec_alive(r)) {
-		/* A supervisor that died (or a half-made dir): nothing to
-		 * re-attach to. The controller ends the job as NODE_FAIL when
-		 * it is not listed. */
+	if (!r) {
+		/* A half-made dir: nothing to re-attach to. */
 		info("removing stale spool dir %s", dir);
 		rm_rf(dir);
 		return;
 	}
+	/* A supervisor that died is not listed (the controller ends a
+	 * batch job it expected here as NODE_FAIL); supervisor_watch kills
+	 * what is left of it. */
+	if (!spool_rec_alive(r))
+		return;
 	for (uint32_t i = 0; i < s->n; i++)
 		if (s->ids[i] == r->job_id)
 			return;
@@ -95,6 +129,10 @@ static void link_send_reg(ctld_link_t *lk, enum msg_type type)
 		resources_rescan();
 	resources_fill(lk->nd, &reg);
 	live_jobs(lk->nd, &reg);
+	reg.sent_ms = boottime_ms();
+	reg.ping_seq = lk->ping_seq;
+	if (type == MSG_NODE_REGISTER)
+		lk->reg_sent_ms = reg.sent_ms;
 	if (type == MSG_NODE_REGISTER)
 		info("registering with the controller (%u running job%s)", reg.njob_ids,
 		     reg.njob_ids == 1 ? "" : "s");
@@ -108,6 +146,13 @@ static void link_heartbeat(loop_t *l, void *arg)
 	lk->hb_timer = loop_add_timer(l, lk->hb_ms, link_heartbeat, lk);
 	if (lk->conn && lk->registered)
 		link_send_reg(lk, MSG_NODE_HEARTBEAT);
+}
+
+static void link_watch(loop_t *l, void *arg)
+{
+	ctld_link_t *lk = arg;
+	lk->watch_timer = loop_add_timer(l, WATCH_MS, link_watch, lk);
+	supervisor_watch(lk->nd, lk->conn && lk->registered ? lk->conn : NULL);
 }
 
 static void link_drop(ctld_link_t *lk)
@@ -145,9 +190,23 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		}
 		lk->registered = 1;
 		lk->backoff_ms = BACKOFF_MIN_MS;
+		lease_renew(lk, lk->reg_sent_ms);
 		info("registered with the controller at %s", conn_peer(c));
 		break;
 	}
+	case MSG_NODE_ACK:
+		if (sender_ok(nd, uid))
+			lease_renew(lk, ((msg_node_ack_t *)msg)->sent_ms);
+		break;
+	case MSG_NODE_PING:
+		/* Answer at once: the controller is deciding whether we live. */
+		if (!sender_ok(nd, uid))
+			break;
+		if (((msg_node_ping_t *)msg)->seq > lk->ping_seq)
+			lk->ping_seq = ((msg_node_ping_t *)msg)->seq;
+		if (lk->registered)
+			link_send_reg(lk, MSG_NODE_HEARTBEAT);
+		break;
 	case MSG_LAUNCH_JOB:
 		if (!sender_ok(nd, uid)) {
 			error("launch request from uid %u refused", uid);
@@ -190,6 +249,9 @@ static void link_connected(ctld_link_t *lk, int fd)
 	noded_t *nd = lk->nd;
 	lk->conn = conn_create(nd->loop, fd, nd->auth, 0, link_on_msg, link_on_close, lk);
 	conn_set_autoflush(lk->conn, 1);
+	/* Ping numbers are the controller's per connection (a restarted
+	 * one counts from 1 again): echo none this one did not send. */
+	lk->ping_seq = 0;
 	link_send_reg(lk, MSG_NODE_REGISTER);
 }
 
@@ -264,11 +326,31 @@ ctld_link_t *ctld_link_start(noded_t *nd)
 	lk->nd = nd;
 	lk->fd = -1;
 	lk->backoff_ms = BACKOFF_MIN_MS;
+	/* Several heartbeats per SlurmdTimeout, so that one lost or late
+	 * is not taken for a dead node. */
 	lk->hb_ms = 10000;
+	if (nd->conf->slurmd_timeout && nd->conf->slurmd_timeout * 1000u / 3 < lk->hb_ms)
+		lk->hb_ms = nd->conf->slurmd_timeout * 1000u / 3;
+	if (lk->hb_ms < 100)
+		lk->hb_ms = 100;
 	const char *e = getenv("SLUICE_HEARTBEAT_MS");
 	if (e && atol(e) > 0)
 		lk->hb_ms = (uint64_t)atol(e);
 	lk->hb_timer = loop_add_timer(nd->loop, lk->hb_ms, link_heartbeat, lk);
+	/* The lease a previous noded renewed still stands: jobs it left
+	 * must not outlive it because this one started. */
+	uint64_t r, l;
+	if (spool_lease_read(nd->spool, &r, &l) == 0 && r <= boottime_ms()) {
+		lk->renewed_ms = r;
+		if (l != (uint64_t)conf_node_lease(nd->conf) * 1000u)
+			spool_lease_write(nd->spool, r, (uint64_t)conf_node_lease(nd->conf) * 1000u);
+	} else {
+		lk->renewed_ms = boottime_ms();
+		if (spool_lease_write(nd->spool, lk->renewed_ms,
+				      (uint64_t)conf_node_lease(nd->conf) * 1000u) < 0)
+			error("cannot write the node's lease in %s/lease: %m", nd->spool);
+	}
+	lk->watch_timer = loop_add_timer(nd->loop, WATCH_MS, link_watch, lk);
 	link_connect(nd->loop, lk);
 	return lk;
 }
@@ -281,6 +363,8 @@ void ctld_link_destroy(ctld_link_t *lk)
 		loop_cancel_timer(lk->nd->loop, lk->retry_timer);
 	if (lk->hb_timer)
 		loop_cancel_timer(lk->nd->loop, lk->hb_timer);
+	if (lk->watch_timer)
+		loop_cancel_timer(lk->nd->loop, lk->watch_timer);
 	if (lk->fd >= 0) {
 		loop_del_fd(lk->nd->loop, lk->fd);
 		close(lk->fd);

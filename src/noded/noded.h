@@ -125,6 +125,21 @@ int rm_rf(const char *path);
 /* Write a whole file atomically with mode; 0 or -1 with errno. */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
+/* The process groups of a supervisor's tasks (dir/tasks), written once
+ * they are started; 0 or -1 with errno. spool_tasks_kill() SIGKILLs what
+ * is left of them (groups and sessions; pid reuse is checked with the
+ * recorded start times) and returns how many were signalled. */
+int spool_tasks_write(const char *dir, const pid_t *pgids, uint32_t n);
+int spool_tasks_kill(const char *dir);
+
+/* The node's lease on its jobs (<spool>/lease, see spool.c): CLOCK_BOOTTIME
+ * in ms; write/read 0 or -1; expired: 1 once boottime_ms() is past
+ * renewed + lease (never without a lease file or with lease_ms 0). */
+uint64_t boottime_ms(void);
+int spool_lease_write(const char *spool, uint64_t renewed_ms, uint64_t lease_ms);
+int spool_lease_read(const char *spool, uint64_t *renewed_ms, uint64_t *lease_ms);
+int spool_lease_expired(const char *spool);
+
 /* Revoked launch credentials: a job that ended on this node (its batch
  * supervisor finished, or the controller killed it) leaves
  * <spool>/revoked.<ID> holding the time, for NODED_REVOKE_KEEP seconds, so
@@ -165,6 +180,11 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m);
 /* Deliver a signal request to every supervisor (batch and steps) of the
  * job. Returns the number reached. */
 int supervisor_signal(noded_t *nd, const msg_signal_job_t *m);
+/* Find supervisors that died before their job ended (spool record not
+ * done, process gone): kill what is left of their tasks, record the end
+ * as NODE_FAIL and, for a batch job, report it on report (the registered
+ * link to the controller; NULL: keep the record and report later). */
+void supervisor_watch(noded_t *nd, conn_t *report);
 
 /* ---- step.c ---- */
 

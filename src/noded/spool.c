@@ -7,17 +7,36 @@
  *   job<ID>/req.<seq>        pending control requests (signal/cancel)
  *   step<ID>.<STEP>/state    record of an srun step supervisor
  *   step<ID>.<STEP>/req.<seq>
+ *   job<ID>/tasks, step<ID>.<STEP>/tasks
+ *                            the job's process groups (below)
+ *   lease                    the node's lease on its jobs (below)
  * A record is "key=value" lines: job_id, step_id, launch_seq, pid,
  * pid_start (the supervisor's start time in clock ticks from
  * /proc/PID/stat, so a recycled pid is not mistaken for it), and once the
  * job ended: done=1, exit_status, end_state, end_time. Every file is
  * written to a temporary name, fsync'd and renamed, so a reader sees the
  * old or the new record, never half of one.
+ *
+ * tasks: one "PGID START" line per task the supervisor started (each task
+ * leads its own session and process group; START is the leader's
+ * /proc start time). When a supervisor dies (kill -9, OOM killer), noded
+ * kills what is left of its job from this file (spool_tasks_kill).
+ *
+ * lease: "renewed_ms=... lease_ms=..." where renewed_ms is CLOCK_BOOTTIME
+ * (comparable between the processes of one boot) of the last heartbeat the
+ * controller is known to have heard, and lease_ms how long jobs may run
+ * past it. noded writes it (ctld_link.c); every supervisor reads it and
+ * stops its job with NODE_FAIL once the lease has run out, so a node cut
+ * off from the controller, or whose noded died, stops its jobs before the
+ * controller runs them elsewhere (fencing, docs/architecture.md). It is
+ * not fsync'd: it must outlive noded, not the host, whose crash ends the
+ * jobs anyway.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,8 +250,9 @@ int spool_request_write(const char *dir, const msg_signal_job_t *m)
 	char *path = xasprintf("%s/req.%020lld.%09ld.%d.%06u", dir, (long long)ts.tv_sec,
 			       ts.tv_nsec, (int)getpid(), counter++ % 1000000u);
 	char text[160];
-	int n = snprintf(text, sizeof(text), "signal=%u\nflags=%u\nkill_wait=%u\nend_state=%u\n",
-			 m->signal, m->flags, m->kill_wait, m->end_state);
+	int n = snprintf(text, sizeof(text), "signal=%u\nflags=%u\nkill_wait=%u\nend_state=%u\n"
+			 "end_time=%" PRId64 "\n", m->signal, m->flags, m->kill_wait, m->end_state,
+			 m->end_time);
 	int rc = write_file_atomic(path, text, (size_t)n, 0600);
 	free(path);
 	return rc;
@@ -272,7 +292,10 @@ int spool_request_take(const char *dir, msg_signal_job_t *m)
 			char *save = NULL;
 			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 				unsigned v;
-				if (sscanf(l, "signal=%u", &v) == 1)
+				long long t;
+				if (sscanf(l, "end_time=%lld", &t) == 1)
+					m->end_time = t;
+				else if (sscanf(l, "signal=%u", &v) == 1)
 					m->signal = v;
 				else if (sscanf(l, "flags=%u", &v) == 1)
 					m->flags = v;
@@ -437,4 +460,144 @@ int spool_cred_use(const char *spool, uint32_t job_id, uint32_t step_id, int64_t
 	}
 	free(p);
 	return rc;
+}
+
+/* ---- the tasks of a supervisor ---- */
+
+int spool_tasks_write(const char *dir, const pid_t *pgids, uint32_t n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < n; i++)
+		if (pgids[i] > 0)
+			strbuf_addf(&sb, "%d %" PRIu64 "\n", (int)pgids[i], proc_start_time(pgids[i]));
+	char *path = xasprintf("%s/tasks", dir);
+	int rc = write_file_atomic(path, sb.buf, sb.len, 0600);
+	int e = errno;
+	free(path);
+	strbuf_release(&sb);
+	errno = e;
+	return rc;
+}
+
+/* Process group (field 5) and session (field 6) of pid, -1 if gone. */
+static int proc_pgrp_sid(pid_t pid, pid_t *pgrp, pid_t *sid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char *text = read_small_file(path);
+	if (!text)
+		return -1;
+	char *p = strrchr(text, ')');
+	int st, pg, se;
+	int ok = p && sscanf(p + 1, " %*c %d %d %d", &st, &pg, &se) == 3;
+	free(text);
+	if (!ok)
+		return -1;
+	*pgrp = pg;
+	*sid = se;
+	return 0;
+}
+
+/* SIGKILL group pg and every process of session pg (descendants that
+ * left the group but not the session). Why a pid recorded long ago is
+ * safe to use: Linux does not hand out a pid while a process group or
+ * session of that id has members, so if the group leader's pid now
+ * belongs to another process (another start time), the group is empty. */
+static int kill_task_group(pid_t pg, uint64_t start)
+{
+	uint64_t now_start = proc_start_time(pg);
+	if (now_start && now_start != start)
+		return 0;
+	int killed = killpg(pg, SIGKILL) == 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return killed;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		pid_t pgrp, sid;
+		if (*end || pid <= 1 || proc_pgrp_sid((pid_t)pid, &pgrp, &sid) < 0)
+			continue;
+		if (sid == pg || pgrp == pg)
+			killed |= kill((pid_t)pid, SIGKILL) == 0;
+	}
+	closedir(d);
+	return killed;
+}
+
+int spool_tasks_kill(const char *dir)
+{
+	char *path = xasprintf("%s/tasks", dir);
+	char *text = read_small_file(path);
+	free(path);
+	if (!text)
+		return 0;
+	int n = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		int pg;
+		unsigned long long start;
+		if (sscanf(l, "%d %llu", &pg, &start) == 2 && pg > 1)
+			n += kill_task_group((pid_t)pg, (uint64_t)start);
+	}
+	free(text);
+	return n;
+}
+
+/* ---- the node's lease ---- */
+
+uint64_t boottime_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int spool_lease_write(const char *spool, uint64_t renewed_ms, uint64_t lease_ms)
+{
+	char buf[96];
+	int n = snprintf(buf, sizeof(buf), "renewed_ms=%" PRIu64 "\nlease_ms=%" PRIu64 "\n",
+			 renewed_ms, lease_ms);
+	char *path = xasprintf("%s/lease", spool);
+	char *tmp = xasprintf("%s.new.%d", path, (int)getpid());
+	int rc = -1;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		rc = write(fd, buf, (size_t)n) == n ? 0 : -1;
+		if (close(fd) < 0)
+			rc = -1;
+		if (rc == 0)
+			rc = rename(tmp, path);
+		if (rc < 0)
+			unlink(tmp);
+	}
+	int e = errno;
+	free(tmp);
+	free(path);
+	errno = e;
+	return rc;
+}
+
+int spool_lease_read(const char *spool, uint64_t *renewed_ms, uint64_t *lease_ms)
+{
+	char *path = xasprintf("%s/lease", spool);
+	char *text = read_small_file(path);
+	free(path);
+	unsigned long long r, l;
+	int ok = text && sscanf(text, "renewed_ms=%llu lease_ms=%llu", &r, &l) == 2;
+	free(text);
+	if (!ok)
+		return -1;
+	*renewed_ms = r;
+	*lease_ms = l;
+	return 0;
+}
+
+int spool_lease_expired(const char *spool)
+{
+	uint64_t r, l;
+	if (spool_lease_read(spool, &r, &l) < 0 || !l)
+		return 0;
+	return boottime_ms() > r + l;
 }

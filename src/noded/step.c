@@ -243,6 +243,10 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		t[i].err = pe[0];
 	}
 
+	/* what noded kills should this process die (supervisor_watch) */
+	if (spool_tasks_write(dir, pgids, n) < 0)
+		error("step %u.%u: cannot record its process groups: %m", m->job_id, m->step_id);
+
 	int64_t limit_at = m->time_limit ? (int64_t)time(NULL) + (int64_t)m->time_limit * 60 : 0;
 	char *buf = xmalloc(65536);
 	struct pollfd *pf = xcalloc(2 + 3 * (size_t)(n ? n : 1), sizeof(*pf));
@@ -290,13 +294,22 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			free(line);
 			job_ctl_terminate(&ctl, ctl.kill_wait);
 		}
+		/* Fencing, as the batch supervisor: past the node's lease the
+		 * job may run elsewhere. */
+		if (!ctl.killing && spool_lease_expired(nd->spool)) {
+			error("step %u.%u: the controller has not heard from this node for its "
+			      "lease: stopping the step", m->job_id, m->step_id);
+			job_ctl_terminate(&ctl, ctl.kill_wait);
+		}
 		int64_t tmo = job_ctl_tick(&ctl);
 		if (limit_at && !ctl.killing) {
 			int64_t left = (limit_at - now) * 1000;
 			if (tmo < 0 || left < tmo)
 				tmo = left < 0 ? 0 : left;
 		}
-		if (poll(pf, np, tmo < 0 ? 5000 : (int)tmo + 20) < 0 && errno != EINTR)
+		if (tmo < 0 || tmo > 1000)
+			tmo = 1000;    /* the lease check */
+		if (poll(pf, np, (int)tmo + 20) < 0 && errno != EINTR)
 			break;
 		for (size_t k = 0; k < np; k++) {
 			if (!pf[k].revents)

@@ -29,6 +29,16 @@
  * to ctld (retrying with backoff until answered) and removes its dir. If
  * its dir disappears (an admin or a test removed the spool), it kills the
  * job and stops retrying: nobody is left to care about the report.
+ *
+ * Time limit: the supervisor owns its enforcement (the job ends on time
+ * even while the controller is unreachable); `scontrol update TimeLimit`
+ * reaches it as a control request (SIGNAL_F_TIME_LIMIT with the new end),
+ * sent again at each registration of the node. Fencing: once a second it
+ * checks the node's lease (spool.c) and stops the job as NODE_FAIL when
+ * it has run out. A supervisor that dies (kill -9) is noticed by noded
+ * (supervisor_watch), which kills what is left of its job from the
+ * recorded process groups and reports the job NODE_FAIL, as slurmd does
+ * for a dead slurmstepd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -230,6 +240,10 @@ int64_t job_ctl_tick(job_ctl_t *c)
 }
 
 /* ---- the batch supervisor ---- */
+
+/* How often a supervisor checks its spool dir and the node's lease (ms):
+ * part of the controller's fencing margin (NODE_FENCE_MARGIN). */
+#define SUP_CHECK_MS 1000
 
 static int dir_exists(const char *d)
 {
@@ -483,6 +497,9 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 				pid = -1;
 			} else {
 				info("job %u: started pid %d", m->job_id, (int)pid);
+				/* what noded kills should this process die */
+				if (spool_tasks_write(dir, &pid, 1) < 0)
+					error("job %u: cannot record its process group: %m", m->job_id);
 			}
 			strbuf_release(&msg);
 		}
@@ -505,7 +522,18 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 				job_stderr_note(nd, m, job_err, " DUE TO TIME LIMIT");
 				job_ctl_terminate(&ctl, m->kill_wait);
 			}
-			int64_t wait_ms = 5000;     /* spool dir check interval */
+			/* Fencing: past the node's lease the controller may run
+			 * the job elsewhere; this copy must be gone by then. */
+			if (!ctl.killing && spool_lease_expired(nd->spool)) {
+				error("job %u: the controller has not heard from this node for "
+				      "its lease: stopping the job (NODE_FAIL)", m->job_id);
+				job_stderr_note(nd, m, job_err,
+						" DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS");
+				msg_signal_job_t req = { .flags = SIGNAL_F_KILL_JOB,
+							 .end_state = JOB_NODE_FAIL };
+				job_ctl_request(&ctl, &req);
+			}
+			int64_t wait_ms = SUP_CHECK_MS;   /* spool dir and lease checks */
 			int64_t t = job_ctl_tick(&ctl);
 			if (t >= 0 && t < wait_ms)
 				wait_ms = t;
@@ -515,7 +543,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					wait_ms = left < 0 ? 0 : left;
 			}
 			struct pollfd pfd = { sfd, POLLIN, 0 };
-			poll(&pfd, 1, (int)wait_ms + (wait_ms < 5000 ? 20 : 0));
+			poll(&pfd, 1, (int)wait_ms + (wait_ms < SUP_CHECK_MS ? 20 : 0));
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 				if (si.ssi_signo == SIGUSR1) {
@@ -523,6 +551,13 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					while (spool_request_take(dir, &req)) {
 						debug("job %u: request signal %u flags %#x", m->job_id,
 						      req.signal, req.flags);
+						if (req.flags & SIGNAL_F_TIME_LIMIT) {
+							/* scontrol update TimeLimit: the new end */
+							time_limit_at = req.end_time;
+							info("job %u: time limit now ends at %lld", m->job_id,
+							     (long long)time_limit_at);
+							continue;
+						}
 						/* scancel: Slurm's line, once */
 						if ((req.flags & SIGNAL_F_KILL_JOB) && !ctl.killing &&
 						    !timed_out && (req.end_state & JOB_STATE_BASE) == JOB_CANCELLED)
@@ -579,13 +614,26 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 	char *dir = spool_job_dir(nd->spool, m->job_id);
 	spool_rec_t old;
 	if (spool_rec_read(dir, &old) == 0 && spool_rec_alive(&old)) {
-		if (old.launch_seq == m->launch_seq)
-			debug("job %u: launch %u already running", m->job_id, m->launch_seq);
-		else
-			error("job %u: launch %u refused: launch %u still running", m->job_id,
-			      m->launch_seq, old.launch_seq);
-		free(dir);
-		return;
+		if (old.done && old.launch_seq != m->launch_seq) {
+			/* An older run that ended and is only retrying its
+			 * report (the controller was unreachable): the report
+			 * is stale now that the job was launched again. */
+			info("job %u: launch %u replaces launch %u, which ended", m->job_id,
+			     m->launch_seq, old.launch_seq);
+			kill((pid_t)old.pid, SIGKILL);
+			for (int i = 0; i < 100 && spool_rec_alive(&old); i++) {
+				struct timespec ts = { 0, 10000000L };
+				nanosleep(&ts, NULL);
+			}
+		} else {
+			if (old.launch_seq == m->launch_seq)
+				debug("job %u: launch %u already running", m->job_id, m->launch_seq);
+			else
+				error("job %u: launch %u refused: launch %u still running", m->job_id,
+				      m->launch_seq, old.launch_seq);
+			free(dir);
+			return;
+		}
 	}
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
@@ -640,4 +688,61 @@ int supervisor_signal(noded_t *nd, const msg_signal_job_t *m)
 	if (!ss.reached)
 		verbose("job %u: signal %u: no supervisor here", m->job_id, m->signal);
 	return ss.reached;
+}
+
+/* ---- dead supervisors ---- */
+
+struct watch {
+	noded_t *nd;
+	conn_t *report;
+};
+
+static void watch_one(const char *dir, const spool_rec_t *rec, void *arg)
+{
+	struct watch *w = arg;
+	if (!rec || spool_rec_alive(rec))
+		return;
+	spool_rec_t r = *rec;
+	int batch = r.step_id == NODED_BATCH_STEP;
+	if (!r.done) {
+		/* Died with its job running: nothing enforces its limit or
+		 * reports its end any more. */
+		int n = spool_tasks_kill(dir);
+		if (batch)
+			error("job %u: its supervisor (pid %lld) died; killed %d process group%s "
+			      "left, reporting NODE_FAIL", r.job_id, (long long)r.pid, n,
+			      n == 1 ? "" : "s");
+		else
+			error("step %u.%u: its supervisor (pid %lld) died; killed %d process "
+			      "group%s left", r.job_id, r.step_id, (long long)r.pid, n,
+			      n == 1 ? "" : "s");
+		r.done = 1;
+		r.exit_status = 0;
+		r.end_state = JOB_NODE_FAIL;
+		r.end_time = time(NULL);
+		if (spool_rec_write(dir, &r) < 0)
+			error("cannot record the end in %s: %m", dir);
+		if (batch)
+			spool_revoke(w->nd->spool, r.job_id, r.end_time);
+	}
+	if (!batch) {
+		/* srun learns from its connection, which died with it. */
+		rm_rf(dir);
+		return;
+	}
+	if (!w->report)
+		return;          /* reported once the link is back */
+	msg_job_complete_t c = {
+		.job_id = r.job_id, .step_id = NO_VAL32, .launch_seq = r.launch_seq,
+		.exit_status = r.exit_status, .end_state = r.end_state,
+		.node = w->nd->name, .end_time = r.end_time,
+	};
+	conn_send(w->report, MSG_JOB_COMPLETE, &c);
+	rm_rf(dir);
+}
+
+void supervisor_watch(noded_t *nd, conn_t *report)
+{
+	struct watch w = { nd, report };
+	spool_scan(nd->spool, watch_one, &w);
 }

@@ -89,22 +89,28 @@ test_expect_success 'allocated/mixed cannot be set' '
 	grep -q "Invalid node state specified" err
 '
 
-test_expect_success 'state=down requeues a batch job: Restarts=1, BeginTime +121 s' '
-	id=$(sbatch --parsable -w comp002 -o /dev/null --wrap="sleep 60") &&
-	wait_job_state $id RUNNING &&
+test_expect_success 'state=down requeues a batch job: Restarts=1, fenced until the old copy is gone' '
+	cd "$CL/work" &&
+	id=$(sbatch --parsable -w comp002 -o rq.out \
+		--wrap="echo restart=\${SLURM_RESTART_COUNT:-none}; sleep 60") &&
+	wait_job_state $id RUNNING && wait_for 10 job_launched $id &&
+	wait_for 10 grep -qx restart=none rq.out &&
 	test "$(job_field $id Restarts)" = 0 &&
 	before=$(date +%s) &&
 	scontrol update nodename=comp002 state=down reason="bad dimm" &&
 	wait_job_state $id PENDING &&
-	after=$(date +%s) &&
 	test_node_state comp002 down &&
 	test "$(job_field $id Restarts)" = 1 &&
 	test "$(job_field $id Requeue)" = 1 &&
-	wait_for 10 test_reason $id BeginTime &&
+	# at the latest: last heard + lease (2 x SlurmdTimeout) + KillWait + 5 s
 	elig=$(date -d "$(job_field $id EligibleTime)" +%s) &&
-	test $elig -ge $((before + 121)) && test $elig -le $((after + 121)) &&
+	test $elig -le $((before + 1 + 8 + 2 + 5)) &&
+	# sooner, once the node shows that the old copy is gone
+	wait_for 15 sh -c "cat \"$CL\"/log/ctld.* | grep -q \"job $id: its old copy is gone everywhere\"" &&
+	test_job_state $id PENDING &&
 	scontrol update nodename=comp002 state=resume &&
-	sleep 1 && test_job_state $id PENDING &&
+	wait_job_state $id RUNNING 20 &&
+	wait_for 10 grep -qx restart=1 rq.out &&
 	scancel $id && wait_job_state $id CANCELLED
 '
 
@@ -115,7 +121,7 @@ test_expect_success 'Restarts survives a controller restart (state DB column)' '
 	wait_job_state $id PENDING &&
 	ctld_kill9 && ctld_start &&
 	test "$(job_field $id Restarts)" = 1 &&
-	wait_for 10 test_reason $id BeginTime &&
+	test_job_state $id PENDING &&
 	scancel $id && wait_job_state $id CANCELLED &&
 	scontrol update nodename=comp002 state=resume
 '

@@ -2,8 +2,11 @@
  * (src/noded/spool.c) and the /proc parsers of resources.c. */
 #include "tap.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "noded/noded.h"
@@ -61,21 +64,68 @@ int main(void)
 	   got.flags == SIGNAL_F_KILL_JOB && got.kill_wait == 5 && got.end_state == JOB_CANCELLED,
 	   "second request");
 	ok(spool_request_take(dir, &got) == 0, "queue empty");
+	msg_signal_job_t m3 = { .job_id = 17, .flags = SIGNAL_F_TIME_LIMIT, .end_time = 1800000123 };
+	ok(spool_request_write(dir, &m3) == 0 && spool_request_take(dir, &got) == 1 &&
+	   got.flags == SIGNAL_F_TIME_LIMIT && got.end_time == 1800000123 && got.signal == 0,
+	   "a time limit request carries the new end");
+
+	/* The node's lease: missing or 0 never expires; renewed just now
+	 * with a lease is current; renewed longer ago than the lease is not. */
+	uint64_t rn = 0, ln = 0;
+	ok(spool_lease_read(spool, &rn, &ln) < 0, "no lease file");
+	ok(!spool_lease_expired(spool), "no lease file: nothing expires");
+	uint64_t now = boottime_ms();
+	ok(now > 0, "boot time clock");
+	ok(spool_lease_write(spool, now, 12000) == 0, "lease written");
+	ok(spool_lease_read(spool, &rn, &ln) == 0 && rn == now && ln == 12000, "lease read back");
+	ok(!spool_lease_expired(spool), "fresh lease holds");
+	ok(spool_lease_write(spool, now > 20000 ? now - 20000 : 0, 12000) == 0 &&
+	   (now <= 20000 || spool_lease_expired(spool)), "a lease renewed 20 s ago for 12 s ran out");
+	ok(spool_lease_write(spool, now > 20000 ? now - 20000 : 0, 0) == 0 &&
+	   !spool_lease_expired(spool), "lease 0 (SlurmdTimeout=0) never runs out");
+
+	/* The tasks of a dead supervisor: killed by group, session and
+	 * start time; a recorded pid that now names another process (a
+	 * different start time) is left alone. */
+	pid_t child = fork();
+	if (child == 0) {
+		setsid();
+		pause();
+		_exit(0);
+	}
+	ok(child > 0, "task forked");
+	while (child > 0 && getsid(child) != child)
+		usleep(1000);
+	ok(spool_tasks_write(dir, &child, 1) == 0, "tasks written");
+	char *tpath = xasprintf("%s/tasks", dir);
+	char *line = xasprintf("%d %llu\n", (int)child,
+			       (unsigned long long)proc_start_time(child) + 1);
+	FILE *fp = fopen(tpath, "w");
+	ok(fp && fputs(line, fp) >= 0 && fclose(fp) == 0, "tasks rewritten with another start time");
+	is_int(spool_tasks_kill(dir), 0, "another process under that pid is not killed");
+	ok(kill(child, 0) == 0, "task still alive");
+	ok(spool_tasks_write(dir, &child, 1) == 0, "tasks written again");
+	is_int(spool_tasks_kill(dir), 1, "the task's group is killed");
+	int st = 0;
+	ok(waitpid(child, &st, 0) == child && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	   "task died of SIGKILL");
+	free(line);
+	free(tpath);
 
 	ok(proc_start_time(0x7ffffff0) == 0, "no such pid");
 
 	/* step credentials: once per node, until they expire */
-	int64_t now = 1700000000;
-	ok(spool_cred_use(spool, 17, 0, now + 120, now) == 0, "credential 17.0 used");
-	ok(spool_cred_use(spool, 17, 0, now + 120, now + 1) < 0, "17.0 again refused");
-	ok(spool_cred_use(spool, 17, 1, now + 120, now + 1) == 0, "17.1 is another one");
-	ok(spool_cred_use(spool, 18, 0, now + 30, now + 1) == 0, "18.0 used");
-	ok(spool_cred_use(spool, 17, 0, now + 120, now + 60) < 0,
+	int64_t cnow = 1700000000;
+	ok(spool_cred_use(spool, 17, 0, cnow + 120, cnow) == 0, "credential 17.0 used");
+	ok(spool_cred_use(spool, 17, 0, cnow + 120, cnow + 1) < 0, "17.0 again refused");
+	ok(spool_cred_use(spool, 17, 1, cnow + 120, cnow + 1) == 0, "17.1 is another one");
+	ok(spool_cred_use(spool, 18, 0, cnow + 30, cnow + 1) == 0, "18.0 used");
+	ok(spool_cred_use(spool, 17, 0, cnow + 120, cnow + 60) < 0,
 	   "17.0 still refused after another one expired");
 	char *mark = xasprintf("%s/cred.18.0", spool);
 	ok(access(mark, F_OK) != 0, "the expired mark was dropped");
 	free(mark);
-	ok(spool_cred_use(spool, 17, 0, now + 120, now + 121) == 0,
+	ok(spool_cred_use(spool, 17, 0, cnow + 120, cnow + 121) == 0,
 	   "17.0 past its expiry: the mark is gone (the credential itself is refused as expired)");
 
 	is_int(meminfo_avail_mb("MemTotal: 100 kB\nMemFree: 2048 kB\nMemAvailable: 4096 kB\n"), 4,
