@@ -294,7 +294,7 @@ static int write_config(const struct up_opts *o, const char *dir)
 static int has_our_config(const char *dir)
 {
 	char *path = xasprintf("%s/etc/slurm.conf", dir);
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen(path, "re");
 	free(path);
 	if (!fp)
 		return 0;
@@ -336,7 +336,7 @@ static pid_t spawn(const char *conf_path, char *const *args, const char *log)
 
 static void tail_log(const char *path, int lines)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen(path, "re");
 	if (!fp) {
 		fprintf(stderr, "  (no log file %s)\n", path);
 		return;
@@ -459,7 +459,7 @@ static void stop_everything(struct child *kids, size_t nkids)
 static int cluster_ready(const conf_t *conf, pid_t ctld, int nnodes)
 {
 	if (conf->slurmctld_pid_file) {
-		FILE *fp = fopen(conf->slurmctld_pid_file, "r");
+		FILE *fp = fopen(conf->slurmctld_pid_file, "re");
 		long pid = 0;
 		if (!fp)
 			return 0;

@@ -359,6 +359,11 @@ int cmd_ctld(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	/* A daemon keeps nothing of its starter but stdio (as the node
+	 * daemon): a descriptor inherited from the starting shell would be
+	 * held for the controller's life. Nothing of our own is open yet. */
+	if (!foreground)
+		close_range(3, ~0u, 0);
 	log_init("sluice-ctld", 1, LOG_LVL_INFO, NULL);
 	conf_t *conf = conf_load(conf_path, CONF_FULL);
 	if (conf->nerrors) {

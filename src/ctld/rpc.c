@@ -260,9 +260,9 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
 		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
 		      .ntasks = ntasks, .digest = m->digest,
-		      /* Slurm's cred_expire: a requeued job waits this long
-		       * (JOB_REQUEUE_DELAY) so no old credential runs it twice;
-		       * it also bounds the reuse of a step's credential. */
+		      /* Slurm's cred_expire (120 s): how long a step's
+		       * credential may start tasks; each node also takes it
+		       * only once, and a node that ended the job revokes it. */
 		      .expires = ctld_now() + JOB_REQUEUE_DELAY - 1 };
 	char *err = NULL;
 	r.cred = cred_create(cd->auth, &cr, &err);

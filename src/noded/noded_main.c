@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "daemon.h"
 #include "noded.h"
 #include "xalloc.h"
 
@@ -264,12 +265,8 @@ int cmd_noded(int argc, char **argv)
 		if (p < 0)
 			fatal("fork: %s", strerror(errno));
 		if (p > 0) {
-			if (pf) {
-				char buf[32];
-				int n = snprintf(buf, sizeof(buf), "%d\n", (int)p);
-				if (write_file_atomic(pf, buf, (size_t)n, 0644) < 0)
-					error("cannot write pid file %s: %s", pf, strerror(errno));
-			}
+			if (pf && pidfile_write(pf, p) < 0)
+				error("cannot write pid file %s: %s", pf, strerror(errno));
 			_exit(0);
 		}
 		free(pf);

@@ -19,21 +19,6 @@ test_expect_success 'the node daemon detached and holds its log open' '
 	ls -l /proc/$pid/fd | grep -q "noded-comp001.log"
 '
 
-# cloexec_all PID: every descriptor of PID above stderr is close-on-exec
-# (but valgrind's own log, under SLUICE_VALGRIND).
-cloexec_all() {
-	local f n fl bad=0
-	for f in /proc/$1/fdinfo/*; do
-		n=${f##*/}
-		[ "$n" -gt 2 ] || continue
-		case $(readlink /proc/$1/fd/$n) in "$CL"/log/vg-*) continue ;; esac
-		fl=$(sed -n "s/^flags:[[:space:]]*//p" "$f")
-		[ $(( 0$fl & 02000000 )) != 0 ] ||
-			{ echo "fd $n ($(readlink /proc/$1/fd/$n)) is not close-on-exec"; bad=1; }
-	done
-	return $bad
-}
-
 test_expect_success 'the daemonized node daemon holds only close-on-exec descriptors' '
 	pid=$(cat "$CL/noded-comp001.pid") &&
 	cloexec_all $pid

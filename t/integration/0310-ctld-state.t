@@ -23,6 +23,18 @@ test_expect_success 'the pid file holds the daemon pid and no temporary is left'
 	test -z "$(ls "$CL/run" | grep -v -e "^ctld.pid$" -e "^sluice-ctld.sock$")"
 '
 
+test_expect_success 'the daemonized controller keeps no descriptor of its starter; its own are close-on-exec' '
+	kill $CTLD_PID && wait_gone $CTLD_PID &&
+	exec 9>"$CL/starter-fd" &&
+	ctld_start &&
+	exec 9>&- &&
+	pid=$(cat "$CL/run/ctld.pid") &&
+	test "$pid" = "$CTLD_PID" &&
+	! ls -l /proc/$pid/fd | grep -q starter-fd &&
+	cloexec_all $pid &&
+	wait_for 30 nodes_idle
+'
+
 test_expect_success 'a state directory readable by others was made private, with a warning' '
 	test "$(stat -c %a "$CL/state")" = 700 &&
 	grep -q "StateSaveLocation .* was mode 0755" "$CL/log/ctld.log"

@@ -50,3 +50,18 @@ replay_after_restart_is_refused() {
 	wait_for 5 sh -c "test \$(cat \"$CL\"/log/ctld.* | grep -c \"authentication failed\") -gt $fails" &&
 	scancel "$id"
 }
+
+# cloexec_all PID: every descriptor of PID above stderr is close-on-exec
+# (but valgrind's own log, under SLUICE_VALGRIND).
+cloexec_all() {
+	local f n fl bad=0
+	for f in /proc/$1/fdinfo/*; do
+		n=${f##*/}
+		[ "$n" -gt 2 ] || continue
+		case $(readlink /proc/$1/fd/$n) in "$CL"/log/vg-*) continue ;; esac
+		fl=$(sed -n "s/^flags:[[:space:]]*//p" "$f")
+		[ $(( 0$fl & 02000000 )) != 0 ] ||
+			{ echo "fd $n ($(readlink /proc/$1/fd/$n)) is not close-on-exec"; bad=1; }
+	done
+	return $bad
+}
