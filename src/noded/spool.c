@@ -363,26 +363,26 @@ static char *revoke_path(const char *spool, uint32_t job_id)
 	return xasprintf("%s/revoked.%u", spool, job_id);
 }
 
-/* Drop the revocations older than NODED_REVOKE_KEEP (called on each new
- * one, so the files stay bounded by the jobs ended in that window). */
-static void revoke_purge(const char *spool, int64_t now)
+/* Remove the files "<spool>/<prefix>*" that hold a time (epoch s) older
+ * than now - keep. The revocations and the credential
+ * use marks are purged so, each time one is added: they stay bounded by
+ * what was added within their lifetime. */
+static void purge_timed_marks(const char *spool, const char *prefix, int64_t keep, int64_t now)
 {
 	DIR *d = opendir(spool);
 	if (!d)
 		return;
+	size_t plen = strlen(prefix);
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, "revoked.", 8))
+		if (strncmp(de->d_name, prefix, plen))
 			continue;
-		unsigned long id = strtoul(de->d_name + 8, &end, 10);
-		if (*end || id > UINT32_MAX)
-			continue;
-		if (!spool_revoked_at(spool, (uint32_t)id, now)) {
-			char *p = revoke_path(spool, (uint32_t)id);
+		char *p = xasprintf("%s/%s", spool, de->d_name);
+		char *t = read_small_file(p);
+		if (t && strtoll(t, NULL, 10) < now - keep)
 			unlink(p);
-			free(p);
-		}
+		free(t);
+		free(p);
 	}
 	closedir(d);
 }
@@ -395,7 +395,7 @@ void spool_revoke(const char *spool, uint32_t job_id, int64_t now)
 	if (write_file_atomic(p, buf, (size_t)n, 0644) < 0)
 		error("job %u: cannot record its credential revocation in %s: %m", job_id, p);
 	free(p);
-	revoke_purge(spool, now);
+	purge_timed_marks(spool, "revoked.", NODED_REVOKE_KEEP, now);
 }
 
 int64_t spool_revoked_at(const char *spool, uint32_t job_id, int64_t now)
@@ -415,31 +415,10 @@ static char *cred_use_path(const char *spool, uint32_t job_id, uint32_t step_id)
 	return xasprintf("%s/cred.%u.%u", spool, job_id, step_id);
 }
 
-/* Drop the marks of expired credentials (called on each new one, so they
- * stay bounded by the steps launched in a credential's lifetime). */
-static void cred_use_purge(const char *spool, int64_t now)
-{
-	DIR *d = opendir(spool);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "cred.", 5))
-			continue;
-		char *p = xasprintf("%s/%s", spool, de->d_name);
-		char *t = read_small_file(p);
-		if (t && strtoll(t, NULL, 10) < now)
-			unlink(p);
-		free(t);
-		free(p);
-	}
-	closedir(d);
-}
-
 int spool_cred_use(const char *spool, uint32_t job_id, uint32_t step_id, int64_t expires,
 		   int64_t now)
 {
-	cred_use_purge(spool, now);
+	purge_timed_marks(spool, "cred.", 0, now);
 	char *p = cred_use_path(spool, job_id, step_id);
 	/* O_EXCL: of two launches at once, one wins */
 	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

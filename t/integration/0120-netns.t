@@ -4,43 +4,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
-# Three network namespaces of our own stand for three hosts: the
-# controller's (where the commands run too) and one per node daemon, joined
-# by veth pairs created directly inside them, with addresses in
-# 10.254.NET.0/24. Nothing outside these namespaces is touched, and they
-# are deleted at exit whatever happens.
-NS=sluice-$$-$RANDOM
-NS_CTL=$NS-ctl
-NET=10.254.$(( RANDOM % 250 + 1 ))
-
-netns_cleanup() {
-	local n
-	for n in "$NS_CTL" "$NS-n1" "$NS-n2"; do
-		ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$n" 2>/dev/null
-	done
-	return 0
-}
-
-if [ "$(id -u)" = 0 ] && command -v ip >/dev/null &&
-	ip netns add "$NS-probe" 2>/dev/null; then
-	ip -n "$NS-probe" link add probe0 type veth peer name probe1 2>/dev/null &&
-		test_set_prereq NETNS
-	ip netns del "$NS-probe"
-fi
-if ! test_have_prereq NETNS; then
-	skip_all='needs root, ip netns and veth links'
-	test_done
-fi
-
-trap 'trap "" INT TERM HUP; cluster_stop; netns_cleanup; die' EXIT
-trap 'exit 130' INT TERM HUP
-
-# The commands reach the controller only from its namespace: run them there
-# (the helpers of cluster.sh use these too).
-for c in sinfo squeue scontrol sbatch srun scancel; do
-	eval "$c() { ip netns exec \"\$NS_CTL\" $c \"\$@\"; }"
-done
+. "$SHARNESS_TEST_DIRECTORY/netns.sh"
 
 # netns_setup: a bridge in the controller's namespace with one veth port per
 # node namespace, so every "host" reaches every other (srun inside a batch

@@ -9,36 +9,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 # namespace of their own (as 0120-netns.t), joined by veth pairs; cutting
 # node 1 off is taking its link down. SIGSTOP of its node daemon would not
 # do: the job's supervisor runs on by itself.
-NS=sluice-$$-$RANDOM
-NS_CTL=$NS-ctl
-NET=10.254.$(( RANDOM % 250 + 1 ))
-
-netns_cleanup() {
-	local n
-	for n in "$NS_CTL" "$NS-n1" "$NS-n2"; do
-		ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$n" 2>/dev/null
-	done
-	return 0
-}
-
-if [ "$(id -u)" = 0 ] && command -v ip >/dev/null &&
-	ip netns add "$NS-probe" 2>/dev/null; then
-	ip -n "$NS-probe" link add probe0 type veth peer name probe1 2>/dev/null &&
-		test_set_prereq NETNS
-	ip netns del "$NS-probe"
-fi
-if ! test_have_prereq NETNS; then
-	skip_all='needs root, ip netns and veth links'
-	test_done
-fi
-
-trap 'trap "" INT TERM HUP; cluster_stop; netns_cleanup; die' EXIT
-trap 'exit 130' INT TERM HUP
-
-for c in sinfo squeue scontrol sbatch srun scancel; do
-	eval "$c() { ip netns exec \"\$NS_CTL\" $c \"\$@\"; }"
-done
+. "$SHARNESS_TEST_DIRECTORY/netns.sh"
 
 # Routed links from the controller's namespace to each node's.
 netns_setup() {
