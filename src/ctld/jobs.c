@@ -1169,9 +1169,10 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 			long x = strtol(v, &end, 10);
 			if (end == v || *end || x < -10000 || x > 10000)
 				return ESLURM_NOT_SUPPORTED;
-			/* as Slurm: only operators may lower a job's nice
-			 * (raise its priority), users only raise it */
-			if (!admin && (x < 0 || x < j->desc->nice))
+			/* as Slurm: a negative nice (a priority above what the
+			 * factors give) is for operators; a user may set any
+			 * nice from 0 up, back down to 0 included */
+			if (!admin && x < 0)
 				return ESLURM_ACCESS_DENIED;
 			j->desc->nice = (int32_t)x;
 			*desc_changed = 1;

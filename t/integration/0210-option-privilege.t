@@ -27,14 +27,15 @@ test_expect_success USERS 'a user cannot submit with a negative nice; an operato
 	scancel $id
 '
 
-test_expect_success USERS 'a user can only raise her job nice; an operator can lower it' '
+test_expect_success USERS 'a user sets any nice from 0 up on her job, never a negative one; an operator can' '
 	id=$(hold --nice=10) &&
 	test_must_fail runuser -u alice -- scontrol update jobid=$id nice=-5 2>err &&
 	grep -q "Access/permission denied" err &&
-	test_must_fail runuser -u alice -- scontrol update jobid=$id nice=5 2>err &&
 	test "$(squeue -h -j $id -o %y)" = 10 &&
 	runuser -u alice -- scontrol update jobid=$id nice=20 &&
 	test "$(squeue -h -j $id -o %y)" = 20 &&
+	runuser -u alice -- scontrol update jobid=$id nice=0 &&
+	test "$(squeue -h -j $id -o %y)" = 0 &&
 	scontrol update jobid=$id nice=-5 &&
 	test "$(squeue -h -j $id -o %y)" = -5 &&
 	scancel $id
