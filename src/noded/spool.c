@@ -498,7 +498,8 @@ static int kill_task_group(pid_t pg, uint64_t start)
 		pid_t pgrp, sid;
 		if (*end || pid <= 1 || proc_pgrp_sid((pid_t)pid, &pgrp, &sid) < 0)
 			continue;
-		if (sid == pg || pgrp == pg)
+		/* pid == pg: the task itself, before its setsid */
+		if (sid == pg || pgrp == pg || (pid_t)pid == pg)
 			killed |= kill((pid_t)pid, SIGKILL) == 0;
 	}
 	closedir(d);

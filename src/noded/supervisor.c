@@ -486,6 +486,13 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			job_child(nd, m, script, out, errp, in, ep[1]);
 		} else {
 			close(ep[1]);
+			/* What noded kills should this supervisor die: recorded
+			 * now, before the child can exec (it leads its own
+			 * session, so its pid is the group to kill), not once
+			 * it has, which left a window where a supervisor killed
+			 * right after the exec orphaned the job. */
+			if (spool_tasks_write(dir, &pid, 1) < 0)
+				error("job %u: cannot record its process group: %m", m->job_id);
 			strbuf_t msg = STRBUF_INIT;
 			recv_child(ep[0], &job_err, &msg);
 			close(ep[0]);
@@ -497,9 +504,6 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 				pid = -1;
 			} else {
 				info("job %u: started pid %d", m->job_id, (int)pid);
-				/* what noded kills should this process die */
-				if (spool_tasks_write(dir, &pid, 1) < 0)
-					error("job %u: cannot record its process group: %m", m->job_id);
 			}
 			strbuf_release(&msg);
 		}
