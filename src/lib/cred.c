@@ -155,7 +155,7 @@ static int take_word(const char **p, const char *key, char **out)
 	return 0;
 }
 
-static int parse_payload(const char *p, cred_t *c)
+int cred_parse(const char *p, cred_t *c)
 {
 	uint64_t v;
 	memset(c, 0, sizeof(*c));
@@ -228,7 +228,7 @@ int cred_verify(auth_t *a, const char *s, uint32_t signer_ok_uid, time_t now,
 		why = "credential not signed by the controller";
 		goto fail;
 	}
-	if (parse_payload(payload, &c) < 0) {
+	if (cred_parse(payload, &c) < 0) {
 		why = "malformed credential";
 		goto fail;
 	}
