@@ -4,7 +4,7 @@
  * One ctld_t owns everything: config, event loop, the SQLite state DB, the
  * node/partition/job records and the sched_t mirror the scheduler core
  * works on. Modules: state_db.c (durability), jobs.c (job records and
- * transitions), nodes.c (nodes and partitions), sched_glue.c (scheduling
+ * transitions), job_env.c (a batch job's environment), nodes.c (nodes and partitions), sched_glue.c (scheduling
  * passes and launches), rpc.c (message dispatch), ctld_main.c (startup and
  * the loop hooks).
  *
@@ -284,6 +284,10 @@ uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now);
 void jobs_periodic(ctld_t *cd, int64_t now);
 void jobs_wake_waiters(ctld_t *cd, job_t *j);
 int job_parse_deps(ctld_t *cd, const char *s, dep_t **deps, uint32_t *n);
+/* The tasks a job asked for (-n, else --ntasks-per-node x nodes, else
+ * one per node). */
+uint32_t job_ntasks(const job_t *j);
+/* ---- job_env.c ---- */
 char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n);
 int is_admin(const ctld_t *cd, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);

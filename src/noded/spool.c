@@ -177,17 +177,24 @@ static char *read_small_file(const char *path)
 	return strbuf_detach(&sb);
 }
 
+/* Replace dir/name with sb's text atomically (mode 0600) and release sb.
+ * 0 or -1 with errno. */
+static int write_dir_file(const char *dir, const char *name, strbuf_t *sb)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = write_file_atomic(path, sb->buf, sb->len, 0600);
+	int e = errno;
+	free(path);
+	strbuf_release(sb);
+	errno = e;
+	return rc;
+}
+
 int spool_rec_write(const char *dir, const spool_rec_t *r)
 {
 	strbuf_t sb = STRBUF_INIT;
 	spool_rec_format(r, &sb);
-	char *path = xasprintf("%s/state", dir);
-	int rc = write_file_atomic(path, sb.buf, sb.len, 0600);
-	int e = errno;
-	free(path);
-	strbuf_release(&sb);
-	errno = e;
-	return rc;
+	return write_dir_file(dir, "state", &sb);
 }
 
 int spool_rec_read(const char *dir, spool_rec_t *r)
@@ -449,13 +456,7 @@ int spool_tasks_write(const char *dir, const pid_t *pgids, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		if (pgids[i] > 0)
 			strbuf_addf(&sb, "%d %" PRIu64 "\n", (int)pgids[i], proc_start_time(pgids[i]));
-	char *path = xasprintf("%s/tasks", dir);
-	int rc = write_file_atomic(path, sb.buf, sb.len, 0600);
-	int e = errno;
-	free(path);
-	strbuf_release(&sb);
-	errno = e;
-	return rc;
+	return write_dir_file(dir, "tasks", &sb);
 }
 
 /* Process group (field 5) and session (field 6) of pid, -1 if gone. */
