@@ -24,6 +24,7 @@
 #include "net.h"
 #include "proto.h"
 #include "sched/sched.h"
+#include "acct.h"
 
 enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK };
 typedef struct dep {
@@ -71,6 +72,8 @@ typedef struct job {
 	uint32_t *req_idx, nreq, *exc_idx, nexc;   /* -w / -x as node indexes */
 	uint32_t gpus_per_node, gpus_per_job;
 	uint32_t gpus_per_task;   /* --gpus-per-task */
+	uint32_t assoc_id;        /* its association (acct.h), 0 = none */
+	uint32_t qos_id;          /* its QOS, 0 = none */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
@@ -159,6 +162,7 @@ typedef struct ctld {
 	int64_t boot_time;
 
 	/* state DB */
+	char *db_path;            /* StateSaveLocation/sluice.db */
 	sqlite3 *db;
 	sqlite3_stmt *st_begin, *st_commit, *st_job_ins, *st_job_upd, *st_job_del,
 		*st_job_desc, *st_node_save, *st_part_save, *st_meta_set;
@@ -221,6 +225,9 @@ typedef struct ctld {
 	uint32_t max_pjf, total_cpus;
 
 	ctld_stats_t stats;      /* sdiag */
+
+	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
+	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
 } ctld_t;
 
 /* ---- state_db.c ---- */

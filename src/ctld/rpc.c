@@ -386,6 +386,9 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	case MSG_STATS_REQ:
 		rpc_stats_info(cd, c, msg, uid);
 		break;
+	case MSG_ACCT_REQ:
+		acct_rpc(cd, c, msg, uid);
+		break;
 	default:
 		reply_rc(c, SLUICE_E_PROTOCOL, xasprintf("unexpected message %s", proto_name(type)));
 		break;
@@ -402,4 +405,5 @@ void rpc_on_close(conn_t *c, void *arg)
 			cd->waiters[k++] = cd->waiters[i];
 	cd->nwaiters = k;
 	node_conn_closed(cd, c);
+	acct_rpc_conn_closed(cd, c);
 }

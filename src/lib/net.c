@@ -153,6 +153,7 @@ uint32_t net_frame_cap(enum msg_type type)
 	case MSG_CANCEL:            /* a million job ids */
 		return 8u << 20;
 	case MSG_SUBMIT:            /* script (Slurm's default cap: 4 MB) + env */
+	case MSG_ACCT_REQ:          /* sacctmgr load: a whole tree's file */
 	case MSG_LAUNCH_STEP:       /* argv + env + credential */
 		return 16u << 20;
 	case MSG_LAUNCH_JOB:        /* a submission and what the controller adds */

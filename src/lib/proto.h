@@ -73,6 +73,8 @@ enum msg_type {
 	MSG_STATS,               /* msg_stats_t */
 	MSG_NODE_ACK,            /* msg_node_ack_t (ctld -> noded): a heartbeat was heard */
 	MSG_NODE_PING,           /* msg_node_ping_t (ctld -> noded) -> MSG_NODE_HEARTBEAT */
+	MSG_ACCT_REQ,            /* msg_acct_req_t -> MSG_ACCT_REPLY (sacct, sacctmgr, sreport, sshare) */
+	MSG_ACCT_REPLY,          /* msg_acct_reply_t */
 	MSG_TYPE_END
 };
 
@@ -565,5 +567,30 @@ const char *proto_name(enum msg_type type);
 
 void strv_push(strv_t *sv, const char *s);    /* copies s */
 void strv_free(strv_t *sv);
+
+/* Accounting requests (sacct, sacctmgr, sreport, sshare): one generic
+ * request naming an operation and its arguments as "key=value" words
+ * (op-specific), answered with a table: column names and the cells row by
+ * row. The controller runs store queries off its loop (ctld/acct_rpc.c).
+ * Operation numbers: see ACCT_OP_*; new ones take the next free number. */
+enum acct_op {
+	ACCT_OP_NONE = 0,
+	ACCT_OP_SACCT = 1,       /* job and step records */
+	ACCT_OP_MGR = 2,         /* sacctmgr verbs */
+	ACCT_OP_SSHARE = 3,      /* fair-share tree */
+	ACCT_OP_SREPORT = 4,     /* rollup reports */
+};
+typedef struct msg_acct_req {
+	uint32_t op;             /* enum acct_op */
+	strv_t args;             /* "key=value" words */
+	char *body;              /* optional text (sacctmgr load: the file) */
+} msg_acct_req_t;
+typedef struct msg_acct_reply {
+	int32_t rc;              /* SLURM_SUCCESS or an errors.h number */
+	char *msg;               /* text for the user (an error, sacctmgr's
+	                          * report of what it changed) */
+	strv_t cols;             /* column names */
+	strv_t cells;            /* rows x cols.n, row by row */
+} msg_acct_reply_t;
 
 #endif

@@ -541,6 +541,21 @@ static const proto_field_t stats_f[] = {
 };
 SCHEMA(stats_schema, msg_stats_t, "msg_stats", stats_f);
 
+static const proto_field_t acct_req_f[] = {
+	U32(msg_acct_req_t, op, 1),
+	STRV(msg_acct_req_t, args, 2),
+	STR(msg_acct_req_t, body, 3),
+};
+SCHEMA(acct_req_schema, msg_acct_req_t, "msg_acct_req", acct_req_f);
+
+static const proto_field_t acct_reply_f[] = {
+	I32(msg_acct_reply_t, rc, 1),
+	STR(msg_acct_reply_t, msg, 2),
+	STRV(msg_acct_reply_t, cols, 3),
+	STRV(msg_acct_reply_t, cells, 4),
+};
+SCHEMA(acct_reply_schema, msg_acct_reply_t, "msg_acct_reply", acct_reply_f);
+
 static const struct {
 	const char *name;
 	const proto_schema_t *schema;
@@ -581,6 +596,8 @@ static const struct {
 	[MSG_STATS] = { "MSG_STATS", &stats_schema },
 	[MSG_NODE_ACK] = { "MSG_NODE_ACK", &node_ack_schema },
 	[MSG_NODE_PING] = { "MSG_NODE_PING", &node_ping_schema },
+	[MSG_ACCT_REQ] = { "MSG_ACCT_REQ", &acct_req_schema },
+	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

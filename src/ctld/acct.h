@@ -1,0 +1,157 @@
+/*
+ * acct.h: the controller's accounting layer (issue 9).
+ *
+ * One store, no extra daemon: the accounting tables live in the
+ * controller's SQLite state DB and are written in the same transaction as
+ * the job state change they record (db_commit), so a crash never leaves a
+ * job without its record or a record without its job.
+ *
+ * Modules (each owns its tables, its functions below, and its ops of
+ * MSG_ACCT_REQ):
+ *   acct_rpc.c     MSG_ACCT_REQ dispatch; store queries run on a reader
+ *                  thread with its own read-only connection, so a heavy
+ *                  sacct/sreport never lengthens a loop turn
+ *   acct_jobs.c    job records (acct_job), written from db_commit; sacct
+ *   acct_steps.c   step records (acct_step) reported by the node daemons
+ *   assoc.c        clusters, accounts, users, associations, QOS, coordinators
+ *                  (acct_t below); sacctmgr; Account/QOS of a job at submit
+ *   limits.c       AccountingStorageEnforce: submit-time checks, the tables
+ *                  the scheduler core checks limits with (sched_limits.h),
+ *                  preemption by QOS
+ *   acct_usage.c   decayed usage, fair share (sshare, sprio), rollups and
+ *                  sreport
+ *
+ * The store sits behind these functions only: a later shared accounting
+ * service (slurmdbd's role, on an external database) replaces the bodies,
+ * not the commands.
+ */
+#ifndef SLUICE_CTLD_ACCT_H
+#define SLUICE_CTLD_ACCT_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "proto.h"
+#include "sched/sched_limits.h"
+
+struct ctld;
+struct job;
+typedef struct conn conn_t;
+
+/* AccountingStorageEnforce */
+#define ACCT_ENF_ASSOCS  0x01u    /* associations */
+#define ACCT_ENF_LIMITS  0x02u    /* limits (implies associations) */
+#define ACCT_ENF_QOS     0x04u    /* qos (implies associations) */
+#define ACCT_ENF_SAFE    0x08u    /* safe (implies limits) */
+#define ACCT_ENF_WCKEYS  0x10u
+#define ACCT_ENF_NOJOBS  0x20u
+#define ACCT_ENF_NOSTEPS 0x40u
+uint32_t acct_enforce_parse(const char *v);   /* NULL/"none" -> 0 */
+
+/* sacctmgr AdminLevel */
+enum { ACCT_ADMIN_NONE = 0, ACCT_ADMIN_OPERATOR, ACCT_ADMIN_SUPER };
+
+typedef struct acct_qos {
+	uint32_t id;              /* > 0, stable; "normal" is created first */
+	char *name, *description;
+	uint32_t *preempt_ids;    /* Preempt= (QOS ids) */
+	uint32_t npreempt;
+	sched_qos_t s;            /* priority, flags, limits, usage (s.name
+	                           * points at name) */
+	uint8_t dirty;
+} acct_qos_t;
+
+typedef struct acct_assoc {
+	uint32_t id;              /* > 0, stable */
+	uint32_t parent_id;       /* the parent account's association; 0 = root */
+	char *account;            /* the account (for a user association: the
+	                           * account it is under) */
+	char *user;               /* NULL for an account association */
+	uint32_t uid;             /* user associations; UINT32_MAX otherwise */
+	char *partition;          /* NULL = any */
+	uint32_t shares_raw;      /* Fairshare= (1); SCHED_SHARES_PARENT */
+	uint32_t priority;        /* Priority= */
+	uint32_t def_qos_id;      /* DefaultQOS=, 0 = inherit */
+	uint32_t *qos_ids;        /* QOS= (allowed), none = inherit */
+	uint32_t nqos;
+	lim_set_t lim;            /* as set here; LIM_UNSET inherits */
+	/* Decayed usage (acct_usage.c keeps and persists it). */
+	double usage_raw, usage_tres[LIM_TRES_N], usage_wall;
+	uint8_t dirty;
+} acct_assoc_t;
+
+typedef struct acct_user {
+	char *name;
+	uint32_t uid;             /* UINT32_MAX if no such Unix user */
+	uint32_t admin_level;     /* ACCT_ADMIN_* */
+	char *default_account;
+	char **coord_accounts;    /* accounts it coordinates */
+	uint32_t ncoord;
+	uint8_t dirty;
+} acct_user_t;
+
+typedef struct acct_account {
+	char *name, *description, *organization;
+	uint8_t dirty;
+} acct_account_t;
+
+typedef struct acct {
+	char *cluster;            /* ClusterName */
+	uint32_t enforce;         /* ACCT_ENF_* */
+	acct_account_t *accounts; uint32_t naccounts;
+	acct_user_t *users; uint32_t nusers;
+	acct_assoc_t *assocs; uint32_t nassocs;   /* [0] is the root association */
+	acct_qos_t *qos; uint32_t nqos;
+	uint64_t gen;             /* bumped by every change of the above */
+	int dirty;                /* something to write at the next commit */
+} acct_t;
+
+/* ---- assoc.c ---- */
+/* Load the model from the DB (creating cluster, root account and the
+ * "normal" QOS on first start, as slurmdbd does) and read
+ * AccountingStorageEnforce. 0 or -1 with *err. */
+int acct_init(struct ctld *cd, char **err);
+/* Write the changed model rows inside the open transaction (db_commit). */
+void acct_commit(struct ctld *cd);
+acct_assoc_t *acct_assoc_by_id(struct ctld *cd, uint32_t id);
+acct_qos_t *acct_qos_by_id(struct ctld *cd, uint32_t id);
+acct_qos_t *acct_qos_by_name(struct ctld *cd, const char *name);
+/* The AdminLevel of uid (root and SlurmUser: ACCT_ADMIN_SUPER). */
+uint32_t acct_admin_level(struct ctld *cd, uint32_t uid);
+/* At submission: fill the job's account and QOS from the user's defaults,
+ * find its association (user, account, partition), set j->assoc_id and
+ * j->qos_id, and refuse what Slurm refuses under the enforce flags
+ * (ESLURM_INVALID_ACCOUNT "Invalid account or account/partition
+ * combination specified", ESLURM_INVALID_QOS "Invalid qos
+ * specification"). 0 or an errors.h number with *msg. Also used when
+ * scontrol update changes Account=, QOS= or Partition=. */
+int acct_job_resolve(struct ctld *cd, struct job *j, uint32_t uid, char **msg);
+
+/* ---- limits.c ---- */
+/* Submit-time limit checks (MaxSubmitJobs, DenyOnLimit, ...): 0 or an
+ * errors.h number with *msg (ESLURM_ACCOUNTING_POLICY "Job violates
+ * accounting/QOS policy (job submit limit, user's size and/or time
+ * limits)"). */
+int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
+
+/* ---- acct_jobs.c ---- */
+/* The job's accounting record changed (called for each dirty job from
+ * db_commit, inside the transaction). */
+void acct_job_record(struct ctld *cd, const struct job *j);
+
+/* ---- acct_rpc.c ---- */
+/* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */
+void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
+/* A conn closed: drop the answers the reader still owes it. */
+void acct_rpc_conn_closed(struct ctld *cd, conn_t *c);
+
+/* The value of "key=value" in args, or NULL (the first match). */
+const char *acct_arg(const msg_acct_req_t *req, const char *key);
+
+/* A table answer under construction (the reply's cols and cells). */
+void acct_reply_col(msg_acct_reply_t *r, const char *name);
+void acct_reply_cell(msg_acct_reply_t *r, const char *value);   /* NULL -> "" */
+void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
