@@ -145,6 +145,25 @@ void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
 /* A conn closed: drop the answers the reader still owes it. */
 void acct_rpc_conn_closed(struct ctld *cd, conn_t *c);
 
+/* Operations (the ops[] table of acct_rpc.c names each with its
+ * function): a loop operation runs in the loop with the model at hand
+ * (sacctmgr, sshare; changes are committed with the turn); a store read
+ * runs off the loop with a read-only connection (sacct, sreport) and may
+ * use only the request and this context, never ctld_t. */
+/* What a store read gets besides the request: the facts of the loop it
+ * may not touch from elsewhere, copied when the request arrived. */
+typedef struct acct_read_ctx {
+	uint32_t uid;             /* the caller */
+	uint32_t admin_level;     /* its AdminLevel (ACCT_ADMIN_*) */
+	const char *cluster;      /* ClusterName */
+	int64_t now;
+} acct_read_ctx_t;
+
+typedef void (*acct_loop_f)(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid,
+			    msg_acct_reply_t *out);
+typedef void (*acct_read_f)(sqlite3 *db, const acct_read_ctx_t *ctx,
+			    const msg_acct_req_t *req, msg_acct_reply_t *out);
+
 /* The value of "key=value" in args, or NULL (the first match). */
 const char *acct_arg(const msg_acct_req_t *req, const char *key);
 

@@ -18,20 +18,6 @@
 #include "log.h"
 #include "xalloc.h"
 
-/* What a store read gets besides the request: the facts of the loop it
- * may not touch from elsewhere, copied when the request arrived. */
-typedef struct acct_read_ctx {
-	uint32_t uid;             /* the caller */
-	uint32_t admin_level;     /* its AdminLevel (ACCT_ADMIN_*) */
-	const char *cluster;      /* ClusterName */
-	int64_t now;
-} acct_read_ctx_t;
-
-typedef void (*acct_loop_f)(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid,
-			    msg_acct_reply_t *out);
-typedef void (*acct_read_f)(sqlite3 *db, const acct_read_ctx_t *ctx,
-			    const msg_acct_req_t *req, msg_acct_reply_t *out);
-
 static const struct acct_op_def {
 	uint32_t op;
 	acct_loop_f loop;         /* one of the two */
