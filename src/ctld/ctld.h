@@ -228,6 +228,7 @@ typedef struct ctld {
 
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
+	struct limits_state *limits;  /* limits.c: the core's association/QOS tables */
 } ctld_t;
 
 /* ---- state_db.c ---- */
@@ -335,6 +336,8 @@ void sched_glue_free(ctld_t *cd);
  * allocation, once; a no-op without allocation or when already built. */
 void job_detail_build(ctld_t *cd, job_t *j);
 void ctld_schedule(ctld_t *cd);
+/* The scheduler core's view of a job (for checks outside a pass). */
+void sched_glue_job(ctld_t *cd, const job_t *j, sched_job_t *sj);
 int job_launch(ctld_t *cd, job_t *j);
 /* Could the job ever run (sched_job_validate)? An errors.h number, and in
  * *msg (if not NULL and unset) Slurm's detail line for the refusal. */

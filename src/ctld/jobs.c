@@ -699,7 +699,12 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 
 	/* The partition's access, limits, defaults and policy. */
+	uint32_t asked_time = d->time_limit;
 	if ((rc = job_apply_part(cd, j, pi, is_admin(cd, uid), msg)))
+		goto fail;
+	/* Accounting limits that refuse at submission (after the job's
+	 * association and QOS are known). */
+	if ((rc = limits_submit_check(cd, j, asked_time, msg)))
 		goto fail;
 
 	int64_t now = ctld_now();

@@ -139,6 +139,7 @@ typedef struct sched_prio_conf {
 	uint32_t cluster_nodes, cluster_cpus;
 	uint32_t max_part_job_factor;   /* max PriorityJobFactor over partitions */
 	uint32_t max_qos_priority;      /* max QOS priority (0: factor 0) */
+	uint32_t max_assoc_priority;    /* max association Priority (0: factor 0) */
 	/* Partitions (borrowed; totals from sched_totals) for the TRES
 	 * factor: requested / partition total. NULL: no TRES factor. */
 	const struct sched_part *parts; uint32_t nparts;
@@ -217,6 +218,7 @@ typedef struct sched_job {
 	int64_t eligible_time;           /* 0: begin_time, else submit_time */
 	uint32_t part_job_factor;        /* the partition's PriorityJobFactor */
 	uint32_t qos_priority;           /* the QOS's Priority, 0 without QOS */
+	uint32_t assoc_priority;         /* its association's Priority (inherited), 0 = none */
 	double fairshare;                /* [0,1] from accounting; hook, the
 	                                  * controller passes 0 until it has one */
 	int64_t site_factor;
