@@ -257,9 +257,10 @@ static int32_t acct_of(const struct limits_state *ls, int32_t a)
 
 /* MaxSubmitJobs (inherited), GrpSubmitJobs up the tree, the QOS's
  * GrpSubmitJobs, MaxSubmitJobsPerUser and MaxSubmitJobsPerAccount,
- * counting the pending and running jobs (the new one included). Only
- * when one of them is set is the job list walked. */
-static int submit_counts_ok(ctld_t *cd, const job_t *nj, int32_t ai, int32_t qi)
+ * counting the pending and running jobs (the new one included): 0 or
+ * Slurm's reason. Only when one of them is set is the job list walked
+ * (O(jobs)). */
+static uint32_t submit_counts_reason(ctld_t *cd, const job_t *nj, int32_t ai, int32_t qi)
 {
 	const struct limits_state *ls = cd->limits;
 	uint64_t max_submit = ai >= 0 ? assoc_max(ls, ai, offsetof(lim_set_t, max_submit)) : LIM_UNSET;
@@ -274,7 +275,7 @@ static int submit_counts_ok(ctld_t *cd, const job_t *nj, int32_t ai, int32_t qi)
 	int qany = ql && (ql->grp_submit != LIM_UNSET || ql->max_submit_pu != LIM_UNSET ||
 			  ql->max_submit_pa != LIM_UNSET);
 	if (max_submit == LIM_UNSET && !any_grp && !qany)
-		return 1;
+		return 0;
 	/* A QOS limit overrides the association's of the same kind. */
 	if (ql && ql->max_submit_pu != LIM_UNSET)
 		max_submit = LIM_UNSET;
@@ -301,26 +302,27 @@ static int submit_counts_ok(ctld_t *cd, const job_t *nj, int32_t ai, int32_t qi)
 			q_acct += ja >= 0 && acct_of(ls, ja) == my_acct;
 		}
 	}
-	int ok = 1;
-	if (max_submit != LIM_UNSET && self + 1 > max_submit)
-		ok = 0;
-	for (int32_t a = ai; ok && a >= 0 && (uint32_t)a < ls->nassocs; a = ls->assocs[a].parent) {
+	uint32_t why = 0;
+	/* Slurm's order: the QOS, then the association up the tree. */
+	if (ql) {
+		if (ql->grp_submit != LIM_UNSET && q_all + 1 > ql->grp_submit)
+			why = WAIT_QOS_GRP_SUB_JOB;
+		else if (ql->max_submit_pu != LIM_UNSET && q_user + 1 > ql->max_submit_pu)
+			why = WAIT_QOS_MAX_SUB_JOB;
+		else if (ql->max_submit_pa != LIM_UNSET && ai >= 0 && q_acct + 1 > ql->max_submit_pa)
+			why = WAIT_QOS_MAX_SUB_JOB_PER_ACCT;
+	}
+	for (int32_t a = ai; !why && a >= 0 && (uint32_t)a < ls->nassocs; a = ls->assocs[a].parent) {
 		uint64_t g = ls->assocs[a].lim.grp_submit;
 		if (g != LIM_UNSET && !(ql && ql->grp_submit != LIM_UNSET) && grp[a] + 1 > g)
-			ok = 0;
+			why = WAIT_ASSOC_GRP_SUB_JOB;
+		else if (a == ai && max_submit != LIM_UNSET && self + 1 > max_submit)
+			why = WAIT_ASSOC_MAX_SUB_JOB;
 		if (a == ls->assocs[a].parent)
 			break;
 	}
-	if (ql) {
-		if (ql->grp_submit != LIM_UNSET && q_all + 1 > ql->grp_submit)
-			ok = 0;
-		if (ql->max_submit_pu != LIM_UNSET && q_user + 1 > ql->max_submit_pu)
-			ok = 0;
-		if (ql->max_submit_pa != LIM_UNSET && ai >= 0 && q_acct + 1 > ql->max_submit_pa)
-			ok = 0;
-	}
 	free(grp);
-	return ok;
+	return why;
 }
 
 int limits_submit_check(ctld_t *cd, job_t *j, uint32_t asked_time, char **msg)
@@ -345,20 +347,19 @@ int limits_submit_check(ctld_t *cd, job_t *j, uint32_t asked_time, char **msg)
 			t = pmax;
 		j->time_limit = j->desc->time_limit = t;
 	}
-	if (!submit_counts_ok(cd, j, ai, qi))
-		return ESLURM_ACCOUNTING_POLICY;
-	if (deny) {
+	uint32_t why = submit_counts_reason(cd, j, ai, qi);
+	if (!why && deny) {
 		sched_job_t sj;
 		sched_glue_job(cd, j, &sj);
-		uint32_t why = lim_job_check_static(s, &sj);
-		if (why) {
-			verbose("job submit refused by uid %u: %s (QOS %s DenyOnLimit)", j->user_id,
-				job_reason_string(why), ls->qos[qi].name);
-			return ESLURM_ACCOUNTING_POLICY;
-		}
+		why = lim_job_check_static(s, &sj);
 	}
-	(void)msg;
-	return 0;
+	if (!why)
+		return 0;
+	/* sbatch prints the reason as an error line before the failure. */
+	verbose("job submit by uid %u refused: %s", j->user_id, job_reason_string(why));
+	if (msg && !*msg)
+		*msg = xstrdup(job_reason_string(why));
+	return ESLURM_ACCOUNTING_POLICY;
 }
 
 /* ---- preemption ---- */

@@ -423,6 +423,19 @@ static void jc_init(jc_t *x, const sched_t *s, const sched_job_t *j)
 	x->safe = (s->lim_enforce & SCHED_LIM_SAFE) != 0;
 }
 
+/* A group or per-user/account TRES limit the job alone is over (it
+ * could never start under it). */
+static uint32_t alone_over(const jc_t *x, int kind, int scope, const lim_tres_t *l,
+			   const lim_tres_t *qo)
+{
+	for (int k = 0; k < LIM_TRES_N; k++) {
+		int t = tres_order[k];
+		if (set(l->v[t]) && !(qo && set(qo->v[t])) && x->tres[t] > l->v[t])
+			return tres_reason[kind][scope][t];
+	}
+	return 0;
+}
+
 uint32_t lim_job_check_static(const sched_t *s, const sched_job_t *j)
 {
 	if (!(s->lim_enforce & SCHED_LIM_ENFORCE))
@@ -430,17 +443,25 @@ uint32_t lim_job_check_static(const sched_t *s, const sched_job_t *j)
 	jc_t x;
 	jc_init(&x, s, j);
 	uint32_t r;
-	if (x.ql && ((r = check_wall(&x, 1, x.ql, NULL)) || (r = check_per_job(&x, 1, x.ql, NULL))))
+	const lim_set_t *ql = x.ql;
+	if (ql && ((r = check_wall(&x, 1, ql, NULL)) ||
+		   (r = alone_over(&x, K_GRP, 1, &ql->grp_tres, NULL)) ||
+		   (r = check_per_job(&x, 1, ql, NULL)) ||
+		   (r = alone_over(&x, K_MAX_PU, 1, &ql->max_tres_pu, NULL)) ||
+		   (r = alone_over(&x, K_MAX_PA, 1, &ql->max_tres_pa, NULL))))
 		return r;
 	if (!assoc_ok(s, j->assoc))
 		return 0;
 	/* The Max* its association inherits. */
 	lim_set_t eff;
 	resolve_max(s, &eff, (uint32_t)j->assoc);
-	r = check_wall(&x, 0, &eff, x.ql);
-	if (!r)
-		r = check_per_job(&x, 0, &eff, x.ql);
-	return r;
+	if ((r = check_wall(&x, 0, &eff, ql)))
+		return r;
+	int32_t a = j->assoc;
+	for (uint32_t d = 0; assoc_ok(s, a) && d <= s->nassocs; d++, a = s->assocs[a].parent)
+		if ((r = alone_over(&x, K_GRP, 0, &s->assocs[a].lim.grp_tres, ql ? &ql->grp_tres : NULL)))
+			return r;
+	return check_per_job(&x, 0, &eff, ql);
 }
 
 /* Usage-based group limits (GrpTRESMins, GrpWall): usage in TRES-seconds

@@ -425,6 +425,15 @@ static void test_qos(void)
 	sched_job_t big = job(24, CAROL, Q_NORMAL, 1, 2, 60);
 	is_reason(lim_job_check_static(s, &big), WAIT_QOS_MAX_GRES_PER_JOB,
 		  "static: QOSMaxGRESPerJob");
+	qos[Q_NORMAL].lim.max_tres_pj.v[LIM_TRES_GPU] = LIM_UNSET;
+	qos[Q_NORMAL].lim.max_tres_pu.v[LIM_TRES_GPU] = 1;
+	is_reason(lim_job_check_static(s, &big), WAIT_QOS_MAX_GRES_PER_USER,
+		  "static: the job alone over MaxTRESPerUser");
+	qos[Q_NORMAL].lim.max_tres_pu.v[LIM_TRES_GPU] = LIM_UNSET;
+	assocs[ACCT_B].lim.grp_tres.v[LIM_TRES_GPU] = 1;
+	is_reason(lim_job_check_static(s, &big), WAIT_ASSOC_GRP_GRES,
+		  "static: the job alone over its account's GrpTRES");
+	assocs[ACCT_B].lim.grp_tres.v[LIM_TRES_GPU] = LIM_UNSET;
 	qos[Q_NORMAL].lim.max_jobs_pu = 0;
 	sched_job_t small = job(25, CAROL, Q_NORMAL, 1, 1, 60);
 	is_reason(lim_job_check_static(s, &small), WAIT_NO_REASON,
