@@ -74,6 +74,8 @@ typedef struct job {
 	uint32_t gpus_per_task;   /* --gpus-per-task */
 	uint32_t assoc_id;        /* its association (acct.h), 0 = none */
 	uint32_t qos_id;          /* its QOS, 0 = none */
+	uint32_t cancel_uid;      /* who cancelled it (sacct "CANCELLED by"), */
+	uint8_t cancelled_by;     /* when this is set; not kept across restarts */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
@@ -168,6 +170,7 @@ typedef struct ctld {
 		*st_job_desc, *st_node_save, *st_part_save, *st_meta_set;
 	sqlite3_stmt *st_node_notes;   /* nodes.comment/extra, after st_node_save */
 	sqlite3_stmt *st_node_weight;  /* nodes.weight, after st_node_save */
+	sqlite3_stmt *st_acct_job;     /* acct_jobs.c: upsert of a job's record */
 	int in_txn;
 	int db_failed;          /* a statement of the open transaction failed */
 	int db_errno;           /* why it failed (ENOSPC, EIO, ...) */
@@ -244,6 +247,14 @@ void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
 void db_job_update_desc(ctld_t *cd, const job_t *j);
 int db_load(ctld_t *cd);             /* recovery at start */
+/* A migration step (state_db.c's migrations[]): DDL on db inside the
+ * step's transaction; 0, or -1 with *err (malloc'd). */
+typedef int (*db_migrate_f)(sqlite3 *db, char **err);
+/* sqlite3_exec: 0, or -1 with *err (malloc'd). */
+int db_exec(sqlite3 *db, const char *sql, char **err);
+/* How many migration steps this sluice knows (PRAGMA user_version of a
+ * DB it has opened). */
+int db_schema_version(void);
 
 /* The reply to a state change refused while the store is failing
  * ("state save location '/x': No space left on device"; malloc'd). */
@@ -286,6 +297,8 @@ void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32
 void job_add_recovered(ctld_t *cd, job_t *j);
 void job_free(job_t *j);
 void job_set_tres(ctld_t *cd, job_t *j);
+/* The TRES the job asks for, as scontrol prints them (malloc'd). */
+char *job_req_tres(ctld_t *cd, const job_t *j);
 void job_resolve_deps(ctld_t *cd, job_t *j);
 uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now);
 void jobs_periodic(ctld_t *cd, int64_t now);
