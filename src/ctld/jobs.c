@@ -809,6 +809,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	strv_free(&j->gres_detail);
 	j->alloc_held = 1;
 	j->state = JOB_RUNNING;
+	ctld_metrics_job_start(cd, j, now);
 	j->reason = WAIT_NO_REASON;
 	xfree(j->reason_detail);
 	j->start_time = now;

@@ -546,6 +546,7 @@ int db_commit(ctld_t *cd)
 		if (!any)
 			return 0;
 	}
+	uint64_t t0 = ctld_stats_us();
 	db_begin(cd);
 	/* After a rollback: the inserts and description rewrites that the
 	 * rolled back transaction held, from what was kept of them. */
@@ -631,8 +632,10 @@ int db_commit(ctld_t *cd)
 		cd->in_txn = 0;
 		cd->db_failed = 0;
 		cd->db_redo = 1;
+		ctld_metrics_commit(cd, ctld_stats_us() - t0, -1);
 		return -1;
 	}
+	ctld_metrics_commit(cd, ctld_stats_us() - t0, 0);
 	cd->in_txn = 0;
 	cd->db_redo = 0;
 	pending_clear(cd);
