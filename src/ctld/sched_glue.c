@@ -454,7 +454,8 @@ void ctld_schedule(ctld_t *cd)
 			/* Limits count and preemption picks running jobs only
 			 * (one ending still holds its nodes, not its limits). */
 			run[r].assoc = run[r].qos = -1;
-			if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
+			run[r].ending = (j->state & JOB_STATE_BASE) != JOB_RUNNING;
+			if (!run[r].ending) {
 				sched_job_t tmp;
 				memset(&tmp, 0, sizeof(tmp));
 				limits_job_fill(cd, j, &tmp);

@@ -2031,10 +2031,24 @@ static void try_preempt(ctx_t *c, const sched_job_t *j, const req_t *r, sched_de
 		return;
 	if (!c->preempted)
 		c->preempted = xcalloc(s->nrunning, 1);
+	/* Jobs already ending (victims of an earlier pass) free their nodes
+	 * soon: if that is enough, wait for them rather than preempt more. */
+	uint32_t nend = 0;
+	for (uint32_t i = 0; i < s->nrunning; i++)
+		if (s->running[i].alloc && s->running[i].ending) {
+			alloc_toggle(c, s->running[i].alloc, 1);
+			nend++;
+		}
+	if (nend && fits_now(c, j, r)) {
+		for (uint32_t i = 0; i < s->nrunning; i++)
+			if (s->running[i].alloc && s->running[i].ending)
+				alloc_toggle(c, s->running[i].alloc, 0);
+		return;
+	}
 	uint32_t *v = xmalloc(s->nrunning * sizeof(uint32_t)), nv = 0;
 	for (uint32_t i = 0; i < s->nrunning; i++) {
 		const sched_running_t *rj = &s->running[i];
-		if (!rj->alloc || c->preempted[i] || !qos_may_preempt(s, j->qos, rj->qos))
+		if (!rj->alloc || rj->ending || c->preempted[i] || !qos_may_preempt(s, j->qos, rj->qos))
 			continue;
 		int in_part = 0;
 		for (uint32_t k = 0; k < rj->alloc->nnodes && !in_part; k++)
@@ -2080,10 +2094,14 @@ static void try_preempt(ctx_t *c, const sched_job_t *j, const req_t *r, sched_de
 			dd->preempt[dd->npreempt++] = v[k];
 		}
 	}
-	/* Restore: every victim still out goes back on its nodes. */
+	/* Restore: every victim still out and the ending jobs go back on
+	 * their nodes. */
 	for (uint32_t k = 0; k < taken; k++)
 		if (v[k] != UINT32_MAX)
 			alloc_toggle(c, s->running[v[k]].alloc, 0);
+	for (uint32_t i = 0; i < s->nrunning; i++)
+		if (s->running[i].alloc && s->running[i].ending)
+			alloc_toggle(c, s->running[i].alloc, 0);
 	free(v);
 }
 

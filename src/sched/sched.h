@@ -269,8 +269,10 @@ typedef struct sched_running {
 	uint32_t uid;
 	int32_t assoc, qos;        /* indexes, -1 = none */
 	int64_t start_time;
-	uint32_t part;             /* its partition (preemption stays in the
-	                            * preemptor's partition's nodes) */
+	uint32_t part;             /* its partition */
+	int ending;                /* ended, still holding its nodes until its
+	                            * node reports (a preempted job): counted
+	                            * as free for preemption, never a victim */
 } sched_running_t;
 
 /* Counters of the last pass (sdiag): the core counts, the controller adds

@@ -524,6 +524,19 @@ static void test_preempt(void)
 	sched_decisions_free(d, 1);
 	s->preempt_mode = LIM_PREEMPT_REQUEUE;
 
+	/* A victim of an earlier pass still ending: enough, nothing more
+	 * goes. */
+	run[2].ending = 1;
+	sched_pass(s, &hj2, 1, NOW, &d);
+	is_int(d[0].npreempt, 0, "the ending job's 2 CPUs will do: no new victim");
+	is_reason(d[0].reason, WAIT_RESOURCES, "it waits for them");
+	sched_decisions_free(d, 1);
+	sched_pass(s, &hj, 1, NOW, &d);
+	is_int(d[0].npreempt, 1, "4 CPUs: one more victim beside the ending job");
+	ok(has(&d[0], 1), "job 11 (the youngest that is enough), not the ending job 12");
+	sched_decisions_free(d, 1);
+	run[2].ending = 0;
+
 	/* The node state is as it was: nothing free. */
 	uint32_t used = 0;
 	for (uint32_t i = 0; i < 4; i++)
