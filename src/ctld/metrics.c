@@ -709,7 +709,8 @@ static void scheduler_write(scrape_t *s)
 	/* Ours: histograms in seconds and the controller's own health. */
 	const ctld_mstats_t *m = &cd->mstats;
 	prom_family(sb, "sluice_sched_cycle_seconds", "histogram",
-		    "Scheduling passes by kind (main; backfill: a pass that ran a backfill cycle)");
+		    "Scheduling passes (kind=main: every pass, as sdiag counts main cycles; kind=backfill: "
+		    "the passes that ran a backfill cycle)");
 	prom_hist_write(sb, "sluice_sched_cycle_seconds", &m->sched_cycle, "kind", "main", NULL);
 	prom_hist_write(sb, "sluice_sched_cycle_seconds", &m->bf_cycle, "kind", "backfill", NULL);
 	prom_family(sb, "sluice_state_commit_seconds", "histogram",
