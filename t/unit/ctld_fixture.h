@@ -16,8 +16,9 @@
 #include "states.h"
 #include "xalloc.h"
 
-/* A config for nnodes nodes in dir (created); returns the ctld. */
-static ctld_t *fixture_ctld(const char *dir, uint32_t nnodes)
+/* A config for nnodes nodes in dir (created), plus the lines of extra
+ * (or NULL); returns the ctld. */
+static ctld_t *fixture_ctld(const char *dir, uint32_t nnodes, const char *extra)
 {
 	char *p = xasprintf("%s/slurm.conf", dir);
 	FILE *f = fopen(p, "w");
@@ -30,6 +31,8 @@ static ctld_t *fixture_ctld(const char *dir, uint32_t nnodes)
 		"PartitionName=defq Nodes=n[%05u-%05u] Default=YES MaxTime=INFINITE State=UP\n"
 		"PartitionName=short Nodes=n[%05u-%05u] MaxTime=1:00:00 State=UP\n",
 		dir, 1u, nnodes, 1u, nnodes, 1u, nnodes > 1 ? nnodes / 2 : 1u);
+	if (extra)
+		fputs(extra, f);
 	fclose(f);
 	char *g = xasprintf("%s/gres.conf", dir);
 	f = fopen(g, "w");

@@ -147,7 +147,7 @@ static void test_render(void)
 {
 	char dir[] = "/tmp/test_metrics.XXXXXX";
 	ok(mkdtemp(dir) != NULL, "temp dir");
-	ctld_t *cd = fixture_ctld(dir, 4);
+	ctld_t *cd = fixture_ctld(dir, 4, NULL);
 	is_int(cd->nnodes, 4, "fixture: 4 nodes");
 	fixture_job(cd, JOB_RUNNING, 1001, "alice", "physics", 0, 0, 4, 0x3);
 	fixture_job(cd, JOB_RUNNING, 1002, "bob", "chem\"lab\\1", 1, 1, 8, 0xff);
