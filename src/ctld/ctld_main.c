@@ -457,6 +457,8 @@ int cmd_ctld(int argc, char **argv)
 	if (db_open(cd, dbpath, &err))
 		return startup_fail("%s", err);
 	cd->db_path = dbpath;
+	if (acct_init(cd, &err))
+		return startup_fail("%s", err);
 	/* SQLite made sluice.db-wal and -shm: give them to SlurmUser too. */
 	if (state_dir_prepare(ssl, cd->slurm_uid, slurm_gid))
 		return 1;
