@@ -179,6 +179,7 @@ struct lim_ctx {
 	lim_set_t *eff;              /* per association, Max* inherited */
 	pair_t *pairs;
 	uint32_t psize;              /* power of two */
+	uint32_t pcount;             /* used; grown past half full */
 };
 
 static uint32_t hash3(uint32_t a, uint32_t b, uint32_t c)
@@ -188,24 +189,47 @@ static uint32_t hash3(uint32_t a, uint32_t b, uint32_t c)
 	return (uint32_t)(h ^ (h >> 29));
 }
 
-/* The counter of (qos, key, kind); create: make one if none. */
-static pair_t *pair_get(const lim_ctx_t *c, uint32_t qos, uint32_t key, uint32_t kind, int create)
+/* The slot of (qos, key, kind): its entry or the free slot for it. */
+static pair_t *pair_slot(pair_t *pairs, uint32_t size, uint32_t qos, uint32_t key, uint32_t kind)
 {
-	uint32_t m = c->psize - 1, h = hash3(qos, key, kind) & m;
-	for (uint32_t probe = 0; probe < c->psize; probe++, h = (h + 1) & m) {
-		pair_t *p = &c->pairs[h];
-		if (!p->kind) {
-			if (!create)
-				return NULL;
-			p->qos = qos;
-			p->key = key;
-			p->kind = kind;
-			return p;
-		}
-		if (p->qos == qos && p->key == key && p->kind == kind)
+	uint32_t m = size - 1, h = hash3(qos, key, kind) & m;
+	for (;; h = (h + 1) & m) {   /* never full: kept at most half */
+		pair_t *p = &pairs[h];
+		if (!p->kind || (p->qos == qos && p->key == key && p->kind == kind))
 			return p;
 	}
-	return NULL;
+}
+
+/* The counter of (qos, key, kind), or NULL if none. */
+static const pair_t *pair_find(const lim_ctx_t *c, uint32_t qos, uint32_t key, uint32_t kind)
+{
+	const pair_t *p = pair_slot(c->pairs, c->psize, qos, key, kind);
+	return p->kind ? p : NULL;
+}
+
+/* The counter of (qos, key, kind), made if none (the table doubles once
+ * half full). */
+static pair_t *pair_make(lim_ctx_t *c, uint32_t qos, uint32_t key, uint32_t kind)
+{
+	if (2 * (c->pcount + 1) > c->psize) {
+		uint32_t nsize = c->psize * 2;
+		pair_t *np = xcalloc(nsize, sizeof(pair_t));
+		for (uint32_t i = 0; i < c->psize; i++)
+			if (c->pairs[i].kind)
+				*pair_slot(np, nsize, c->pairs[i].qos, c->pairs[i].key,
+					   c->pairs[i].kind) = c->pairs[i];
+		free(c->pairs);
+		c->pairs = np;
+		c->psize = nsize;
+	}
+	pair_t *p = pair_slot(c->pairs, c->psize, qos, key, kind);
+	if (!p->kind) {
+		p->qos = qos;
+		p->key = key;
+		p->kind = kind;
+		c->pcount++;
+	}
+	return p;
 }
 
 /* The account association a job's association belongs to: itself for an
@@ -251,11 +275,9 @@ static void count_job(lim_ctx_t *c, int32_t assoc, int32_t qos, uint32_t uid,
 	}
 	if (qos_ok(s, qos)) {
 		use_add(&c->qos[qos], tres, mins);
-		pair_t *p = pair_get(c, (uint32_t)qos, uid, 1, 1);
-		if (p)
-			use_add(&p->u, tres, mins);
-		if (assoc_ok(s, assoc) && (p = pair_get(c, (uint32_t)qos, acct_key(s, assoc), 2, 1)))
-			use_add(&p->u, tres, mins);
+		use_add(&pair_make(c, (uint32_t)qos, uid, 1)->u, tres, mins);
+		if (assoc_ok(s, assoc))
+			use_add(&pair_make(c, (uint32_t)qos, acct_key(s, assoc), 2)->u, tres, mins);
 	}
 }
 
@@ -296,6 +318,7 @@ static double mins_left(int64_t now, int64_t end)
 lim_ctx_t *lim_ctx_new(const sched_t *s, const sched_job_t *jobs, uint32_t n, int64_t now)
 {
 	(void)jobs;
+	(void)n;
 	if (!(s->lim_enforce & SCHED_LIM_ENFORCE) || (!s->nassocs && !s->nqos))
 		return NULL;
 	lim_ctx_t *c = xcalloc(1, sizeof(*c));
@@ -309,8 +332,9 @@ lim_ctx_t *lim_ctx_new(const sched_t *s, const sched_job_t *jobs, uint32_t n, in
 	c->eff = xmalloc((c->na ? c->na : 1) * sizeof(lim_set_t));
 	for (uint32_t a = 0; a < c->na; a++)
 		resolve_max(s, &c->eff[a], a);
-	/* Each running or pending job makes at most two pairs. */
-	uint64_t want = 2ull * ((uint64_t)s->nrunning + n) * 2 + 16;
+	/* Each running job makes at most two pairs; the jobs the pass starts
+	 * grow the table. */
+	uint64_t want = 4ull * s->nrunning + 16;
 	c->psize = 16;
 	while (c->psize < want && c->psize < (1u << 30))
 		c->psize <<= 1;
@@ -539,11 +563,11 @@ uint32_t lim_job_check(const lim_ctx_t *c, const sched_job_t *j)
 			return WAIT_QOS_GRP_JOB;
 		if (set(ql->grp_wall) && over_usage(&x, x.q->usage_wall, ql->grp_wall, x.mins))
 			return WAIT_QOS_GRP_WALL;
-		pu = pair_get(c, (uint32_t)j->qos, j->user_id, 1, 0);
+		pu = pair_find(c, (uint32_t)j->qos, j->user_id, 1);
 		if (set(ql->max_jobs_pu) && (pu ? pu->u.jobs : 0) + 1 > ql->max_jobs_pu)
 			return WAIT_QOS_MAX_JOB_PER_USER;
 		if (al)
-			pa = pair_get(c, (uint32_t)j->qos, acct_key(s, j->assoc), 2, 0);
+			pa = pair_find(c, (uint32_t)j->qos, acct_key(s, j->assoc), 2);
 		if (al && set(ql->max_jobs_pa) && (pa ? pa->u.jobs : 0) + 1 > ql->max_jobs_pa)
 			return WAIT_QOS_MAX_JOB_PER_ACCT;
 		if ((r = check_wall(&x, 1, ql, NULL)))
