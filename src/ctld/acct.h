@@ -157,6 +157,9 @@ void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
 /* MSG_STEP_COMPLETE: a node's share of a step (node traffic only). 0 or
  * an errors.h number. */
 int acct_step_complete(struct ctld *cd, const msg_step_complete_t *m, uint32_t uid);
+/* Queue a node's report as acct_step_complete does once it has checked
+ * it (also for tests). */
+void acct_steps_queue_report(struct ctld *cd, const msg_step_complete_t *m);
 /* db_commit: anything queued? apply the queue inside the open
  * transaction; drop it once committed. */
 int acct_steps_pending(const struct ctld *cd);

@@ -242,6 +242,15 @@ void acct_steps_job_end(ctld_t *cd, const job_t *j, uint32_t state, uint32_t exi
 	o->time = now;
 }
 
+void acct_steps_queue_report(ctld_t *cd, const msg_step_complete_t *m)
+{
+	if (!cd->steps)
+		return;
+	step_op_t *o = op_new(cd, OP_REPORT, m->job_id, m->step_id);
+	o->rep = *m;
+	o->rep.node = xstrdup(m->node ? m->node : "");
+}
+
 int acct_step_complete(ctld_t *cd, const msg_step_complete_t *m, uint32_t uid)
 {
 	/* node traffic: the supervisors run as root or SlurmUser */
@@ -259,11 +268,7 @@ int acct_step_complete(ctld_t *cd, const msg_step_complete_t *m, uint32_t uid)
 	}
 	if (m->step_id < STEP_BATCH - 1 && m->step_id >= j->next_step)
 		return ESLURM_INVALID_JOB_ID;    /* no such step was created */
-	if (!cd->steps)
-		return 0;
-	step_op_t *o = op_new(cd, OP_REPORT, m->job_id, m->step_id);
-	o->rep = *m;
-	o->rep.node = xstrdup(m->node);
+	acct_steps_queue_report(cd, m);
 	debug("step %u.%u: %s reported %s, %u task%s", m->job_id, m->step_id, m->node,
 	      job_state_string(m->end_state), m->usage.ntasks, m->usage.ntasks == 1 ? "" : "s");
 	return 0;
