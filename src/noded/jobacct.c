@@ -3,12 +3,15 @@
  * step's supervisor (JobAcctGatherType, JobAcctGatherFrequency).
  *
  * jobacct_gather/linux: every task leads its own session (the supervisors
- * setsid() each task), so a task's process tree is every process whose
- * session is the task's pid: children, grandchildren, daemonized helpers
- * that kept the session. One sample reads /proc/PID/stat of every process
- * on the host (one open/read/close each; a process of another session is
- * dropped after parsing) and /proc/PID/io of the task's own processes, and
- * adds up per task: RSS, VMSize, major faults, user and system CPU (the
+ * setsid() each task). A sample walks each task's process tree from the
+ * task down through the kernel's children lists
+ * (/proc/PID/task/TID/children) and counts the processes still in the
+ * task's session, so its cost grows with the job's processes, not the
+ * host's; a process that left the tree (reparented to init after its
+ * parent died) is missed, as with Slurm's linux plugin. Where the kernel
+ * has no children files, every /proc/PID/stat of the host is read instead
+ * and a process counts for the task whose session it is in. Per task it
+ * adds up: RSS, VMSize, major faults, user and system CPU (the
  * session leader's counts include its reaped children: cutime, cstime,
  * cmajflt; its io counts include them too, as the kernel folds a reaped
  * child's I/O into its parent), read and write bytes (rchar/wchar, as
@@ -123,6 +126,7 @@ int jobacct_parse_stat(const char *text, proc_stat_t *ps)
 	ps->stime = v[15 - 4];
 	ps->cutime = v[16 - 4];
 	ps->cstime = v[17 - 4];
+	ps->num_threads = v[20 - 4];
 	ps->vsize = v[23 - 4];
 	ps->rss = v[24 - 4];
 	return 0;
@@ -217,6 +221,124 @@ static uint64_t ticks_us(const jobacct_t *ja, uint64_t ticks)
 
 #define RAISE(a, b) do { if ((b) > (a)) (a) = (b); } while (0)
 
+/* Most processes one sample visits in a task's tree (a fork bomb's tree
+ * is not walked to its end every period). */
+#define JAG_MAX_VISIT 65536
+
+/* Add process pid (its stat already parsed into ps) to task t's sums. */
+static void add_proc(jobacct_t *ja, int dfd, const char *pid, const proc_stat_t *ps,
+		     jag_task_t *t)
+{
+	task_usage_t *c = &t->cur;
+	c->rss_kb += ps->rss * ja->page_kb;
+	c->vmsize_kb += ps->vsize / 1024;
+	c->pages += ps->majflt;
+	c->user_cpu_us += ticks_us(ja, ps->utime);
+	c->sys_cpu_us += ticks_us(ja, ps->stime);
+	if (ps->pid == t->sid) {        /* its reaped children */
+		c->pages += ps->cmajflt;
+		c->user_cpu_us += ticks_us(ja, ps->cutime);
+		c->sys_cpu_us += ticks_us(ja, ps->cstime);
+	}
+	char path[300], buf[1024];
+	uint64_t r, w;
+	snprintf(path, sizeof(path), "%s/io", pid);
+	if (read_small(dfd, path, buf, sizeof(buf)) > 0 && jobacct_parse_io(buf, &r, &w) == 0) {
+		c->disk_read += r;
+		c->disk_write += w;
+	}
+}
+
+/* The whole host: every process of a task's session (no children files,
+ * CONFIG_PROC_CHILDREN off). Cost grows with the host's processes. */
+static void sample_scan(jobacct_t *ja, int dfd)
+{
+	DIR *d = fdopendir(dup(dfd));
+	if (!d)
+		return;
+	struct dirent *de;
+	char path[300], buf[1024];
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "%s/stat", de->d_name);
+		proc_stat_t ps;
+		if (read_small(dfd, path, buf, sizeof(buf)) <= 0 || jobacct_parse_stat(buf, &ps) < 0)
+			continue;
+		jag_task_t *t = task_of(ja, ps.session);
+		if (t)
+			add_proc(ja, dfd, de->d_name, &ps, t);
+	}
+	closedir(d);
+}
+
+/* A task's tree from its leader down, through the children files of its
+ * processes' threads: cost grows with the job's processes only. Only
+ * processes still in the task's session count (one that left it with
+ * setsid is another job's business, as in the scan). -1 when the leader
+ * has no children file (the kernel lacks them: scan instead). */
+static int sample_tree(jobacct_t *ja, int dfd, jag_task_t *t)
+{
+	int *stack = malloc(64 * sizeof(int)), top = 0, cap = 64, visits = 0, rc = 0;
+	if (!stack)
+		return 0;
+	stack[top++] = t->sid;
+	char pid[16], path[300], buf[4096];
+	while (top && visits++ < JAG_MAX_VISIT) {
+		int p = stack[--top];
+		snprintf(pid, sizeof(pid), "%d", p);
+		snprintf(path, sizeof(path), "%s/stat", pid);
+		proc_stat_t ps;
+		if (read_small(dfd, path, buf, sizeof(buf)) <= 0 || jobacct_parse_stat(buf, &ps) < 0)
+			continue;            /* gone meanwhile */
+		if (ps.session == t->sid)
+			add_proc(ja, dfd, pid, &ps, t);
+		/* threads fork too: read each one's children (one thread:
+		 * just its own) */
+		int tids[64], ntid = 0;
+		if (ps.num_threads <= 1) {
+			tids[ntid++] = p;
+		} else {
+			snprintf(path, sizeof(path), "%s/task", pid);
+			int tfd = openat(dfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			DIR *td = tfd >= 0 ? fdopendir(tfd) : NULL;
+			if (!td && tfd >= 0)
+				close(tfd);
+			for (struct dirent *de; td && ntid < 64 && (de = readdir(td));)
+				if (isdigit((unsigned char)de->d_name[0]))
+					tids[ntid++] = atoi(de->d_name);
+			if (td)
+				closedir(td);
+		}
+		for (int k = 0; k < ntid; k++) {
+			snprintf(path, sizeof(path), "%s/task/%d/children", pid, tids[k]);
+			ssize_t n = read_small(dfd, path, buf, sizeof(buf));
+			if (n < 0) {
+				if (p == t->sid && errno == ENOENT && !k)
+					rc = -1;     /* no children files here */
+				continue;
+			}
+			for (char *q = buf, *e; *q; q = e) {
+				long c = strtol(q, &e, 10);
+				if (e == q)
+					break;
+				if (c <= 0)
+					continue;
+				if (top == cap) {
+					int *ns = realloc(stack, (size_t)cap * 2 * sizeof(int));
+					if (!ns)
+						break;
+					stack = ns;
+					cap *= 2;
+				}
+				stack[top++] = (int)c;
+			}
+		}
+	}
+	free(stack);
+	return rc;
+}
+
 void jobacct_sample(jobacct_t *ja, int64_t now_ms)
 {
 	if (ja->conf.type == JAG_NONE)
@@ -230,42 +352,19 @@ void jobacct_sample(jobacct_t *ja, int64_t now_ms)
 		memset(&ja->t[i].cur, 0, sizeof(ja->t[i].cur));
 		any |= ja->t[i].sid > 0 && !ja->t[i].done;
 	}
-	DIR *d = any ? opendir(ja->proc_root) : NULL;
-	if (d) {
-		int dfd = dirfd(d);
-		struct dirent *de;
-		char path[300], buf[1024];
-		while ((de = readdir(d))) {
-			if (!isdigit((unsigned char)de->d_name[0]))
-				continue;
-			snprintf(path, sizeof(path), "%s/stat", de->d_name);
-			proc_stat_t ps;
-			if (read_small(dfd, path, buf, sizeof(buf)) <= 0 ||
-			    jobacct_parse_stat(buf, &ps) < 0)
-				continue;
-			jag_task_t *t = task_of(ja, ps.session);
-			if (!t)
-				continue;
-			task_usage_t *c = &t->cur;
-			c->rss_kb += ps.rss * ja->page_kb;
-			c->vmsize_kb += ps.vsize / 1024;
-			c->pages += ps.majflt;
-			c->user_cpu_us += ticks_us(ja, ps.utime);
-			c->sys_cpu_us += ticks_us(ja, ps.stime);
-			if (ps.pid == t->sid) {        /* its reaped children */
-				c->pages += ps.cmajflt;
-				c->user_cpu_us += ticks_us(ja, ps.cutime);
-				c->sys_cpu_us += ticks_us(ja, ps.cstime);
-			}
-			uint64_t r, w;
-			snprintf(path, sizeof(path), "%s/io", de->d_name);
-			if (read_small(dfd, path, buf, sizeof(buf)) > 0 &&
-			    jobacct_parse_io(buf, &r, &w) == 0) {
-				c->disk_read += r;
-				c->disk_write += w;
-			}
+	int dfd = any ? open(ja->proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (dfd >= 0) {
+		for (uint32_t i = 0; i < ja->n && !ja->full_scan; i++) {
+			jag_task_t *t = &ja->t[i];
+			if (t->sid > 0 && !t->done && sample_tree(ja, dfd, t) < 0)
+				ja->full_scan = 1;
 		}
-		closedir(d);
+		if (ja->full_scan) {
+			for (uint32_t i = 0; i < ja->n; i++)
+				memset(&ja->t[i].cur, 0, sizeof(ja->t[i].cur));
+			sample_scan(ja, dfd);
+		}
+		close(dfd);
 	}
 	for (uint32_t i = 0; i < ja->n; i++) {
 		jag_task_t *t = &ja->t[i];

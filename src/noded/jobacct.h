@@ -30,6 +30,7 @@ void jobacct_conf_from(const conf_t *conf, jobacct_conf_t *out);
  * bytes, rss in pages). */
 typedef struct proc_stat {
 	int pid, ppid, pgrp, session;
+	uint64_t num_threads;
 	char state;
 	uint64_t majflt, cmajflt, utime, stime, cutime, cstime, vsize, rss;
 } proc_stat_t;
@@ -54,6 +55,7 @@ typedef struct jobacct {
 	uint64_t tick_hz, page_kb;
 	int64_t next_ms;          /* next periodic sample, 0 = none planned */
 	uint64_t samples, sample_ns;   /* how many, and their total cost */
+	int full_scan;            /* no children files: scan all of /proc */
 } jobacct_t;
 
 /* A gatherer for ntasks tasks of this node (proc_root NULL: /proc). */

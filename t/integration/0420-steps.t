@@ -122,7 +122,32 @@ test_expect_success SQLITE3 'a step that runs across a controller restart is rec
 	test -n "$(step_col $id 0 user_cpu_us)"
 '
 
-test_expect_success SQLITE3 'dump' '
-	sqlite3 -header "$CL/state/sluice.db" "select job_id,step_id,name,state,exit_code,start,end,nodelist,nnodes,ntasks,alloc_cpus,alloc_tres,user_cpu_us,sys_cpu_us,max_rss_kb,max_rss_node,max_rss_task,ave_rss_kb,max_vmsize_kb,max_pages,min_cpu_s,max_disk_read,max_disk_write,tres_usage_in_ave,tres_usage_out_max from acct_step"
+test_expect_success SQLITE3 'srun making its own allocation: step 0 and no batch step' '
+	id=$(srun -N2 sh -c "echo \$SLURM_JOB_ID" | sort -u) &&
+	test -n "$id" &&
+	wait_for 10 step_ended $id 0 &&
+	test "$(step_col $id 0 state)" = 3 &&
+	test "$(step_col $id 0 name)" = sh &&
+	test "$(step_col $id 0 tasks_done)" = 2 &&
+	test -z "$(step_col $id $BATCH state)" &&
+	wait_for 10 step_ended $id $EXTERN
 '
+
+sup_pid() { sed -n "s/^pid=//p" "$CL/spool/comp001/job$1/state"; }
+
+# The batch supervisor dies: noded kills its script (srun with it, so the
+# step's tasks are killed: CANCELLED), and reports the job NODE_FAIL; the
+# batch step, whose end nobody reports, and the extern step end with it.
+test_expect_success SQLITE3 'a dead batch supervisor: the job ends NODE_FAIL, no step stays open' '
+	id=$(sbatch --parsable -N2 -o /dev/null --wrap="srun -N2 sleep 1000") &&
+	wait_for 20 step_running $id 0 &&
+	sp=$(sup_pid $id) && test -n "$sp" &&
+	kill -9 $sp &&
+	wait_job_state $id NODE_FAIL 20 &&
+	wait_for 20 step_ended $id 0 &&
+	st=$(step_col $id 0 state) && { test "$st" = 4 || test "$st" = 7; } &&
+	test "$(step_col $id $BATCH state)" = 7 &&
+	test "$(step_col $id $EXTERN state)" = 7
+'
+
 test_done

@@ -114,6 +114,7 @@ static void test_sample(void)
 	jobacct_task_start(ja, 1, 300, 5, 1000);
 	is_int(jobacct_due_ms(ja, 1500), 500, "first sample a period after the start");
 	jobacct_sample(ja, 2000);
+	ok(ja->full_scan, "no children files: every process of the host is read");
 	is_int(jobacct_due_ms(ja, 2000), 1000, "next sample a period later");
 	uint64_t pk = ja->page_kb, hz = ja->tick_hz;
 	const task_usage_t *u = &ja->t[0].u;
@@ -169,6 +170,51 @@ static void test_sample(void)
 	is_int(ja->t[0].u.user_cpu_us, 100000500, "none: CPU from rusage");
 	is_int(ja->t[0].u.rss_kb, 0, "none: no memory figure");
 	jobacct_free(ja);
+	snprintf(p, sizeof(p), "rm -rf %s", root);
+	ok(system(p) == 0, "fixture removed");
+}
+
+static void children(int pid, const char *list)
+{
+	char path[200];
+	snprintf(path, sizeof(path), "%s/%d/task", root, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", root, pid, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/children", root, pid, pid);
+	FILE *f = fopen(path, "w");
+	fputs(list, f);
+	fclose(f);
+}
+
+/* With the kernel's children files: the tree from the task down. */
+static void test_tree(void)
+{
+	snprintf(root, sizeof(root), "/tmp/test_jobacct.XXXXXX");
+	ok(mkdtemp(root) != NULL, "fixture root");
+	fake_proc(100, "bash", 1, 100, 0, 0, 1, 0, 0, 0, 10ull << 20, 100, "rchar: 1\nwchar: 1\n");
+	fake_proc(101, "perl", 100, 100, 0, 0, 1, 0, 0, 0, 10ull << 20, 200, "rchar: 1\nwchar: 1\n");
+	fake_proc(102, "x", 101, 100, 0, 0, 1, 0, 0, 0, 10ull << 20, 400, NULL);
+	fake_proc(103, "own", 101, 103, 0, 0, 1, 0, 0, 0, 10ull << 20, 800, NULL);
+	fake_proc(104, "y", 103, 103, 0, 0, 1, 0, 0, 0, 10ull << 20, 1600, NULL);
+	/* same session but reparented to init: not in the tree */
+	fake_proc(150, "orphan", 1, 100, 0, 0, 1, 0, 0, 0, 10ull << 20, 3200, NULL);
+	children(100, "101 ");
+	children(101, "102 103 ");
+	children(102, "");
+	children(103, "104 ");
+	children(104, "");
+	children(150, "");
+	jobacct_conf_t c = { JAG_LINUX, 0 };
+	jobacct_t *ja = jobacct_new(&c, 1, root);
+	jobacct_task_start(ja, 0, 100, 0, 0);
+	is_int(jobacct_due_ms(ja, 0), -1, "task=0: no periodic sample");
+	jobacct_sample(ja, 0);
+	ok(!ja->full_scan, "children files: the tree is walked");
+	is_int(ja->t[0].u.rss_kb, 700 * ja->page_kb,
+	       "the tree in the session: not what left it (setsid), nor an orphan");
+	jobacct_free(ja);
+	char p[200];
 	snprintf(p, sizeof(p), "rm -rf %s", root);
 	ok(system(p) == 0, "fixture removed");
 }
@@ -249,6 +295,7 @@ int main(void)
 	test_parsers();
 	test_conf();
 	test_sample();
+	test_tree();
 	test_merge();
 	return done_testing();
 }
