@@ -136,11 +136,17 @@ int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
 
 /* ---- acct_jobs.c ---- */
 /* The job's accounting record changed (called for each dirty job from
- * db_commit, inside the transaction). */
+ * db_commit, inside the transaction, and at its insertion). A failure
+ * fails the turn's transaction (cd->db_failed), as any write. */
 void acct_job_record(struct ctld *cd, const struct job *j);
+/* Migration step: the acct_job table and its indexes (state_db.c). */
+int acct_jobs_migrate(sqlite3 *db, char **err);
+void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
 
 /* ---- acct_steps.c ---- */
-/* The acct_step table and its statements (db_open); 0 or -1 with *err. */
+/* Migration step: create acct_step (state_db.c's migrations[]). */
+int acct_steps_migrate(sqlite3 *db, char **err);
+/* Its statements, once the DB is migrated (db_open); 0 or -1 with *err. */
 int acct_steps_db_init(struct ctld *cd, char **err);
 void acct_steps_db_close(struct ctld *cd);
 /* A step started: its row (state RUNNING) is written with the turn's

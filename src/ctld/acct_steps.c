@@ -49,7 +49,7 @@
 #define STEP_MAX_NODES (1u << 20)
 
 static const char *ddl =
-	"CREATE TABLE IF NOT EXISTS acct_step(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
+	"CREATE TABLE acct_step(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
 	" name TEXT, state INTEGER, exit_code INTEGER, start INTEGER, end INTEGER,"
 	" suspended INTEGER, nodelist TEXT, nnodes INTEGER, ntasks INTEGER, alloc_cpus INTEGER,"
 	" alloc_tres TEXT, req_cpufreq TEXT, user_cpu_us INTEGER, sys_cpu_us INTEGER,"
@@ -90,14 +90,13 @@ struct acct_steps {
 	sqlite3_stmt *ins, *get, *put, *open_of_job, *close_one;
 };
 
+int acct_steps_migrate(sqlite3 *db, char **err)
+{
+	return db_exec(db, ddl, err);
+}
+
 int acct_steps_db_init(ctld_t *cd, char **err)
 {
-	char *e = NULL;
-	if (sqlite3_exec(cd->db, ddl, NULL, NULL, &e) != SQLITE_OK) {
-		*err = xasprintf("state db: creating acct_step: %s", e ? e : "error");
-		sqlite3_free(e);
-		return -1;
-	}
 	struct acct_steps *s = cd->steps ? cd->steps : xcalloc(1, sizeof(*s));
 	cd->steps = s;
 	static const char *sql[] = {

@@ -71,8 +71,9 @@ int main(void)
 {
 	char *err = NULL;
 	ok(sqlite3_open(":memory:", &cd.db) == SQLITE_OK, "db");
-	ok(acct_steps_db_init(&cd, &err) == 0, "table and statements");
-	ok(acct_steps_db_init(&cd, &err) == 0, "again on an existing table");
+	ok(acct_steps_migrate(cd.db, &err) == 0, "table created (migration step)");
+	ok(acct_steps_db_init(&cd, &err) == 0, "statements");
+	ok(acct_steps_db_init(&cd, &err) == 0, "again");
 	ok(!acct_steps_pending(&cd), "nothing queued");
 
 	acct_step_start(&cd, 7, 0, "a.out", "n[1-2]", 2, 4, 4, 2048, 100);
