@@ -39,7 +39,10 @@ test_expect_success SQLITE3 'a batch job that touches 60 MB shows MaxRSS of abou
 	test "$(step_col $id $BATCH exit_code)" = 0 &&
 	test "$(step_col $id $BATCH name)" = batch &&
 	test "$(step_col $id $BATCH ntasks)" = 1 &&
-	vm=$(step_col $id $BATCH max_vmsize_kb) && in_range "$vm" 61440 10000000
+	vm=$(step_col $id $BATCH max_vmsize_kb) && in_range "$vm" 61440 10000000 &&
+	in_range "$(step_col $id $BATCH sys_cpu_us)" 1 10000000 &&
+	step_col $id $BATCH tres_usage_in_max |
+		grep -Eq "^energy=0,fs/disk=[0-9]+,mem=${rss}K,pages=[0-9]+,vmem=${vm}K$"
 '
 
 test_expect_success SQLITE3 'a short job still shows its memory (rusage at the end)' '
