@@ -520,6 +520,7 @@ int cmd_ctld(int argc, char **argv)
 	start_pipe = -1;
 	loop_run(cd->loop);
 
+	acct_rpc_shutdown(cd);
 	db_commit(cd);
 	conn_flush_all(cd->loop);
 	info("sluice ctld stopped");
