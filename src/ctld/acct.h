@@ -11,7 +11,8 @@
  *   acct_rpc.c     MSG_ACCT_REQ dispatch; store queries run on a reader
  *                  thread with its own read-only connection, so a heavy
  *                  sacct/sreport never lengthens a loop turn
- *   acct_jobs.c    job records (acct_job), written from db_commit; sacct
+ *   acct_jobs.c    job records (acct_job), written from db_commit
+ *   acct_sacct.c   sacct's query (a store read)
  *   acct_steps.c   step records (acct_step) reported by the node daemons
  *   assoc.c        clusters, accounts, users, associations, QOS, coordinators
  *                  (acct_t below); sacctmgr; Account/QOS of a job at submit
@@ -212,6 +213,9 @@ void acct_steps_committed(struct ctld *cd);
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
 /* A conn closed: drop the answers the reader still owes it. */
 void acct_rpc_conn_closed(struct ctld *cd, conn_t *c);
+/* At exit: stop the reader thread (after the loop; answers still owed
+ * are dropped). */
+void acct_rpc_shutdown(struct ctld *cd);
 
 /* Operations (the ops[] table of acct_rpc.c names each with its
  * function): a loop operation runs in the loop with the model at hand
@@ -231,6 +235,11 @@ typedef void (*acct_loop_f)(struct ctld *cd, const msg_acct_req_t *req, uint32_t
 			    msg_acct_reply_t *out);
 typedef void (*acct_read_f)(sqlite3 *db, const acct_read_ctx_t *ctx,
 			    const msg_acct_req_t *req, msg_acct_reply_t *out);
+
+/* ---- acct_sacct.c ---- */
+/* ACCT_OP_SACCT (a store read; its arguments: acct_sacct.c). */
+void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		     msg_acct_reply_t *out);
 
 /* The value of "key=value" in args, or NULL (the first match). */
 const char *acct_arg(const msg_acct_req_t *req, const char *key);
