@@ -11,7 +11,8 @@
  *   acct_rpc.c     MSG_ACCT_REQ dispatch; store queries run on a reader
  *                  thread with its own read-only connection, so a heavy
  *                  sacct/sreport never lengthens a loop turn
- *   acct_jobs.c    job records (acct_job), written from db_commit; sacct
+ *   acct_jobs.c    job records (acct_job), written from db_commit
+ *   acct_sacct.c   sacct's query (a store read)
  *   acct_steps.c   step records (acct_step) reported by the node daemons
  *   assoc.c        clusters, accounts, users, associations, QOS, coordinators
  *                  (acct_t below); sacctmgr; Account/QOS of a job at submit
@@ -197,11 +198,43 @@ void acct_job_record(struct ctld *cd, const struct job *j);
 int acct_jobs_migrate(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
 
+/* ---- acct_steps.c ---- */
+/* Migration step: create acct_step (state_db.c's migrations[]). */
+int acct_steps_migrate(sqlite3 *db, char **err);
+/* Its statements, once the DB is migrated (db_open); 0 or -1 with *err. */
+int acct_steps_db_init(struct ctld *cd, char **err);
+void acct_steps_db_close(struct ctld *cd);
+/* A step started: its row (state RUNNING) is written with the turn's
+ * commit. mem_mb and cpus make its AllocTRES. */
+void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const char *name,
+		     const char *nodelist, uint32_t nnodes, uint32_t ntasks, uint32_t cpus,
+		     uint64_t mem_mb, int64_t start);
+/* The job started (j->start_time, j->alloc set): its batch step, and its
+ * extern step with PrologFlags=Contain. */
+void acct_steps_job_start(struct ctld *cd, const struct job *j);
+/* The job ended: its steps still open are closed with it. */
+void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
+			uint32_t exit_status, int64_t now);
+/* MSG_STEP_COMPLETE: a node's share of a step (node traffic only). 0 or
+ * an errors.h number. */
+int acct_step_complete(struct ctld *cd, const msg_step_complete_t *m, uint32_t uid);
+/* Queue a node's report as acct_step_complete does once it has checked
+ * it (also for tests). */
+void acct_steps_queue_report(struct ctld *cd, const msg_step_complete_t *m);
+/* db_commit: anything queued? apply the queue inside the open
+ * transaction; drop it once committed. */
+int acct_steps_pending(const struct ctld *cd);
+void acct_steps_commit(struct ctld *cd);
+void acct_steps_committed(struct ctld *cd);
+
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
 /* A conn closed: drop the answers the reader still owes it. */
 void acct_rpc_conn_closed(struct ctld *cd, conn_t *c);
+/* At exit: stop the reader thread (after the loop; answers still owed
+ * are dropped). */
+void acct_rpc_shutdown(struct ctld *cd);
 
 /* Operations (the ops[] table of acct_rpc.c names each with its
  * function): a loop operation runs in the loop with the model at hand
@@ -221,6 +254,11 @@ typedef void (*acct_loop_f)(struct ctld *cd, const msg_acct_req_t *req, uint32_t
 			    msg_acct_reply_t *out);
 typedef void (*acct_read_f)(sqlite3 *db, const acct_read_ctx_t *ctx,
 			    const msg_acct_req_t *req, msg_acct_reply_t *out);
+
+/* ---- acct_sacct.c ---- */
+/* ACCT_OP_SACCT (a store read; its arguments: acct_sacct.c). */
+void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		     msg_acct_reply_t *out);
 
 /* The value of "key=value" in args, or NULL (the first match). */
 const char *acct_arg(const msg_acct_req_t *req, const char *key);

@@ -827,6 +827,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	free(j->nodes);
 	j->nodes = alloc_nodes_string(cd, &j->alloc);
 	job_set_tres(cd, j);
+	acct_steps_job_start(cd, j);
 	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
 		node_t *n = &cd->nodes[j->alloc.nodes[i]];
 		n->last_busy = now;
@@ -856,6 +857,8 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	/* A pending job's start_time is backfill's estimate, not a start. */
 	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
 		j->start_time = 0;
+	else if (!JOB_IS_FINISHED(j->state))
+		acct_steps_job_end(cd, j, state, exit_code, now);   /* its open steps */
 	xfree(j->sched_nodes);
 	ctld_stats_job_end(cd, state);     /* sdiag */
 	j->state = state;
@@ -914,6 +917,8 @@ void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now)
 		/* the ping goes after the kill on the same connection */
 		j->fence[j->nfence++] = (fence_t){ n->idx, node_ping(cd, n) };
 	}
+	/* the old run's steps end here (a late report still merges in) */
+	acct_steps_job_end(cd, j, JOB_CANCELLED, 0, now);
 	job_requeue(cd, j);
 	j->restarts++;
 	j->submit_time = now;
