@@ -24,6 +24,7 @@ static const struct acct_op_def {
 	acct_read_f read;
 } ops[] = {
 	{ ACCT_OP_NONE, NULL, NULL },
+	{ ACCT_OP_MGR, acct_mgr_op, NULL },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)
