@@ -71,6 +71,21 @@ int acct_is_operator(ctld_t *cd, uint32_t uid)
 	return acct_admin_level(cd, uid) >= ACCT_ADMIN_OPERATOR;
 }
 
+int is_super(const ctld_t *cd, uint32_t uid)
+{
+	return acct_admin_level((ctld_t *)cd, uid) == ACCT_ADMIN_SUPER;
+}
+
+int is_operator(const ctld_t *cd, uint32_t uid)
+{
+	return acct_admin_level((ctld_t *)cd, uid) >= ACCT_ADMIN_OPERATOR;
+}
+
+int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid)
+{
+	return is_operator(cd, uid) || (j->desc && acct_is_coord(cd, uid, j->desc->account));
+}
+
 /* ---- lookups ---- */
 
 /* One open-addressing table of record indexes + 1 (0 = empty). */

@@ -1233,6 +1233,8 @@ static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	mgr_where(m, "Names|Name|Users|User", &names);
 	mgr_where(m, "Accounts|Account|Acct", &accts);
 	mgr_where(m, "Partitions|Partition", &parts);
+	/* (sacctmgr load: the association for any partition only) */
+	int nopart = mgr_where(m, "NoPartition", NULL);
 	for (uint32_t i = 0; i < names.n; i++)
 		acct_name_lower(names.v[i]);
 	for (uint32_t i = 0; i < accts.n; i++)
@@ -1242,7 +1244,7 @@ static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	char *defacct = NULL;
 	uint32_t level = UINT32_MAX;
 	for (uint32_t i = 0; i < m->wk.n; i++)
-		if (!mgr_key_is(m->wk.v[i], "Names|Name|Users|User|Accounts|Account|Acct|Partitions|Partition|Clusters|Cluster")) {
+		if (!mgr_key_is(m->wk.v[i], "Names|Name|Users|User|Accounts|Account|Acct|Partitions|Partition|Clusters|Cluster|NoPartition")) {
 			fail(o, SLURM_ERROR, " Unknown condition: %s=%s\n", m->wk.v[i], m->wv.v[i]);
 			goto out;
 		}
@@ -1281,7 +1283,8 @@ static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			const acct_assoc_t *a = &am->assocs[order[k]];
 			if (!a->user || (names.n && !mgr_strv_has_ci(&names, a->user)) ||
 			    (accts.n && !mgr_strv_has_ci(&accts, a->account)) ||
-			    (parts.n && (!a->partition || !mgr_strv_has_ci(&parts, a->partition))))
+			    (parts.n && (!a->partition || !mgr_strv_has_ci(&parts, a->partition))) ||
+			    (nopart && a->partition))
 				continue;
 			assocs[nassocs++] = order[k];
 		}
@@ -1634,12 +1637,7 @@ static void delete_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		const acct_user_t *u = acct_user_find(cd, a->user);
 		if (!u || !u->default_account || strcmp(u->default_account, a->account))
 			continue;
-		/* fine if the user goes with it entirely (no other association) */
-		int other = 0;
-		for (uint32_t j = 0; j < am->nassocs && !other; j++)
-			other = !del[j] && am->assocs[j].user && !strcmp(am->assocs[j].user, a->user);
-		if (other)
-			strbuf_addf(&bad, "  C = %-15.15s A = %-10.10s U = %-9.9s\n", am->cluster, a->account, a->user);
+		strbuf_addf(&bad, "  C = %-15.15s A = %-10.10s U = %-9.9s\n", am->cluster, a->account, a->user);
 	}
 	if (bad.len) {
 		fail(o, SLURM_ERROR, " Error with request: You can not remove the default account of a user\n%s"
@@ -2058,7 +2056,11 @@ static void mgr_load(ctld_t *cd, const msg_acct_req_t *req, mgr_req_t *m, mgr_ou
 			continue;
 		}
 		int is_user = !strcasecmp(l->type, "User");
-		int exists = is_user ? acct_assoc_find(cd, l->name, parent, NULL) != NULL
+		const char *lpart = NULL;
+		for (uint32_t k = 0; k < l->keys.n; k++)
+			if (mgr_key_is(l->keys.v[k], "Partition"))
+				lpart = l->vals.v[k];
+		int exists = is_user ? acct_assoc_find(cd, l->name, parent, lpart) != NULL
 			: acct_account_find(cd, l->name) != NULL;
 		char *kv;
 		strv_push(&sub.names, l->name);
@@ -2100,6 +2102,10 @@ static void mgr_load(ctld_t *cd, const msg_acct_req_t *req, mgr_req_t *m, mgr_ou
 				memset(&sub.sv, 0, sizeof(sub.sv));
 				strv_push(&sub.wk, "Account");
 				strv_push(&sub.wv, parent);
+				/* that one association: of the partition, or the one
+				 * for any partition */
+				strv_push(&sub.wk, lpart ? "Partition" : "NoPartition");
+				strv_push(&sub.wv, lpart ? lpart : "1");
 				for (uint32_t k = 1; k < keep_k.n; k++) {
 					strv_push(&sub.sk, keep_k.v[k]);
 					strv_push(&sub.sv, keep_v.v[k]);
