@@ -175,8 +175,41 @@ int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
 
 /* ---- acct_jobs.c ---- */
 /* The job's accounting record changed (called for each dirty job from
- * db_commit, inside the transaction). */
+ * db_commit, inside the transaction, and at its insertion). A failure
+ * fails the turn's transaction (cd->db_failed), as any write. */
 void acct_job_record(struct ctld *cd, const struct job *j);
+/* Migration step: the acct_job table and its indexes (state_db.c). */
+int acct_jobs_migrate(sqlite3 *db, char **err);
+void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
+
+/* ---- acct_steps.c ---- */
+/* Migration step: create acct_step (state_db.c's migrations[]). */
+int acct_steps_migrate(sqlite3 *db, char **err);
+/* Its statements, once the DB is migrated (db_open); 0 or -1 with *err. */
+int acct_steps_db_init(struct ctld *cd, char **err);
+void acct_steps_db_close(struct ctld *cd);
+/* A step started: its row (state RUNNING) is written with the turn's
+ * commit. mem_mb and cpus make its AllocTRES. */
+void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const char *name,
+		     const char *nodelist, uint32_t nnodes, uint32_t ntasks, uint32_t cpus,
+		     uint64_t mem_mb, int64_t start);
+/* The job started (j->start_time, j->alloc set): its batch step, and its
+ * extern step with PrologFlags=Contain. */
+void acct_steps_job_start(struct ctld *cd, const struct job *j);
+/* The job ended: its steps still open are closed with it. */
+void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
+			uint32_t exit_status, int64_t now);
+/* MSG_STEP_COMPLETE: a node's share of a step (node traffic only). 0 or
+ * an errors.h number. */
+int acct_step_complete(struct ctld *cd, const msg_step_complete_t *m, uint32_t uid);
+/* Queue a node's report as acct_step_complete does once it has checked
+ * it (also for tests). */
+void acct_steps_queue_report(struct ctld *cd, const msg_step_complete_t *m);
+/* db_commit: anything queued? apply the queue inside the open
+ * transaction; drop it once committed. */
+int acct_steps_pending(const struct ctld *cd);
+void acct_steps_commit(struct ctld *cd);
+void acct_steps_committed(struct ctld *cd);
 
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */

@@ -328,6 +328,11 @@ void job_set_tres(ctld_t *cd, job_t *j)
 		j->tres = intern_take(tres_string(cpus, mem, j->alloc.nnodes, 1, gpus, gt, gpus));
 		return;
 	}
+	j->tres = intern_take(job_req_tres(cd, j));
+}
+
+char *job_req_tres(ctld_t *cd, const job_t *j)
+{
 	const job_desc_t *d = j->desc;
 	uint32_t nodes = d->min_nodes ? d->min_nodes : 1;
 	uint64_t cpus = (uint64_t)job_ntasks(j) * job_cpt(j);
@@ -338,7 +343,8 @@ void job_set_tres(ctld_t *cd, job_t *j)
 		cpus = gpus * d->cpus_per_gpu;
 	uint64_t mem = d->mem_per_gpu ? d->mem_per_gpu * gpus
 		     : d->mem_per_node ? d->mem_per_node * nodes : d->mem_per_cpu * cpus;
-	j->tres = intern_take(tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus));
+	(void)cd;
+	return tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus);
 }
 
 /* ---- priority ---- */
@@ -807,6 +813,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	strv_free(&j->gres_detail);
 	j->alloc_held = 1;
 	j->state = JOB_RUNNING;
+	ctld_metrics_job_start(cd, j, now);
 	j->reason = WAIT_NO_REASON;
 	xfree(j->reason_detail);
 	j->start_time = now;
@@ -816,6 +823,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	free(j->nodes);
 	j->nodes = alloc_nodes_string(cd, &j->alloc);
 	job_set_tres(cd, j);
+	acct_steps_job_start(cd, j);
 	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
 		node_t *n = &cd->nodes[j->alloc.nodes[i]];
 		n->last_busy = now;
@@ -845,6 +853,8 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	/* A pending job's start_time is backfill's estimate, not a start. */
 	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
 		j->start_time = 0;
+	else if (!JOB_IS_FINISHED(j->state))
+		acct_steps_job_end(cd, j, state, exit_code, now);   /* its open steps */
 	xfree(j->sched_nodes);
 	ctld_stats_job_end(cd, state);     /* sdiag */
 	j->state = state;
@@ -903,6 +913,8 @@ void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now)
 		/* the ping goes after the kill on the same connection */
 		j->fence[j->nfence++] = (fence_t){ n->idx, node_ping(cd, n) };
 	}
+	/* the old run's steps end here (a late report still merges in) */
+	acct_steps_job_end(cd, j, JOB_CANCELLED, 0, now);
 	job_requeue(cd, j);
 	j->restarts++;
 	j->submit_time = now;
@@ -1018,6 +1030,8 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	if (base == JOB_PENDING) {
 		if (sig && sig != SIGKILL && sig != SIGTERM)
 			return ESLURM_JOB_PENDING;
+		j->cancelled_by = 1;
+		j->cancel_uid = uid;
 		job_end(cd, j, JOB_CANCELLED, 0, now);
 		info("job %u cancelled (pending) by uid %u", id, uid);
 		return 0;
@@ -1028,6 +1042,8 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
 	int held = batch_host_connected(cd, j);
+	j->cancelled_by = 1;
+	j->cancel_uid = uid;
 	job_end(cd, j, JOB_CANCELLED, SIGTERM, now);
 	if (!held)
 		job_release(cd, j);
