@@ -114,4 +114,14 @@ test_expect_success USERS 'jobs keep their association and QOS across a controll
 	wait_job_state $id COMPLETED 30
 '
 
+test_expect_success USERS 'scontrol reconfigure applies a new AccountingStorageEnforce' '
+	cd "$CL/work" &&
+	test_expect_code 1 as bob sbatch -A nosuch -o /dev/null --wrap=true 2>err &&
+	sed -i "/^AccountingStorageEnforce=/d" "$CL/etc/slurm.conf" &&
+	scontrol reconfigure &&
+	id=$(as bob sbatch --parsable -H -A nosuch -o /dev/null --wrap=true) &&
+	test "$(job_field $id Account)" = chem &&
+	scancel $id
+'
+
 test_done
