@@ -28,6 +28,7 @@
 
 #include "errors.h"
 #include "log.h"
+#include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
 
@@ -1413,6 +1414,32 @@ out:
 
 /* ---- delete ---- */
 
+/* Jobs not yet finished that belong to a marked association: Slurm
+ * refuses to remove those ("Job(s) active, cancel job(s) before
+ * remove"). 1 (and the error in o) if there are any. O(jobs). */
+static int assocs_busy(ctld_t *cd, const uint8_t *del, mgr_out_t *o)
+{
+	acct_t *am = &cd->acct;
+	strbuf_t lines;
+	strbuf_init(&lines);
+	for (uint32_t i = 0; i < cd->njobs; i++) {
+		const job_t *j = cd->jobs[i];
+		if (!j || !j->assoc_id || JOB_IS_FINISHED(j->state))
+			continue;
+		acct_assoc_t *a = acct_assoc_by_id(cd, j->assoc_id);
+		if (!a || !del[a - am->assocs])
+			continue;
+		strbuf_addf(&lines, "  JobID = %-10u C = %-10.10s A = %-10.10s U = %-9.9s\n", j->job_id,
+			    am->cluster, a->account, a->user ? a->user : "");
+	}
+	int busy = lines.len > 0;
+	if (busy)
+		fail(o, SLURM_ERROR, " Error with request: Job(s) active, cancel job(s) before remove\n%s",
+		     lines.buf);
+	strbuf_release(&lines);
+	return busy;
+}
+
 /* Remove the associations marked in del (by index); O(n). */
 static void drop_assocs(ctld_t *cd, const uint8_t *del)
 {
@@ -1534,6 +1561,8 @@ static void delete_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	}
 	if (!allowed) {
 		denied_change(o);
+	} else if (assocs_busy(cd, del, o)) {
+		/* o has the jobs */
 	} else if (!ndel && !gone.n) {
 		strbuf_addstr(&o->out, " Nothing deleted\n");
 		o->rc = ACCT_MGR_NOTHING;
@@ -1639,7 +1668,9 @@ static void delete_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			continue;
 		strbuf_addf(&bad, "  C = %-15.15s A = %-10.10s U = %-9.9s\n", am->cluster, a->account, a->user);
 	}
-	if (bad.len) {
+	if (hit.n && assocs_busy(cd, del, o)) {
+		/* o has the jobs */
+	} else if (bad.len) {
 		fail(o, SLURM_ERROR, " Error with request: You can not remove the default account of a user\n%s"
 		     " Please either remove the accounts listed above from list and resubmit,\n"
 		     " or change these users' default accounts to remove the account(s).\n"

@@ -114,6 +114,21 @@ test_expect_success USERS 'jobs keep their association and QOS across a controll
 	wait_job_state $id COMPLETED 30
 '
 
+test_expect_success USERS 'an association with jobs not finished cannot be removed' '
+	cd "$CL/work" &&
+	sacctmgr -i add account theory >/dev/null &&
+	sacctmgr -i add user alice account=theory >/dev/null &&
+	id=$(as alice sbatch --parsable -H -A theory -o /dev/null --wrap=true) &&
+	test_expect_code 1 sacctmgr -i delete user alice account=theory 2>err &&
+	grep "Job(s) active, cancel job(s) before remove" err &&
+	grep "JobID = $id" err &&
+	test_expect_code 1 sacctmgr -i delete account theory 2>err &&
+	grep "Job(s) active" err &&
+	scancel $id && wait_job_state $id CANCELLED &&
+	sacctmgr -i delete user alice account=theory >/dev/null &&
+	sacctmgr -i delete account theory >/dev/null
+'
+
 test_expect_success USERS 'scontrol reconfigure applies a new AccountingStorageEnforce' '
 	cd "$CL/work" &&
 	test_expect_code 1 as bob sbatch -A nosuch -o /dev/null --wrap=true 2>err &&
