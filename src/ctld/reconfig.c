@@ -392,6 +392,8 @@ int ctld_reconfigure(ctld_t *cd, char **msg)
 	cd->max_pjf = nd->max_pjf;
 	cd->total_cpus = nd->total_cpus;
 	cd->conf = nc;
+	/* AccountingStorageEnforce applies to the next submission */
+	cd->acct.enforce = acct_enforce_parse(conf_get(nc, "AccountingStorageEnforce"));
 	ctld_watch_groups(cd);   /* AllowGroups resolved again, off the loop */
 	free(nd);
 	ctld_load_sched_conf(cd);
