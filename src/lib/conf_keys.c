@@ -201,6 +201,8 @@ static const struct conf_keydef global_keys[] = {
 	{ "SlurmctldTimeout", CV_UINT, A, NULL },
 	{ "SlurmdDebug", CV_DEBUG, A, NULL },
 	{ "SlurmdLogFile", CV_STR, A, NULL },
+	{ "SlurmdMetricsDcgmMapDir", CV_STR, A, NULL }, /* Sluice: dcgm-exporter job mapping files */
+	{ "SlurmdMetricsPort", CV_STR, A, NULL },       /* Sluice: node /metrics, "N" or "+N" */
 	{ "SlurmdParameters", CV_STR, 0, NULL },
 	{ "SlurmdPidFile", CV_STR, A, NULL },
 	{ "SlurmdPort", CV_PORT, A, NULL },
