@@ -15,7 +15,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -Isrc -Isrc/lib -MMD -MP
-LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lm
+LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lmicrohttpd -lm
 
 LIB_SRC := $(sort $(wildcard src/lib/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
@@ -62,7 +62,7 @@ $(eval $(call layer_lib,libcmd,$(CMD_OBJ)))
 ifeq ($(SAN),1)
 BIN_LDLIBS := $(LDLIBS)
 else
-BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lm
+BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lmicrohttpd -lm
 endif
 $(BUILD)/sluice: $(BUILD)/obj/src/sluice.o $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/src/sluice.o -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(BIN_LDLIBS)
@@ -77,7 +77,8 @@ $(BUILD)/t/%: t/unit/%.c $(ALL_LIBS)
 
 # Debian packages the build and the tests need (installed only if missing).
 DEPS := gcc make libsqlite3-dev libmunge-dev munge nettle-dev libssl-dev libjansson-dev \
-	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind iproute2
+	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind iproute2 \
+	libmicrohttpd-dev prometheus
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

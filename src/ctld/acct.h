@@ -136,8 +136,12 @@ int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
 
 /* ---- acct_jobs.c ---- */
 /* The job's accounting record changed (called for each dirty job from
- * db_commit, inside the transaction). */
+ * db_commit, inside the transaction, and at its insertion). A failure
+ * fails the turn's transaction (cd->db_failed), as any write. */
 void acct_job_record(struct ctld *cd, const struct job *j);
+/* Migration step: the acct_job table and its indexes (state_db.c). */
+int acct_jobs_migrate(sqlite3 *db, char **err);
+void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
 
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */

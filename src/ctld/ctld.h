@@ -25,6 +25,9 @@
 #include "proto.h"
 #include "sched/sched.h"
 #include "acct.h"
+#include "http.h"
+#include "prom.h"
+#include "states.h"
 
 enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK };
 typedef struct dep {
@@ -74,6 +77,8 @@ typedef struct job {
 	uint32_t gpus_per_task;   /* --gpus-per-task */
 	uint32_t assoc_id;        /* its association (acct.h), 0 = none */
 	uint32_t qos_id;          /* its QOS, 0 = none */
+	uint32_t cancel_uid;      /* who cancelled it (sacct "CANCELLED by"), */
+	uint8_t cancelled_by;     /* when this is set; not kept across restarts */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
@@ -153,6 +158,24 @@ typedef struct ctld_stats {
 	ctld_rpc_stat_t *rpc_users; size_t nrpc_users, arpc_users;
 } ctld_stats_t;
 
+/* What the metrics endpoint adds to the sdiag counters (metrics.c): never
+ * reset by sdiag -r (Prometheus counters and histograms). */
+typedef struct ctld_mstats {
+	uint64_t jobs_submitted, jobs_started;
+	uint64_t jobs_ended[JOB_END];   /* by base end state */
+	prom_hist_t sched_cycle, bf_cycle;   /* seconds */
+	prom_hist_t commit;             /* seconds, commits that wrote */
+	uint64_t commit_failures;
+	uint32_t commit_last_us, commit_max_us;
+	prom_hist_t turn;               /* loop turn busy time, seconds */
+	uint32_t turn_max_us;
+	struct { char *part; prom_hist_t h; } *wait;   /* job wait by partition */
+	size_t nwait, await;
+	http_server_t *http;            /* NULL: metrics off */
+	uint32_t scrape_last_us;
+	size_t scrape_last_bytes;
+} ctld_mstats_t;
+
 typedef struct ctld {
 	conf_t *conf;
 	const char *conf_path;
@@ -168,6 +191,7 @@ typedef struct ctld {
 		*st_job_desc, *st_node_save, *st_part_save, *st_meta_set;
 	sqlite3_stmt *st_node_notes;   /* nodes.comment/extra, after st_node_save */
 	sqlite3_stmt *st_node_weight;  /* nodes.weight, after st_node_save */
+	sqlite3_stmt *st_acct_job;     /* acct_jobs.c: upsert of a job's record */
 	int in_txn;
 	int db_failed;          /* a statement of the open transaction failed */
 	int db_errno;           /* why it failed (ENOSPC, EIO, ...) */
@@ -225,6 +249,7 @@ typedef struct ctld {
 	uint32_t max_pjf, total_cpus;
 
 	ctld_stats_t stats;      /* sdiag */
+	ctld_mstats_t mstats;    /* metrics endpoint (metrics.c) */
 
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
@@ -244,6 +269,14 @@ void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
 void db_job_update_desc(ctld_t *cd, const job_t *j);
 int db_load(ctld_t *cd);             /* recovery at start */
+/* A migration step (state_db.c's migrations[]): DDL on db inside the
+ * step's transaction; 0, or -1 with *err (malloc'd). */
+typedef int (*db_migrate_f)(sqlite3 *db, char **err);
+/* sqlite3_exec: 0, or -1 with *err (malloc'd). */
+int db_exec(sqlite3 *db, const char *sql, char **err);
+/* How many migration steps this sluice knows (PRAGMA user_version of a
+ * DB it has opened). */
+int db_schema_version(void);
 
 /* The reply to a state change refused while the store is failing
  * ("state save location '/x': No space left on device"; malloc'd). */
@@ -286,6 +319,8 @@ void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32
 void job_add_recovered(ctld_t *cd, job_t *j);
 void job_free(job_t *j);
 void job_set_tres(ctld_t *cd, job_t *j);
+/* The TRES the job asks for, as scontrol prints them (malloc'd). */
+char *job_req_tres(ctld_t *cd, const job_t *j);
 void job_resolve_deps(ctld_t *cd, job_t *j);
 uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now);
 void jobs_periodic(ctld_t *cd, int64_t now);
@@ -383,6 +418,24 @@ void ctld_stats_rpc(ctld_t *cd, const ctld_rpc_mark_t *mark, uint32_t uid);
 /* One scheduling pass: started at t0, cd->sched.last holds its counters. */
 void ctld_stats_pass(ctld_t *cd, uint64_t t0);
 void ctld_stats_job_end(ctld_t *cd, uint32_t state);
+/* sdiag's numbers (MSG_STATS), for sdiag and the metrics alike; free with
+ * proto_free(MSG_STATS, m). */
+void ctld_stats_fill(ctld_t *cd, msg_stats_t *m);
+
+/* ---- metrics.c (MetricsType=metrics/openmetrics) ---- */
+void ctld_metrics_init(ctld_t *cd);
+/* Serve /metrics on MetricsPort if MetricsType says so: 0 (also when
+ * off), or -1 with *err (malloc'd). Call after recovery, before the loop. */
+int ctld_metrics_start(ctld_t *cd, char **err);
+/* The exposition text: what NULL for everything, or one of Slurm's
+ * endpoint names ("jobs", "nodes", "partitions", "scheduler",
+ * "jobs-users-accts"). */
+void ctld_metrics_render(ctld_t *cd, const char *what, strbuf_t *sb);
+void ctld_metrics_cycle(ctld_t *cd, uint64_t us, int backfill);
+void ctld_metrics_commit(ctld_t *cd, uint64_t us, int rc);
+void ctld_metrics_turn(ctld_t *cd, uint64_t us);
+void ctld_metrics_job_start(ctld_t *cd, const job_t *j, int64_t now);
+void ctld_metrics_job_end(ctld_t *cd, uint32_t state);
 
 /* ---- helpers ---- */
 int64_t ctld_now(void);

@@ -129,6 +129,12 @@ static void before_sleep(loop_t *l, void *arg)
 		loop_stop(l);
 }
 
+static void turn_hook(loop_t *l, uint64_t busy_us, void *arg)
+{
+	ctld_metrics_turn(arg, busy_us);
+	(void)l;
+}
+
 /* Node liveness on its own, shorter period (SlurmdTimeout / 4): pings
  * and timeouts, and the detection of time this loop did not run. */
 static void nodes_cb(loop_t *l, void *arg)
@@ -382,6 +388,7 @@ int cmd_ctld(int argc, char **argv)
 	cd->conf = conf;
 	cd->boot_time = ctld_now();
 	ctld_stats_init(cd);
+	ctld_metrics_init(cd);
 	cd->slurm_uid = 0;
 	gid_t slurm_gid = 0;
 	if (conf->slurm_user) {
@@ -497,6 +504,11 @@ int cmd_ctld(int argc, char **argv)
 	for (size_t i = 0; i < conf->nunsupported; i++)
 		verbose("slurm.conf: %s is accepted but not acted on", conf->unsupported[i]);
 
+	/* The metrics port: after recovery, so a scrape never sees a
+	 * half-loaded state. */
+	if (ctld_metrics_start(cd, &err))
+		return startup_fail("%s", err);
+
 	sigset_t ss;
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -509,6 +521,7 @@ int cmd_ctld(int argc, char **argv)
 		loop_add_fd(cd->loop, sfd, LOOP_READ, signal_cb, cd);
 
 	loop_set_before_sleep(cd->loop, before_sleep, cd);
+	loop_set_turn_hook(cd->loop, turn_hook, cd);
 	loop_add_timer(cd->loop, PERIODIC_MS, periodic_cb, cd);
 	loop_add_timer(cd->loop, nodes_tick_interval(cd), nodes_cb, cd);
 	cd->nodes_tick_ms = loop_now_ms(cd->loop);   /* a stall before the first tick counts too */

@@ -328,6 +328,11 @@ void job_set_tres(ctld_t *cd, job_t *j)
 		j->tres = intern_take(tres_string(cpus, mem, j->alloc.nnodes, 1, gpus, gt, gpus));
 		return;
 	}
+	j->tres = intern_take(job_req_tres(cd, j));
+}
+
+char *job_req_tres(ctld_t *cd, const job_t *j)
+{
 	const job_desc_t *d = j->desc;
 	uint32_t nodes = d->min_nodes ? d->min_nodes : 1;
 	uint64_t cpus = (uint64_t)job_ntasks(j) * job_cpt(j);
@@ -338,7 +343,8 @@ void job_set_tres(ctld_t *cd, job_t *j)
 		cpus = gpus * d->cpus_per_gpu;
 	uint64_t mem = d->mem_per_gpu ? d->mem_per_gpu * gpus
 		     : d->mem_per_node ? d->mem_per_node * nodes : d->mem_per_cpu * cpus;
-	j->tres = intern_take(tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus));
+	(void)cd;
+	return tres_string(cpus, mem, nodes, 1, gpus, j->gpu_type, gpus);
 }
 
 /* ---- priority ---- */
@@ -803,6 +809,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	strv_free(&j->gres_detail);
 	j->alloc_held = 1;
 	j->state = JOB_RUNNING;
+	ctld_metrics_job_start(cd, j, now);
 	j->reason = WAIT_NO_REASON;
 	xfree(j->reason_detail);
 	j->start_time = now;
@@ -1014,6 +1021,8 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	if (base == JOB_PENDING) {
 		if (sig && sig != SIGKILL && sig != SIGTERM)
 			return ESLURM_JOB_PENDING;
+		j->cancelled_by = 1;
+		j->cancel_uid = uid;
 		job_end(cd, j, JOB_CANCELLED, 0, now);
 		info("job %u cancelled (pending) by uid %u", id, uid);
 		return 0;
@@ -1024,6 +1033,8 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
 	int held = batch_host_connected(cd, j);
+	j->cancelled_by = 1;
+	j->cancel_uid = uid;
 	job_end(cd, j, JOB_CANCELLED, SIGTERM, now);
 	if (!held)
 		job_release(cd, j);

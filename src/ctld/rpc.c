@@ -54,6 +54,7 @@ static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint3
 	int interactive = d->flags & JOB_F_INTERACTIVE;
 	int rc = job_submit(cd, d, uid, gid, &id, &msg);
 	cd->stats.jobs_submitted += rc == 0;
+	cd->mstats.jobs_submitted += rc == 0;
 	cd->jobs_accepted += rc == 0;
 	/* srun asks right after whether it got its allocation; answer that
 	 * from a pass made in this very turn, as Slurm's allocate call does. */

@@ -125,6 +125,11 @@ static const struct conf_keydef global_keys[] = {
 	{ "MCSParameters", CV_STR, 0, NULL },
 	{ "MCSPlugin", CV_STR, 0, NULL },
 	{ "MessageTimeout", CV_UINT, A, NULL },
+	{ "MetricsAddress", CV_STR, A, NULL },      /* Sluice: bind address of MetricsPort */
+	{ "MetricsAllowFrom", CV_STR, A, NULL },    /* Sluice: addresses/CIDRs allowed */
+	{ "MetricsPort", CV_UINT, A, NULL },        /* Sluice: the HTTP port of /metrics */
+	{ "MetricsTokenFile", CV_STR, A, NULL },    /* Sluice: bearer token file (0600) */
+	{ "MetricsType", CV_ENUM, A, "metrics/openmetrics|metrics/none" },   /* Slurm 25.11 */
 	{ "MinJobAge", CV_UINT, A, NULL },
 	{ "MpiDefault", CV_STR, A, NULL },
 	{ "MpiParams", CV_STR, 0, NULL },
@@ -493,6 +498,11 @@ const struct conf_showdef conf_show_keys[] = {
 	{ "MCSPlugin", SF_STR, "mcs/none" },
 	{ "MCSParameters", SF_STR, "(null)" },
 	{ "MessageTimeout", SF_SEC, "10" },
+	{ "MetricsAddress", SF_IFSET, NULL },
+	{ "MetricsAllowFrom", SF_IFSET, NULL },
+	{ "MetricsPort", SF_IFSET, NULL },
+	{ "MetricsTokenFile", SF_IFSET, NULL },
+	{ "MetricsType", SF_IFSET, NULL },
 	{ "MinJobAge", SF_SEC, "300" },
 	{ "MpiDefault", SF_STR, "none" },
 	{ "MpiParams", SF_STR, "(null)" },

@@ -49,7 +49,22 @@ struct loop {
 	uint64_t next_id;
 	loop_hook_f before_sleep;
 	void *before_sleep_arg;
+	loop_turn_f turn_hook;
+	void *turn_arg;
 };
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void loop_set_turn_hook(loop_t *l, loop_turn_f cb, void *arg)
+{
+	l->turn_hook = cb;
+	l->turn_arg = arg;
+}
 
 static uint64_t mono_ms(void)
 {
@@ -311,11 +326,14 @@ int loop_run(loop_t *l)
 {
 	struct epoll_event evs[256];
 	l->stop = 0;
+	uint64_t woke_us = 0;
 	while (!l->stop) {
 		if (l->before_sleep)
 			l->before_sleep(l, l->before_sleep_arg);
 		if (l->stop)
 			break;
+		if (l->turn_hook && woke_us)
+			l->turn_hook(l, mono_us() - woke_us, l->turn_arg);
 		int timeout = -1;
 		l->now = mono_ms();
 		if (l->nheap) {
@@ -326,6 +344,8 @@ int loop_run(loop_t *l)
 		int n = epoll_wait(l->epfd, evs, (int)ARRAY_SIZE(evs), timeout);
 		if (n < 0 && errno != EINTR)
 			return -1;
+		if (l->turn_hook)
+			woke_us = mono_us();
 		l->now = mono_ms();
 		for (int i = 0; i < n && !l->stop; i++) {
 			int fd = (int)(uint32_t)evs[i].data.u64;

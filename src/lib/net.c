@@ -934,6 +934,11 @@ static listener_t *listeners;
 
 /* How many conns may be open at once: the descriptor limit less what the
  * daemon needs for itself (state, logs, spool, children). */
+size_t net_conn_count(void)
+{
+	return nconns;
+}
+
 static size_t conn_limit(void)
 {
 	struct rlimit rl;
