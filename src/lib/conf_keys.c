@@ -577,6 +577,8 @@ const struct conf_showdef conf_show_keys[] = {
 	{ "SlurmctldParameters", SF_STR, "(null)" },
 	{ "SlurmdDebug", SF_STR, "info" },
 	{ "SlurmdLogFile", SF_STR, "(null)" },
+	{ "SlurmdMetricsDcgmMapDir", SF_IFSET, NULL },
+	{ "SlurmdMetricsPort", SF_IFSET, NULL },
 	{ "SlurmdParameters", SF_STR, "(null)" },
 	{ "SlurmdPidFile", SF_STR, "/var/run/slurmd.pid" },
 	{ "SlurmdPort", SF_STR, "6818" },

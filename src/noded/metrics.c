@@ -36,7 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prom.h"
 #include "cmd/cmds.h"
+#include "http.h"
 #include "metrics.h"
 #include "noded.h"
 #include "nvml.h"
@@ -370,21 +372,27 @@ static void family(strbuf_t *o, const char *name, const char *type, const char *
 
 struct node_metrics {
 	noded_t *nd;
+	http_server_t *http;       /* NULL when not served */
+	uint64_t map_timer;        /* dcgm mapping files refresh */
 	nvml_lib_t *nvml;
-	char *sysfs, *proc, *cgroup;
+	char *sysfs, *proc, *cgroup, *nvml_lib;
 	char *dcgm_map_dir;        /* write mapping files, serve no GPU families */
 	long ticks_per_s;
 	long page_size;
 	int ib_absent_said;
 };
 
-node_metrics_t *metrics_create(noded_t *nd, const metrics_paths_t *paths)
+/* The collector without its hardware (metrics_open_hw). */
+static node_metrics_t *metrics_alloc(noded_t *nd, const metrics_paths_t *paths)
 {
 	node_metrics_t *m = xcalloc(1, sizeof(*m));
 	m->nd = nd;
-	m->sysfs = xstrdup(paths && paths->sysfs ? paths->sysfs : "/sys");
+	/* Tests point a daemon at fake trees through the environment. */
+	const char *sys = getenv("SLUICE_SYSFS_ROOT"), *cg = getenv("SLUICE_CGROUP_ROOT");
+	m->sysfs = xstrdup(paths && paths->sysfs ? paths->sysfs : sys && *sys ? sys : "/sys");
 	m->proc = xstrdup(paths && paths->proc ? paths->proc : "/proc");
-	m->cgroup = xstrdup(paths && paths->cgroup ? paths->cgroup : "/sys/fs/cgroup");
+	m->cgroup = xstrdup(paths && paths->cgroup ? paths->cgroup : cg && *cg ? cg : "/sys/fs/cgroup");
+	m->nvml_lib = paths && paths->nvml_lib ? xstrdup(paths->nvml_lib) : NULL;
 	const char *map = nd && nd->conf ? conf_get(nd->conf, "SlurmdMetricsDcgmMapDir") : NULL;
 	if (paths && paths->dcgm_map_dir)
 		map = paths->dcgm_map_dir;
@@ -395,8 +403,14 @@ node_metrics_t *metrics_create(noded_t *nd, const metrics_paths_t *paths)
 	m->page_size = sysconf(_SC_PAGESIZE);
 	if (m->page_size <= 0)
 		m->page_size = 4096;
+	return m;
+}
+
+/* Open NVML and look for InfiniBand once; say what is missing. */
+static void metrics_open_hw(node_metrics_t *m)
+{
 	char *err = NULL;
-	m->nvml = nvml_open(paths ? paths->nvml_lib : NULL, &err);
+	m->nvml = nvml_open(m->nvml_lib, &err);
 	if (!m->nvml) {
 		info("metrics: no GPU families: %s", err);
 		free(err);
@@ -417,6 +431,12 @@ node_metrics_t *metrics_create(noded_t *nd, const metrics_paths_t *paths)
 	if (!any)
 		info("metrics: no InfiniBand families: no device in %s", ib);
 	free(ib);
+}
+
+node_metrics_t *metrics_create(noded_t *nd, const metrics_paths_t *paths)
+{
+	node_metrics_t *m = metrics_alloc(nd, paths);
+	metrics_open_hw(m);
 	return m;
 }
 
@@ -424,10 +444,14 @@ void metrics_destroy(node_metrics_t *m)
 {
 	if (!m)
 		return;
+	http_stop(m->http);
+	if (m->map_timer && m->nd && m->nd->loop)
+		loop_cancel_timer(m->nd->loop, m->map_timer);
 	nvml_close(m->nvml);
 	free(m->sysfs);
 	free(m->proc);
 	free(m->cgroup);
+	free(m->nvml_lib);
 	free(m->dcgm_map_dir);
 	free(m);
 }
@@ -946,4 +970,75 @@ int metrics_dcgm_map_write(node_metrics_t *m)
 	}
 	mjobs_release(&js);
 	return rc;
+}
+
+/* ---- serving ---- */
+
+static void handle(void *arg, const char *path, http_reply_t *r)
+{
+	node_metrics_t *m = arg;
+	if (!strcmp(path, "/metrics")) {
+		metrics_render(m, &r->body);
+		r->content_type = PROM_CONTENT_TYPE;
+	} else if (!strcmp(path, "/livez") || !strcmp(path, "/healthz")) {
+		strbuf_addstr(&r->body, "ok\n");
+	} else if (!strcmp(path, "/readyz")) {
+		if (m->nd && m->nd->link && ctld_link_registered(m->nd->link)) {
+			strbuf_addstr(&r->body, "ok\n");
+		} else {
+			r->status = 503;
+			strbuf_addstr(&r->body, "not ready: not registered with the controller\n");
+		}
+	} else if (!strcmp(path, "/")) {
+		strbuf_addstr(&r->body, "sluice noded: /metrics /livez /readyz /healthz\n");
+	} else {
+		r->status = 404;
+		strbuf_addstr(&r->body, "404 not found\n");
+	}
+}
+
+#define MAP_REFRESH_MS 5000
+
+static void map_tick(loop_t *l, void *arg)
+{
+	node_metrics_t *m = arg;
+	metrics_dcgm_map_write(m);
+	m->map_timer = loop_add_timer(l, MAP_REFRESH_MS, map_tick, m);
+}
+
+int metrics_start(noded_t *nd, char **err)
+{
+	uint16_t port = conf_node_metrics_port(nd->conf, nd->node);
+	*err = NULL;
+	if (!port && !conf_get(nd->conf, "SlurmdMetricsDcgmMapDir"))
+		return 0;
+	node_metrics_t *m = metrics_alloc(nd, NULL);
+	if (port) {
+		http_opts_t o = {
+			.name = "node metrics port",
+			.port = port,
+			.token_file = conf_get(nd->conf, "MetricsTokenFile"),
+			.allow = conf_get(nd->conf, "MetricsAllowFrom"),
+		};
+		m->http = http_start(nd->loop, &o, handle, m, err);
+		if (!m->http) {
+			metrics_destroy(m);
+			return -1;
+		}
+		info("metrics on http://*:%u/metrics%s%s", (unsigned)http_port(m->http),
+		     o.token_file ? " (bearer token)" : "", o.allow ? " (allow-list)" : "");
+	}
+	nd->metrics = m;
+	return 0;
+}
+
+void metrics_start_hw(noded_t *nd)
+{
+	node_metrics_t *m = nd->metrics;
+	if (!m)
+		return;
+	metrics_open_hw(m);
+	/* Mapping files follow the jobs between scrapes too. */
+	if (m->dcgm_map_dir)
+		m->map_timer = loop_add_timer(nd->loop, 0, map_tick, m);
 }

@@ -15,12 +15,24 @@ struct strv;
 typedef struct node_metrics node_metrics_t;
 
 /* Where the collector looks; NULL fields take the defaults (tests point
- * them at fake trees): sysfs "/sys" (InfiniBand under class/infiniband),
- * proc "/proc", cgroup "/sys/fs/cgroup", nvml_lib nvml_lib_path(),
+ * them at fake trees): sysfs $SLUICE_SYSFS_ROOT or "/sys" (InfiniBand under
+ * class/infiniband), proc "/proc", cgroup $SLUICE_CGROUP_ROOT or
+ * "/sys/fs/cgroup", nvml_lib nvml_lib_path() ($SLUICE_NVML_LIB),
  * dcgm_map_dir the config's SlurmdMetricsDcgmMapDir. */
 typedef struct metrics_paths {
 	const char *sysfs, *proc, *cgroup, *nvml_lib, *dcgm_map_dir;
 } metrics_paths_t;
+
+/* Serve /metrics (and /livez, /readyz, /healthz) on the node's
+ * SlurmdMetricsPort (MetricsTokenFile and MetricsAllowFrom apply as for
+ * the controller); nothing when neither it nor SlurmdMetricsDcgmMapDir is
+ * set. Sets nd->metrics. 0, or -1 with *err (malloc'd: port in use, bad
+ * token file or allow-list). Called before the daemon forks, so these
+ * errors reach the starting shell. */
+int metrics_start(struct noded *nd, char **err);
+/* After the fork: open NVML (never across a fork) and look for
+ * InfiniBand; start keeping the dcgm mapping files current. */
+void metrics_start_hw(struct noded *nd);
 
 /* Open NVML and look for InfiniBand devices once; what is missing is said
  * in one log line each. nd may be NULL (benchmarks: no jobs, no node
