@@ -281,14 +281,18 @@ static uint32_t proc_rdma_fds(const char *proc, const char *pid)
 	return n;
 }
 
-/* Add every process of the jobs' sessions: one pass over /proc. */
-static void proc_collect(const char *proc, mjobs_t *js)
+static void job_add_proc(const char *proc, const char *pid, mjob_t *j, uint64_t ticks, uint64_t rss)
 {
-	size_t total = 0;
-	for (size_t i = 0; i < js->n; i++)
-		total += js->v[i].nsids;
-	if (!total)
-		return;
+	j->procs++;
+	j->cpu_ticks += ticks;
+	j->rss_pages += rss;
+	j->rdma_fds += proc_rdma_fds(proc, pid);
+}
+
+/* Add every process of the jobs' sessions: one pass over /proc (when the
+ * kernel has no children files; the cost follows the host's processes). */
+static void proc_scan_all(const char *proc, mjobs_t *js)
+{
 	DIR *d = opendir(proc);
 	if (!d)
 		return;
@@ -305,16 +309,91 @@ static void proc_collect(const char *proc, mjobs_t *js)
 			size_t k = 0;
 			while (k < j->nsids && j->sids[k] != sid)
 				k++;
-			if (k == j->nsids)
-				continue;
-			j->procs++;
-			j->cpu_ticks += ticks;
-			j->rss_pages += rss;
-			j->rdma_fds += proc_rdma_fds(proc, e->d_name);
-			break;
+			if (k < j->nsids) {
+				job_add_proc(proc, e->d_name, j, ticks, rss);
+				break;
+			}
 		}
 	}
 	closedir(d);
+}
+
+#define WALK_MAX 65536   /* processes walked per job per scrape, a bound */
+
+/* Add the processes of one job: each task's session leader and its
+ * descendants still in that session, found through the kernel's
+ * /proc/PID/task/TID/children lists, so the cost follows the job's own
+ * processes, not the host's (a busy node has thousands). A pid that now
+ * belongs to another session (reused, or a child that called setsid) is
+ * not counted, nor are its descendants. */
+static void job_walk(const char *proc, mjob_t *j)
+{
+	struct ent { pid_t pid, sid; } *st = NULL;
+	size_t n = 0, alloc = 0, walked = 0;
+	for (size_t i = 0; i < j->nsids; i++) {
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			st = xrealloc(st, alloc * sizeof(*st));
+		}
+		st[n].pid = st[n].sid = j->sids[i];
+		n++;
+	}
+	while (n && walked++ < WALK_MAX) {
+		struct ent e = st[--n];
+		char ps[24];
+		snprintf(ps, sizeof(ps), "%d", (int)e.pid);
+		pid_t sid;
+		uint64_t ticks, rss;
+		if (proc_stat_read(proc, ps, &sid, &ticks, &rss) < 0 || sid != e.sid)
+			continue;
+		job_add_proc(proc, ps, j, ticks, rss);
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s/task", proc, ps);
+		DIR *d = opendir(path);
+		struct dirent *t;
+		while (d && (t = readdir(d))) {
+			if (!isdigit((unsigned char)t->d_name[0]))
+				continue;
+			char cp[800];
+			snprintf(cp, sizeof(cp), "%s/%s/children", path, t->d_name);
+			char *kids = slurp(cp, 1 << 16);
+			for (char *k = kids; k && *k; ) {
+				char *end;
+				long c = strtol(k, &end, 10);
+				if (end == k)
+					break;
+				if (c > 0) {
+					if (n == alloc) {
+						alloc = alloc ? 2 * alloc : 16;
+						st = xrealloc(st, alloc * sizeof(*st));
+					}
+					st[n].pid = (pid_t)c;
+					st[n].sid = e.sid;
+					n++;
+				}
+				k = end;
+			}
+			free(kids);
+		}
+		if (d)
+			closedir(d);
+	}
+	free(st);
+}
+
+static void proc_collect(const char *proc, int children_ok, mjobs_t *js)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < js->n; i++)
+		total += js->v[i].nsids;
+	if (!total)
+		return;
+	if (!children_ok) {
+		proc_scan_all(proc, js);
+		return;
+	}
+	for (size_t i = 0; i < js->n; i++)
+		job_walk(proc, &js->v[i]);
 }
 
 /* Slurm's cgroup v2 layout (what issue 11's cgroups follow):
@@ -379,6 +458,7 @@ struct node_metrics {
 	char *dcgm_map_dir;        /* write mapping files, serve no GPU families */
 	long ticks_per_s;
 	long page_size;
+	int children_ok;           /* the kernel has /proc/PID/task/TID/children */
 	int ib_absent_said;
 };
 
@@ -403,6 +483,9 @@ static node_metrics_t *metrics_alloc(noded_t *nd, const metrics_paths_t *paths)
 	m->page_size = sysconf(_SC_PAGESIZE);
 	if (m->page_size <= 0)
 		m->page_size = 4096;
+	char *self = xasprintf("%s/self/task/%d/children", m->proc, (int)gettid());
+	m->children_ok = access(self, R_OK) == 0;
+	free(self);
 	return m;
 }
 
@@ -848,7 +931,7 @@ static void render_jobs(node_metrics_t *m, mjobs_t *js, strbuf_t *o)
 {
 	for (size_t i = 0; i < js->n; i++)
 		cgroup_collect(m->cgroup, &js->v[i]);
-	proc_collect(m->proc, js);
+	proc_collect(m->proc, m->children_ok, js);
 	if (!js->n)
 		return;
 	family(o, "sluice_job_cpu_seconds_total", "counter",
