@@ -24,6 +24,7 @@
  * files per port, one pass over /proc when jobs run here. What the host
  * lacks (no NVML, no InfiniBand) is absent, with one log line at start.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -1097,8 +1098,15 @@ int metrics_start(noded_t *nd, char **err)
 		return 0;
 	node_metrics_t *m = metrics_alloc(nd, NULL);
 	if (port) {
+		/* On the node's NodeAddr when it is numeric (virtual nodes on
+		 * loopback stay there), else on every address. */
+		unsigned char a[16];
+		const char *addr = nd->node->addr;
+		if (addr && inet_pton(AF_INET, addr, a) != 1 && inet_pton(AF_INET6, addr, a) != 1)
+			addr = NULL;
 		http_opts_t o = {
 			.name = "node metrics port",
+			.addr = addr,
 			.port = port,
 			.token_file = conf_get(nd->conf, "MetricsTokenFile"),
 			.allow = conf_get(nd->conf, "MetricsAllowFrom"),
@@ -1108,7 +1116,7 @@ int metrics_start(noded_t *nd, char **err)
 			metrics_destroy(m);
 			return -1;
 		}
-		info("metrics on http://*:%u/metrics%s%s", (unsigned)http_port(m->http),
+		info("metrics on http://%s:%u/metrics%s%s", addr ? addr : "*", (unsigned)http_port(m->http),
 		     o.token_file ? " (bearer token)" : "", o.allow ? " (allow-list)" : "");
 	}
 	nd->metrics = m;
