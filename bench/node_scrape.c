@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 		env_set(&env, "SLURM_JOB_USER", "alice");
 		env_set(&env, "SLURM_JOB_ACCOUNT", "physics");
 		env_set(&env, "SLURM_JOB_GPUS", g.buf);
-		metrics_job_meta_write(dir, &env, 1000);
+		metrics_job_meta_write(dir, &env, 1000, 0);
 		pid_t sid = getsid(0);
 		spool_tasks_write(dir, &sid, 1);
 		strv_free(&env);

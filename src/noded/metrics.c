@@ -69,16 +69,17 @@ static uint64_t gpu_mask_parse(const char *s)
 	return m;
 }
 
-int metrics_job_meta_write(const char *dir, const strv_t *env, uint32_t uid)
+int metrics_job_meta_write(const char *dir, const strv_t *env, uint32_t uid, int step)
 {
 	strbuf_t sb = STRBUF_INIT;
 	const char *user = env_get(env, "SLURM_JOB_USER");
 	const char *acct = env_get(env, "SLURM_JOB_ACCOUNT");
-	const char *gpus = env_get(env, "SLURM_STEP_GPUS");
-	if (!gpus)
-		gpus = env_get(env, "SLURM_JOB_GPUS");
-	if (!gpus)
-		gpus = env_get(env, "CUDA_VISIBLE_DEVICES");
+	/* A batch job's SLURM_JOB_GPUS is this node's (the controller sets
+	 * it for the batch host). A step's environment is srun's, inherited
+	 * from the batch script: its SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES
+	 * name the batch host's GPUs, wrong on the other nodes, so a step
+	 * counts only the GPUs given to it on this node (SLURM_STEP_GPUS). */
+	const char *gpus = step ? env_get(env, "SLURM_STEP_GPUS") : env_get(env, "SLURM_JOB_GPUS");
 	const char *nn = env_get(env, "SLURM_JOB_NUM_NODES");
 	if (!nn)
 		nn = env_get(env, "SLURM_NNODES");

@@ -47,9 +47,10 @@ void metrics_render(node_metrics_t *m, strbuf_t *out);
 int metrics_dcgm_map_write(node_metrics_t *m);
 
 /* Record what metrics need of a job launched here in dir/meta: user,
- * account, GPU indexes, node count (from the job's environment). 0 or -1
- * with errno. */
-int metrics_job_meta_write(const char *dir, const struct strv *env, uint32_t uid);
+ * account, GPU indexes on this node, node count (from the environment of
+ * its batch script, or of an srun step when step is set). 0 or -1 with
+ * errno. */
+int metrics_job_meta_write(const char *dir, const struct strv *env, uint32_t uid, int step);
 
 /* "100 Gb/sec (4X EDR)" -> 12.5e9 bytes per second; -1 if not a rate. */
 double ib_rate_parse(const char *s);

@@ -94,7 +94,7 @@ static void spool_job(const char *spool, uint32_t job, const char *env_user, con
 	if (gpus)
 		env_set(&env, "SLURM_JOB_GPUS", gpus);
 	env_set(&env, "SLURM_JOB_NUM_NODES", "2");
-	is_int(metrics_job_meta_write(dir, &env, 1000), 0, "job %u: meta written", job);
+	is_int(metrics_job_meta_write(dir, &env, 1000, 0), 0, "job %u: meta written", job);
 	if (sid > 0)
 		spool_tasks_write(dir, &sid, 1);
 	strv_free(&env);
@@ -154,6 +154,19 @@ int main(void)
 	mkdir(spool, 0755);
 	spool_job(spool, 42, "alice", "phys\"ics", "0,3", getsid(0));
 	spool_job(spool, 43, "bob", "bio", "1", 0);
+	/* A step of job 44 whose srun inherited another node's GPU list: it
+	 * must not claim GPU 2 here (no SLURM_STEP_GPUS). */
+	char *sdir = spool_step_dir(spool, 44, 0);
+	mkdir(sdir, 0755);
+	spool_rec_t sr = { .job_id = 44, .step_id = 0, .pid = getpid(), .pid_start = proc_start_time(getpid()) };
+	spool_rec_write(sdir, &sr);
+	strv_t senv = { 0 };
+	env_set(&senv, "SLURM_JOB_USER", "carol");
+	env_set(&senv, "SLURM_JOB_GPUS", "2");
+	env_set(&senv, "CUDA_VISIBLE_DEVICES", "2");
+	is_int(metrics_job_meta_write(sdir, &senv, 1002, 1), 0, "step 44.0: meta written");
+	strv_free(&senv);
+	free(sdir);
 
 	noded_t nd = { .name = "gpu01", .spool = spool, .start_time = 1700000000 };
 	char *sys = xasprintf("%s/sys", tmp), *cg = xasprintf("%s/cg", tmp);
@@ -232,7 +245,8 @@ int main(void)
 	   strstr(out, "sluice_job_processes{job_id=\"42\""), "job 42's session has processes");
 	has_line(out, "sluice_node_info{node=\"gpu01\",version=\"22.05.8\"} 1");
 	has_line(out, "sluice_node_registered 0");
-	has_line(out, "sluice_node_jobs 2");
+	has_line(out, "sluice_job_gpus{job_id=\"44\",user=\"carol\",account=\"\"} 0");
+	has_line(out, "sluice_node_jobs 3");
 	has_line(out, "sluice_node_gpus 4");
 
 	/* promtool's own check of the exposition. It lints dcgm-exporter's
