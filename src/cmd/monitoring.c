@@ -135,9 +135,10 @@ static void write_prometheus(const mon_site_t *s, unsigned interval, strbuf_t *o
 			strbuf_addch(o, '\n');
 		}
 		strbuf_addstr(o, "    static_configs:\n      - targets:\n");
-		for (size_t i = 0; i < c->nctld_hosts; i++) {
+		strbuf_addf(o, "          - '%s'\n", s->ctld_target);
+		/* Backup controllers serve metrics once they take over. */
+		for (size_t i = 1; i < c->nctld_hosts; i++)
 			strbuf_addf(o, "          - '%s:%s'\n", c->ctld_addrs[i], conf_get(c, "MetricsPort"));
-		}
 	} else {
 		strbuf_addstr(o, "  # No controller job: slurm.conf sets no MetricsType=metrics/openmetrics with MetricsPort.\n");
 	}
@@ -309,14 +310,19 @@ static int monitoring_init(int argc, char **argv)
 	const char *mt = conf_get(conf, "MetricsType");
 	const char *mp = conf_get(conf, "MetricsPort");
 	s.ctld_metrics = mt && !strcasecmp(mt, "metrics/openmetrics") && mp && conf->nctld_hosts;
+	/* The primary is scraped where it binds: MetricsAddress when it
+	 * names one address, else its ControlAddr. */
+	const char *maddr = conf_get(conf, "MetricsAddress");
+	if (maddr && (!*maddr || !strcmp(maddr, "0.0.0.0") || !strcmp(maddr, "::")))
+		maddr = NULL;
 	if (s.ctld_metrics)
-		s.ctld_target = xasprintf("%s:%s", conf->ctld_addrs[0], mp);
+		s.ctld_target = xasprintf(maddr && strchr(maddr, ':') ? "[%s]:%s" : "%s:%s",
+					  maddr ? maddr : conf->ctld_addrs[0], mp);
 	else
-		fprintf(stderr, "sluice monitoring init: note: slurm.conf enables no controller metrics "
-			"(MetricsType=metrics/openmetrics and MetricsPort); prometheus.yml has no controller job\n");
+		printf("note: slurm.conf enables no controller metrics (MetricsType=metrics/openmetrics "
+		       "and MetricsPort): prometheus.yml has no controller job\n");
 	if (!conf_get(conf, "SlurmdMetricsPort"))
-		fprintf(stderr, "sluice monitoring init: note: slurm.conf sets no SlurmdMetricsPort; "
-			"prometheus.yml has no node daemon job\n");
+		printf("note: slurm.conf sets no SlurmdMetricsPort: prometheus.yml has no node daemon job\n");
 	s.ctld_node_exporter = xasprintf("%s:%d", conf->nctld_hosts ? conf->ctld_addrs[0] : "localhost",
 					 NODE_EXPORTER_PORT);
 	s.state_mount = mount_of(conf->state_save_location);

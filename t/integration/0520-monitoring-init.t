@@ -15,7 +15,9 @@ test_expect_success 'init writes the five files from slurm.conf' '
 	grep -q "^wrote mon/" out &&
 	for f in prometheus.yml sluice-alerts.yml sluice-alerts.test.yml alertmanager.yml sluice-dashboard.json
 	do test -s mon/$f || return 1; done &&
-	grep -q "no controller job" err
+	test_must_be_empty err &&
+	grep -q "^note: .*no controller job" out &&
+	grep -q "^  # No controller job" mon/prometheus.yml
 '
 
 test_expect_success 'prometheus.yml: every node daemon with its node label, node exporters once per host' '
@@ -25,6 +27,20 @@ test_expect_success 'prometheus.yml: every node daemon with its node label, node
 	done &&
 	test "$(grep -c "127.0.0.1:9100" mon/prometheus.yml)" = 1 &&
 	grep -q "^  - sluice-alerts.yml" mon/prometheus.yml
+'
+
+test_expect_success 'the controller job: MetricsAddress when it names one address, with the token file' '
+	mkdir c2 && cp "$CL/etc/"* c2/ &&
+	printf "%s\n" MetricsType=metrics/openmetrics MetricsPort=9817 MetricsAddress=127.0.0.9 \
+		MetricsTokenFile=/etc/slurm/metrics.token >>c2/slurm.conf &&
+	sluice monitoring init -f c2/slurm.conf mon2 >out 2>err &&
+	test_must_be_empty err &&
+	! grep -q "^note:" out &&
+	sed -n "/job_name: sluice-ctld/,/job_name: sluice-nodes/p" mon2/prometheus.yml >ctld.yml &&
+	grep -q "^          - .127.0.0.9:9817.$" ctld.yml &&
+	grep -q "credentials_file: ./etc/slurm/metrics.token.$" ctld.yml &&
+	grep -q "instance=\"127.0.0.9:9817\"" mon2/sluice-alerts.test.yml &&
+	(! command -v promtool >/dev/null || (cd mon2 && promtool test rules sluice-alerts.test.yml >/dev/null))
 '
 
 test_expect_success 'thresholds come from the config: bf_interval=60 -> 48 s, 3 drains' '
