@@ -248,11 +248,14 @@ static int proc_stat_read(const char *proc, const char *pid, pid_t *sid, uint64_
 	 * threads itrealvalue starttime vsize rss */
 	int s;
 	unsigned long long ut, st, rs;
-	if (sscanf(p + 1, " %*c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d "
-		   "%*u %*u %llu", &s, &ut, &st, &rs) != 4)
+	long long cut, cst;
+	if (sscanf(p + 1, " %*c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld %*d %*d %*d %*d "
+		   "%*u %*u %llu", &s, &ut, &st, &cut, &cst, &rs) != 6)
 		return -1;
 	*sid = s;
-	*ticks = ut + st;
+	/* with the children it has waited for: their time stays counted
+	 * after they exit */
+	*ticks = ut + st + (uint64_t)(cut > 0 ? cut : 0) + (uint64_t)(cst > 0 ? cst : 0);
 	*rss = rs;
 	return 0;
 }
@@ -461,6 +464,8 @@ struct node_metrics {
 	long ticks_per_s;
 	long page_size;
 	int children_ok;           /* the kernel has /proc/PID/task/TID/children */
+	struct cpu_seen { uint32_t job_id; double s; } *cpu_seen; /* highest CPU time served, per job */
+	size_t ncpu_seen;
 	int ib_absent_said;
 };
 
@@ -538,6 +543,7 @@ void metrics_destroy(node_metrics_t *m)
 	free(m->cgroup);
 	free(m->nvml_lib);
 	free(m->dcgm_map_dir);
+	free(m->cpu_seen);
 	free(m);
 }
 
@@ -934,17 +940,33 @@ static void render_jobs(node_metrics_t *m, mjobs_t *js, strbuf_t *o)
 	for (size_t i = 0; i < js->n; i++)
 		cgroup_collect(m->cgroup, &js->v[i]);
 	proc_collect(m->proc, m->children_ok, js);
-	if (!js->n)
+	if (!js->n) {
+		free(m->cpu_seen);
+		m->cpu_seen = NULL;
+		m->ncpu_seen = 0;
 		return;
+	}
 	family(o, "sluice_job_cpu_seconds_total", "counter",
 	       "CPU time of the job's processes on this node (its cgroup when present).");
+	/* A counter must not go down: a process that exits without being
+	 * waited for within the job takes its time with it, so the highest
+	 * value served so far is kept per running job. */
+	struct cpu_seen *seen = xcalloc(js->n, sizeof(*seen));
 	for (size_t i = 0; i < js->n; i++) {
 		const mjob_t *j = &js->v[i];
 		double s = j->cgroup ? (double)j->cg_cpu_usec / 1e6 : (double)j->cpu_ticks / (double)m->ticks_per_s;
+		for (size_t k = 0; k < m->ncpu_seen; k++)
+			if (m->cpu_seen[k].job_id == j->job_id && m->cpu_seen[k].s > s)
+				s = m->cpu_seen[k].s;
+		seen[i].job_id = j->job_id;
+		seen[i].s = s;
 		strbuf_addstr(o, "sluice_job_cpu_seconds_total{");
 		job_labels(o, j);
 		strbuf_addf(o, "} %.2f\n", s);
 	}
+	free(m->cpu_seen);
+	m->cpu_seen = seen;
+	m->ncpu_seen = js->n;
 	family(o, "sluice_job_memory_bytes", "gauge",
 	       "Memory of the job on this node: its cgroup's memory.current, else the processes' RSS.");
 	for (size_t i = 0; i < js->n; i++) {

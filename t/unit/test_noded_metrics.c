@@ -271,8 +271,11 @@ int main(void)
 	}
 	free(out);
 
-	/* The XID event is counted once, not at every scrape. */
+	/* The XID event is counted once, not at every scrape; a job's CPU
+	 * counter never goes down (here its cgroup's usage is lower). */
+	put("cg/system.slice/slurmstepd.scope/job_43/cpu.stat", "usage_usec 1000000\n");
 	out = render(m);
+	has_line(out, "sluice_job_cpu_seconds_total{job_id=\"43\",user=\"bob\",account=\"bio\"} 2.50");
 	l = xasprintf("sluice_gpu_xid_errors_total%s 1", g2);
 	has_line(out, l);
 	free(l);
