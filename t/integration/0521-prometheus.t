@@ -38,15 +38,18 @@ test_expect_success PROM 'a cluster with controller and node metrics, fake GPUs 
 	cluster_write_conf 2 &&
 	until MP=$(pick_ports 3) && [ "$MP" -gt $((CTLD_PORT + 3)) ]; do :; done &&
 	PROM_PORT=$(pick_ports 1) &&
+	echo "s3cret-$RANDOM$RANDOM" >"$CL/etc/metrics.token" && chmod 600 "$CL/etc/metrics.token" &&
 	printf "%s\n" "MetricsType=metrics/openmetrics" "MetricsPort=$MP" \
-		"SlurmdMetricsPort=+$((MP - CTLD_PORT))" >>"$CL/etc/slurm.conf" &&
+		"SlurmdMetricsPort=+$((MP - CTLD_PORT))" "MetricsTokenFile=$CL/etc/metrics.token" >>"$CL/etc/slurm.conf" &&
 	ctld_start &&
 	for n in comp001 comp002; do
 		SLUICE_NVML_LIB="$PWD/libfake-nvml.so" FAKE_NVML_COUNT=4 FAKE_NVML_SET="1.dbe=2" \
 			SLUICE_SYSFS_ROOT="$PWD/sys" noded_start $n || return 1
 	done &&
 	wait_for 30 nodes_idle &&
-	wait_for 10 curl -sf "http://127.0.0.1:$((MP + 1))/metrics" -o node.prom &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$((MP + 1))/metrics")" = 401 &&
+	wait_for 10 curl -sf -H "Authorization: Bearer $(cat "$CL/etc/metrics.token")" \
+		"http://127.0.0.1:$((MP + 1))/metrics" -o node.prom &&
 	grep -q "^DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"" node.prom &&
 	grep -q "^infiniband_port_state_id{device=\"mlx5_0\",port=\"1\",link_layer=\"InfiniBand\"} 4" node.prom
 '
@@ -66,7 +69,8 @@ test_expect_success PROM 'monitoring init for the cluster; Prometheus starts wit
 	wait_for 30 curl -sf "http://127.0.0.1:$PROM_PORT/-/ready"
 '
 
-test_expect_success PROM 'the controller and both node daemons are up' '
+test_expect_success PROM 'the controller and both node daemons are up (Prometheus sends the token)' '
+	grep -q "credentials_file: .$CL/etc/metrics.token.$" mon/prometheus.yml &&
 	wait_for 30 has_data "up{job=\"sluice-ctld\"} == 1" &&
 	wait_for 30 sh -c "test \"\$(curl -sfG http://127.0.0.1:$PROM_PORT/api/v1/query --data-urlencode \"query=count(up{job=\\\"sluice-nodes\\\"} == 1)\" |
 		python3 -c \"import json,sys; r=json.load(sys.stdin)[\\\"data\\\"][\\\"result\\\"]; print(r[0][\\\"value\\\"][1] if r else 0)\")\" = 2"
