@@ -45,7 +45,16 @@ test_expect_success 'every virtual node serves its own metrics on loopback' '
 	for k in 0 1 2; do
 		curl -sf "http://127.0.0.1:$((p + k))/metrics" >node.prom &&
 		grep -q "^sluice_node_info{node=\"$(sed -n "$((k + 1))p" nodes)\"" node.prom || return 1
-	done
+	done &&
+	# no NVML, no InfiniBand here: the families are absent, said once each
+	if ! ldconfig -p | grep -q libnvidia-ml.so.1; then
+		! grep -q "^DCGM_" node.prom &&
+		test "$(grep -c "metrics: no GPU families: cannot load libnvidia-ml.so.1" "$UPDIR/c/log/noded-comp003.log")" = 1
+	fi &&
+	if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
+		! grep -q "^infiniband_" node.prom &&
+		test "$(grep -c "metrics: no InfiniBand families: no device in /sys/class/infiniband" "$UPDIR/c/log/noded-comp003.log")" = 1
+	fi
 '
 
 test_expect_success 'the state is private, the run directory is not' '
