@@ -33,9 +33,9 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sluice
+LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-node
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -135,6 +135,14 @@ fuzz-run: fuzz
 	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  $(BUILD)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
 	    $(BUILD)/fuzz/corpus-$$n || exit 1; done
+
+# The cost of one resource-use sample on the node (bench/jobacct_sample.c).
+bench-jobacct: $(BUILD)/bench/jobacct_sample
+	$(BUILD)/bench/jobacct_sample
+
+$(BUILD)/bench/jobacct_sample: bench/jobacct_sample.c $(BUILD)/libnoded.a $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
 
 # The scheduler core's pass benchmark (bench/sched_pass.c): builds and runs it.
 bench-sched: $(BUILD)/bench/sched_pass

@@ -253,11 +253,16 @@ typedef struct ctld {
 
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
+	struct acct_steps *steps;     /* acct_steps.c: step record changes to commit */
 } ctld_t;
 
 /* ---- state_db.c ---- */
 int db_open(ctld_t *cd, const char *path, char **err);
 void db_close(ctld_t *cd);
+/* Run a statement of the open transaction that returns no rows; a failure
+ * is logged and fails the transaction (as every write of db_commit). 0 or
+ * -1. */
+int db_exec_step(ctld_t *cd, sqlite3_stmt *st, const char *what);
 void db_begin(ctld_t *cd);           /* lazily opens the turn's transaction */
 /* Write the dirty records and commit. 0, or -1 (cd->db_errno says why):
  * the transaction is rolled back, but nothing is forgotten: the dirty

@@ -707,6 +707,9 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	/* The partition's access, limits, defaults and policy. */
 	if ((rc = job_apply_part(cd, j, pi, is_admin(cd, uid), msg)))
 		goto fail;
+	/* Its account, association and QOS (AccountingStorageEnforce). */
+	if ((rc = acct_job_resolve(cd, j, uid, msg)))
+		goto fail;
 
 	int64_t now = ctld_now();
 	j->job_id = cd->next_job_id++;
@@ -764,6 +767,7 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 {
 	j->group_name = intern_take(names_group(j->group_id));
 	desc_intern(j->desc);
+	acct_job_relink(cd, j);
 	resolve_nodes(cd, j->desc->req_nodes, &j->req_idx, &j->nreq);
 	resolve_nodes(cd, j->desc->exc_nodes, &j->exc_idx, &j->nexc);
 	char t2[32];
@@ -819,6 +823,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	free(j->nodes);
 	j->nodes = alloc_nodes_string(cd, &j->alloc);
 	job_set_tres(cd, j);
+	acct_steps_job_start(cd, j);
 	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
 		node_t *n = &cd->nodes[j->alloc.nodes[i]];
 		n->last_busy = now;
@@ -848,6 +853,8 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	/* A pending job's start_time is backfill's estimate, not a start. */
 	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
 		j->start_time = 0;
+	else if (!JOB_IS_FINISHED(j->state))
+		acct_steps_job_end(cd, j, state, exit_code, now);   /* its open steps */
 	xfree(j->sched_nodes);
 	ctld_stats_job_end(cd, state);     /* sdiag */
 	j->state = state;
@@ -906,6 +913,8 @@ void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now)
 		/* the ping goes after the kill on the same connection */
 		j->fence[j->nfence++] = (fence_t){ n->idx, node_ping(cd, n) };
 	}
+	/* the old run's steps end here (a late report still merges in) */
+	acct_steps_job_end(cd, j, JOB_CANCELLED, 0, now);
 	job_requeue(cd, j);
 	j->restarts++;
 	j->submit_time = now;
@@ -1215,11 +1224,37 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 			if (why)
 				info("job %u: move to partition %s refused: %s", j->job_id, v, why);
 			free(why);
+			why = NULL;
 			if (prc)
 				return prc;
-			j->priority = job_priority(cd, j, now);
-			intern_put(j->desc->partition);
+			/* its association may be per partition */
+			char *oldp = j->desc->partition;
 			j->desc->partition = intern_get(v);
+			if ((prc = acct_job_resolve(cd, j, uid, &why))) {
+				intern_put(j->desc->partition);
+				j->desc->partition = oldp;
+				free(why);
+				return prc;
+			}
+			intern_put(oldp);
+			j->priority = job_priority(cd, j, now);
+			*desc_changed = 1;
+		} else if (!strcasecmp(k, "Account") || !strcasecmp(k, "QOS")) {
+			if (base != JOB_PENDING)
+				return ESLURM_JOB_NOT_PENDING;
+			int qos = !strcasecmp(k, "QOS");
+			char **field = qos ? &j->desc->qos : &j->desc->account;
+			char *old = *field, *why = NULL;
+			*field = *v ? intern_get(v) : NULL;
+			int arc = acct_job_resolve(cd, j, uid, &why);
+			free(why);
+			if (arc) {
+				intern_put(*field);
+				*field = old;
+				return arc;
+			}
+			intern_put(old);
+			j->priority = job_priority(cd, j, now);
 			*desc_changed = 1;
 		} else {
 			return ESLURM_NOT_SUPPORTED;

@@ -136,6 +136,8 @@ static const struct db_migration {
 } migrations[] = {
 	{ "base schema (jobs, nodes, parts, meta)", migrate_base },
 	{ "accounting job records (acct_job)", acct_jobs_migrate },
+	{ "accounts, users, associations, QOS", acct_store_create },
+	{ "accounting step records (acct_step)", acct_steps_migrate },
 };
 
 int db_schema_version(void)
@@ -252,6 +254,11 @@ static int step_done(ctld_t *cd, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+int db_exec_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
+{
+	return step_done(cd, st, what);
+}
+
 char *store_error_msg(const ctld_t *cd)
 {
 	return xasprintf("state save location '%s': %s", cd->conf->state_save_location,
@@ -285,6 +292,8 @@ int db_open(ctld_t *cd, const char *path, char **err)
 	free(sql);
 	if (db_migrate(cd->db, path, err))
 		return -1;
+	if (acct_steps_db_init(cd, err))
+		return -1;
 	cd->st_begin = prep(cd, "BEGIN");
 	cd->st_commit = prep(cd, "COMMIT");
 	cd->st_job_ins = prep(cd, "INSERT OR REPLACE INTO jobs(job_id, state, reason, reason_detail,"
@@ -316,6 +325,7 @@ void db_close(ctld_t *cd)
 		sqlite3_finalize(all[i]);
 	sqlite3_finalize(cd->st_node_weight);
 	acct_jobs_close(cd);
+	acct_steps_db_close(cd);
 	sqlite3_close(cd->db);
 	cd->db = NULL;
 }
@@ -537,7 +547,8 @@ int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 
 int db_commit(ctld_t *cd)
 {
-	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo) {
+	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo &&
+	    !cd->acct.dirty && !acct_steps_pending(cd)) {
 		int any = 0;
 		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
 			any = cd->nodes[i].dirty;
@@ -617,6 +628,8 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(st, 6, p->min_nodes);
 		step_done(cd, st, "save partition");
 	}
+	acct_commit(cd);
+	acct_steps_commit(cd);     /* step records (acct_steps.c) */
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
@@ -639,6 +652,7 @@ int db_commit(ctld_t *cd)
 	cd->in_txn = 0;
 	cd->db_redo = 0;
 	pending_clear(cd);
+	acct_steps_committed(cd);
 	for (size_t i = 0; i < cd->ndirty_jobs; i++)
 		cd->dirty_jobs[i]->dirty = 0;
 	cd->ndirty_jobs = 0;
