@@ -20,6 +20,7 @@ int cmd_up(int argc, char **argv);
 int cmd_ctld(int argc, char **argv);
 int cmd_noded(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
+int cmd_monitoring(int argc, char **argv);
 
 /* Slurm's version string printed by -V/--version ("slurm 22.05.8"). */
 #define SLURM_COMPAT_VERSION "22.05.8"
