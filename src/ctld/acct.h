@@ -163,6 +163,10 @@ uint32_t acct_admin_level(struct ctld *cd, uint32_t uid);
  * scontrol update changes Account=, QOS= or Partition=. */
 int acct_job_resolve(struct ctld *cd, struct job *j, uint32_t uid, char **msg);
 
+/* ---- sacctmgr_rpc.c ---- */
+/* ACCT_OP_MGR: sacctmgr's verbs (sacctmgr_int.h has the request). */
+void acct_mgr_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+
 /* ---- limits.c ---- */
 /* Submit-time limit checks (MaxSubmitJobs, DenyOnLimit, ...): 0 or an
  * errors.h number with *msg (ESLURM_ACCOUNTING_POLICY "Job violates

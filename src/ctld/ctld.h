@@ -338,6 +338,15 @@ uint32_t job_ntasks(const job_t *j);
 /* ---- job_env.c ---- */
 char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n);
 int is_admin(const ctld_t *cd, uint32_t uid);
+/* assoc.c: sacctmgr AdminLevel. is_super: root, SlurmUser or
+ * Administrator (nodes, partitions, reconfigure: Slurm's super user);
+ * is_operator: those or Operator (other users' jobs). is_admin above stays
+ * the daemons' identity (root/SlurmUser: node registration, job ends). */
+int is_super(const ctld_t *cd, uint32_t uid);
+int is_operator(const ctld_t *cd, uint32_t uid);
+/* May uid act on j as its owner's manager: an operator, or a coordinator
+ * of the job's account (cancel, hold, release, update). */
+int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
 
 /* ---- nodes.c ---- */
