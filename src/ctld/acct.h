@@ -139,6 +139,33 @@ int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
  * db_commit, inside the transaction). */
 void acct_job_record(struct ctld *cd, const struct job *j);
 
+/* ---- acct_usage.c ---- */
+/* The table (from db_open) and its statements; freed by db_close. */
+int acct_usage_db_init(struct ctld *cd, char **err);
+void acct_usage_db_close(struct ctld *cd);
+/* Inside db_commit's transaction: write the changed usage; after a
+ * successful commit: forget what was written. */
+void acct_usage_commit(struct ctld *cd);
+void acct_usage_committed(struct ctld *cd);
+/* Every few seconds (ctld_main.c): once a PriorityCalcPeriod has passed,
+ * decay, charge the running jobs and recompute the fair-share factors. */
+void acct_usage_periodic(struct ctld *cd, int64_t now);
+/* Decay and charge up to now (the periodic step without the factors). */
+void acct_usage_advance(struct ctld *cd, int64_t now);
+/* A running job stops running (it ends or is requeued): charge it up to
+ * now. Call before its state changes. */
+void acct_usage_job_stop(struct ctld *cd, const struct job *j, int64_t now);
+/* The job's TRES as charged: CPUs, MB, nodes, GPUs, billing. */
+void acct_usage_job_tres(const struct ctld *cd, const struct job *j, double tres[LIM_TRES_N]);
+/* 2^(-dt / half_life); 1 without decay. */
+double acct_usage_decay_factor(int64_t half_life, int64_t dt);
+/* The fair-share factor [0,1] of an association (0: none known). */
+double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
+/* The association tree with its fair-share values (index i mirrors
+ * acct.assocs[i]); NULL with *n = 0 if there is none. Valid until the
+ * loop's next turn. */
+const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
+
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);

@@ -841,6 +841,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	/* A pending job's start_time is backfill's estimate, not a start. */
 	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
 		j->start_time = 0;
+	acct_usage_job_stop(cd, j, now);   /* usage up to its end */
 	xfree(j->sched_nodes);
 	ctld_stats_job_end(cd, state);     /* sdiag */
 	j->state = state;
@@ -863,6 +864,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 
 void job_requeue(ctld_t *cd, job_t *j)
 {
+	acct_usage_job_stop(cd, j, ctld_now());
 	job_release(cd, j);
 	sched_alloc_free(&j->alloc);
 	xfree(j->nodes);

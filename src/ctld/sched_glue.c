@@ -236,6 +236,11 @@ static void prio_sync_parts(ctld_t *cd)
 	}
 	pc->parts = cd->sched.parts;
 	pc->nparts = cd->sched.nparts;
+	/* QOS priorities can change (sacctmgr modify qos) */
+	pc->max_qos_priority = 0;
+	for (uint32_t q = 0; q < cd->acct.nqos; q++)
+		if (cd->acct.qos[q].s.priority > pc->max_qos_priority)
+			pc->max_qos_priority = cd->acct.qos[q].s.priority;
 }
 
 /* Partition state (possibly recovered from the DB) into the mirror. */
@@ -317,6 +322,12 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 		sj->part_job_factor = cd->parts[j->part].priority_job_factor;
 	sj->req_switch = d->req_switch;
 	sj->wait4switch = d->wait4switch;
+	/* accounting: the fair-share factor of its association, its QOS's
+	 * priority (0 without accounting) */
+	sj->fairshare = acct_usage_fs_factor(cd, j->assoc_id);
+	for (uint32_t q = 0; j->qos_id && q < cd->acct.nqos; q++)
+		if (cd->acct.qos[q].id == j->qos_id)
+			sj->qos_priority = cd->acct.qos[q].s.priority;
 }
 
 uint32_t sched_glue_priority(ctld_t *cd, const job_t *j, int64_t now, sched_prio_factors_t *f)
