@@ -165,6 +165,12 @@ double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
  * acct.assocs[i]); NULL with *n = 0 if there is none. Valid until the
  * loop's next turn. */
 const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
+/* The index in acct.assocs of association id (UINT32_MAX: none). */
+uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
+
+/* ---- acct_sshare.c ---- */
+/* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */
+void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
 
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */

@@ -24,6 +24,7 @@ static const struct acct_op_def {
 	acct_read_f read;
 } ops[] = {
 	{ ACCT_OP_NONE, NULL, NULL },
+	{ ACCT_OP_SSHARE, acct_sshare, NULL },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)

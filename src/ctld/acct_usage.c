@@ -559,6 +559,15 @@ double acct_usage_fs_factor(ctld_t *cd, uint32_t assoc_id)
 	return u->fs_ok && i < u->nfs ? u->fs[i].fs_factor : 0;
 }
 
+uint32_t acct_usage_assoc_index(ctld_t *cd, uint32_t assoc_id)
+{
+	struct acct_usage *u = cd->usage;
+	if (!u)
+		return UINT32_MAX;
+	tree_sync(cd, u);
+	return assoc_index(u, assoc_id);
+}
+
 const sched_assoc_t *acct_usage_tree(ctld_t *cd, uint32_t *n)
 {
 	struct acct_usage *u = usage_get(cd, ctld_now());
