@@ -155,6 +155,9 @@ void acct_usage_advance(struct ctld *cd, int64_t now);
 /* A running job stops running (it ends or is requeued): charge it up to
  * now. Call before its state changes. */
 void acct_usage_job_stop(struct ctld *cd, const struct job *j, int64_t now);
+/* A pending job starts: its wait counts as Planned (rollups). Call
+ * before its state changes. */
+void acct_usage_job_start(struct ctld *cd, const struct job *j, int64_t now);
 /* The job's TRES as charged: CPUs, MB, nodes, GPUs, billing. */
 void acct_usage_job_tres(const struct ctld *cd, const struct job *j, double tres[LIM_TRES_N]);
 /* 2^(-dt / half_life); 1 without decay. */
@@ -167,6 +170,24 @@ double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
 const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
 /* The index in acct.assocs of association id (UINT32_MAX: none). */
 uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
+
+/* ---- acct_rollup.c (driven by acct_usage.c) ---- */
+int acct_rollup_db_init(struct ctld *cd, char **err);
+void acct_rollup_db_close(struct ctld *cd);
+int64_t rollup_hour_floor(int64_t t);     /* the start of t's hour */
+int64_t rollup_hour_next(int64_t hs);      /* the start of the next one */
+/* A step [last, last + secs) of a running job: its TRES-seconds. */
+void acct_rollup_alloc(struct ctld *cd, int64_t last, const struct job *j, double secs,
+		       const double tres[LIM_TRES_N]);
+/* A pending job was eligible and waited over [from, to). */
+void acct_rollup_planned(struct ctld *cd, int64_t last, const struct job *j, int64_t from, int64_t to);
+/* The cluster's and the down nodes' TRES-seconds over [from, to). */
+void acct_rollup_span(struct ctld *cd, int64_t from, int64_t to);
+/* The hour starting at hour_start ended (every step of it was reported). */
+void acct_rollup_hour_end(struct ctld *cd, int64_t hour_start);
+/* In the commit: node events, the hours' sums and closes; after it. */
+void acct_rollup_commit(struct ctld *cd, int64_t now);
+void acct_rollup_committed(struct ctld *cd);
 
 /* ---- acct_sshare.c ---- */
 /* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */

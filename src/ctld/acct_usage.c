@@ -243,6 +243,8 @@ static void fs_compute(ctld_t *cd, struct acct_usage *u)
 
 int acct_usage_db_init(ctld_t *cd, char **err)
 {
+	if (acct_rollup_db_init(cd, err))
+		return -1;
 	static const char ddl[] =
 		"CREATE TABLE IF NOT EXISTS acct_usage(kind INTEGER NOT NULL, id INTEGER NOT NULL,"
 		" usage_raw REAL, cpu REAL, mem REAL, node REAL, gpu REAL, billing REAL, wall REAL,"
@@ -269,6 +271,7 @@ int acct_usage_db_init(ctld_t *cd, char **err)
 
 void acct_usage_db_close(ctld_t *cd)
 {
+	acct_rollup_db_close(cd);
 	struct acct_usage *u = cd->usage;
 	if (!u)
 		return;
@@ -369,6 +372,7 @@ void acct_usage_commit(ctld_t *cd)
 	struct acct_usage *u = cd->usage;
 	if (!u || !u->loaded)
 		return;
+	acct_rollup_commit(cd, ctld_now());   /* may charge (node events): first */
 	if (u->rewrite_all) {
 		db_step(cd, u->st_clear, "clear usage");
 		memset(u->adirty, 1, u->nfs);
@@ -404,6 +408,7 @@ void acct_usage_committed(ctld_t *cd)
 	struct acct_usage *u = cd->usage;
 	if (!u || !u->loaded)
 		return;
+	acct_rollup_committed(cd);
 	if (u->any_dirty)
 		memset(u->adirty, 0, u->nfs);
 	u->any_dirty = u->qos_dirty = u->rewrite_all = u->meta_dirty = 0;
@@ -433,6 +438,10 @@ static void charge(ctld_t *cd, struct acct_usage *u, const job_t *j, int64_t fro
 		return;
 	double secs = (double)(to - from), tres[LIM_TRES_N];
 	acct_usage_job_tres(cd, j, tres);
+	acct_rollup_alloc(cd, u->last, j, secs, tres);   /* sreport: not scaled */
+	db_begin(cd);
+	if (!j->assoc_id)
+		return;
 	acct_qos_t *q = qos_of(cd, j->qos_id);
 	double uf = q && q->s.usage_factor >= 0 && isfinite(q->s.usage_factor) ? q->s.usage_factor : 1.0;
 	tree_sync(cd, u);
@@ -458,14 +467,41 @@ static void charge(ctld_t *cd, struct acct_usage *u, const job_t *j, int64_t fro
 	db_begin(cd);
 }
 
+static void roll(ctld_t *cd, struct acct_usage *u, int64_t now);
+
+/* When a pending job became eligible to start (0: it is not). */
+static int64_t eligible_since(const job_t *j)
+{
+	if ((j->state & JOB_STATE_BASE) != JOB_PENDING || j->hold || j->dep_state || !j->desc)
+		return 0;
+	int64_t e = j->eligible_time ? j->eligible_time : j->submit_time;
+	return j->desc->begin_time > e ? j->desc->begin_time : e;
+}
+
 void acct_usage_job_stop(ctld_t *cd, const job_t *j, int64_t now)
 {
-	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !j->assoc_id)
-		return;
 	struct acct_usage *u = usage_get(cd, now);
 	if (!u)
 		return;
-	charge(cd, u, j, j->start_time > u->last ? j->start_time : u->last, now);
+	roll(cd, u, now);
+	if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
+		charge(cd, u, j, j->start_time > u->last ? j->start_time : u->last, now);
+		return;
+	}
+	int64_t e = eligible_since(j);   /* a pending job cancelled: its wait */
+	if (e && e < now)
+		acct_rollup_planned(cd, u->last, j, e > u->last ? e : u->last, now);
+}
+
+void acct_usage_job_start(ctld_t *cd, const job_t *j, int64_t now)
+{
+	struct acct_usage *u = usage_get(cd, now);
+	if (!u)
+		return;
+	roll(cd, u, now);
+	int64_t e = eligible_since(j);
+	if (e && e < now)
+		acct_rollup_planned(cd, u->last, j, e > u->last ? e : u->last, now);
 }
 
 /* Multiply every usage by f (QOS with NoDecay keep theirs). */
@@ -501,11 +537,14 @@ double acct_usage_decay_factor(int64_t half_life, int64_t dt)
 	return exp2(-(double)dt / (double)half_life);
 }
 
-void acct_usage_advance(ctld_t *cd, int64_t now)
+/* Walk time from the watermark to `to` (never across an hour: see roll):
+ * reset, decay, charge the running jobs, count the waiting ones, the
+ * nodes and the cluster for the rollups. */
+static void step(ctld_t *cd, struct acct_usage *u, int64_t to)
 {
-	struct acct_usage *u = usage_get(cd, now);
-	if (!u || now <= u->last)
+	if (to <= u->last)
 		return;
+	int64_t now = to;
 	tree_sync(cd, u);
 	if (u->reset >= RESET_DAILY) {
 		int64_t b = reset_boundary(u->reset, now);
@@ -520,13 +559,44 @@ void acct_usage_advance(ctld_t *cd, int64_t now)
 		decay_all(cd, u, f, 0);
 	for (size_t k = 0; k < cd->njobs; k++) {
 		const job_t *j = cd->jobs[k];
-		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING && j->assoc_id)
+		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
 			charge(cd, u, j, j->start_time > u->last ? j->start_time : u->last, now);
+			continue;
+		}
+		int64_t e = eligible_since(j);
+		if (e && e < now)
+			acct_rollup_planned(cd, u->last, j, e > u->last ? e : u->last, now);
 	}
+	acct_rollup_span(cd, u->last, now);
 	u->last = now;
 	u->meta_dirty = 1;
 	u->fs_stale = 1;
 	db_begin(cd);
+}
+
+/* Close every hour that ended by now: a step to each boundary, then the
+ * hour's close (acct_rollup.c). */
+static void roll(ctld_t *cd, struct acct_usage *u, int64_t now)
+{
+	for (int guard = 0; guard < 24 * 400; guard++) {
+		int64_t hs = rollup_hour_floor(u->last), he = rollup_hour_next(hs);
+		if (he > now)
+			return;
+		step(cd, u, he);
+		acct_rollup_hour_end(cd, hs);
+	}
+	/* more than a year behind (a clock jump): start over from now */
+	error("usage: the clock moved more than a year: rollups resume from now");
+	u->last = now;
+}
+
+void acct_usage_advance(ctld_t *cd, int64_t now)
+{
+	struct acct_usage *u = usage_get(cd, now);
+	if (!u || now <= u->last)
+		return;
+	roll(cd, u, now);
+	step(cd, u, now);
 }
 
 void acct_usage_periodic(ctld_t *cd, int64_t now)
@@ -535,6 +605,7 @@ void acct_usage_periodic(ctld_t *cd, int64_t now)
 	if (!u)
 		return;
 	usage_conf(cd, u);     /* follows scontrol reconfigure */
+	roll(cd, u, now);      /* an hour ended: close it */
 	if (now - u->last < u->calc_period)
 		return;
 	acct_usage_advance(cd, now);

@@ -229,6 +229,7 @@ typedef struct ctld {
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
 	struct acct_usage *usage;     /* acct_usage.c: decayed usage, fair share */
+	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
 } ctld_t;
 
 /* ---- state_db.c ---- */

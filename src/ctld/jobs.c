@@ -794,6 +794,7 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 
 void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 {
+	acct_usage_job_start(cd, j, now);   /* its wait, for the rollups */
 	sched_alloc_free(&j->alloc);
 	j->alloc = *a;
 	memset(a, 0, sizeof(*a));
