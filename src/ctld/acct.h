@@ -176,6 +176,7 @@ int acct_rollup_db_init(struct ctld *cd, char **err);
 void acct_rollup_db_close(struct ctld *cd);
 int64_t rollup_hour_floor(int64_t t);     /* the start of t's hour */
 int64_t rollup_hour_next(int64_t hs);      /* the start of the next one */
+int rollup_hour_is_test(void);             /* SLUICE_ROLLUP_HOUR_S is set */
 /* A step [last, last + secs) of a running job: its TRES-seconds. */
 void acct_rollup_alloc(struct ctld *cd, int64_t last, const struct job *j, double secs,
 		       const double tres[LIM_TRES_N]);
@@ -226,5 +227,10 @@ void acct_reply_col(msg_acct_reply_t *r, const char *name);
 void acct_reply_cell(msg_acct_reply_t *r, const char *value);   /* NULL -> "" */
 void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- acct_sreport.c ---- */
+/* ACCT_OP_SREPORT (store read): rollup sums (see acct_sreport.c). */
+void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		  msg_acct_reply_t *out);
 
 #endif

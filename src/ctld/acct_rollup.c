@@ -98,6 +98,11 @@ static int64_t test_hour(void)
 	return len;
 }
 
+int rollup_hour_is_test(void)
+{
+	return test_hour() != 0;
+}
+
 int64_t rollup_hour_next(int64_t hs)
 {
 	int64_t t = test_hour();
