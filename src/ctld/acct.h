@@ -189,6 +189,11 @@ void acct_rollup_hour_end(struct ctld *cd, int64_t hour_start);
 /* In the commit: node events, the hours' sums and closes; after it. */
 void acct_rollup_commit(struct ctld *cd, int64_t now);
 void acct_rollup_committed(struct ctld *cd);
+/* An hour's close (pure): Down cut so that Allocated + Down + PLND Down
+ * fit in Reported (a job on a node counted down), Idle the rest, Planned
+ * cut to Idle and taken from it. */
+void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
+			    double reported, double *idle);
 
 /* ---- acct_sshare.c ---- */
 /* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */

@@ -464,6 +464,22 @@ static void event_write(ctld_t *cd, struct acct_rollup *r, const ev_op_t *op)
 	free(tres);
 }
 
+void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
+			    double reported, double *idle)
+{
+	/* a job on a node counted down: the node's time is the job's */
+	if (*alloc + *down + pdown > reported)
+		*down = reported - *alloc - pdown > 0 ? reported - *alloc - pdown : 0;
+	if (*alloc + pdown > reported)
+		*alloc = reported - pdown > 0 ? reported - pdown : 0;
+	*idle = reported - *alloc - *down - pdown;
+	if (*idle < 0)
+		*idle = 0;
+	if (*planned > *idle)
+		*planned = *idle;
+	*idle -= *planned;
+}
+
 /* The close of one hour: Idle, and Planned cut to what was idle. */
 static void close_hour(ctld_t *cd, int64_t hs)
 {
@@ -493,16 +509,8 @@ static void close_hour(ctld_t *cd, int64_t hs)
 		if (!have[k])
 			continue;
 		double alloc = rows[k][1], down = rows[k][2], pdown = rows[k][3];
-		double planned = rows[k][4], rep = rows[k][5];
-		/* a job on a node counted down: the node's time is the job's */
-		if (alloc + down + pdown > rep)
-			down = rep - alloc - pdown > 0 ? rep - alloc - pdown : 0;
-		if (alloc + pdown > rep)
-			alloc = rep - pdown > 0 ? rep - pdown : 0;
-		double idle = rep - alloc - down - pdown;
-		if (planned > idle)
-			planned = idle;
-		idle -= planned;
+		double planned = rows[k][4], rep = rows[k][5], idle;
+		acct_rollup_close_math(&alloc, &down, pdown, &planned, rep, &idle);
 		sqlite3_bind_int64(upd, 1, hs);
 		sqlite3_bind_int(upd, 2, k);
 		sqlite3_bind_double(upd, 3, alloc);

@@ -14,6 +14,7 @@
 
 #include "ctld/ctld.h"
 #include "states.h"
+#include "strbuf.h"
 #include "tap.h"
 #include "xalloc.h"
 
@@ -68,6 +69,40 @@ static job_t *mkjob(uint32_t id, uint32_t assoc, uint32_t qos, uint32_t cpus, in
 	j->alloc.gpus = xcalloc(1, sizeof(uint64_t));
 	j->alloc.gpus[0] = 0x3;
 	return j;
+}
+
+/* The sshare rows for the arguments, as "depth|account|user|raw_shares|
+ * norm_shares|raw_usage|norm_usage|eff_usage|fairshare|level_fs|is_user". */
+static char *sshare_rows(ctld_t *cd, const char *a1, const char *a2, uint32_t uid)
+{
+	msg_acct_req_t req = { .op = ACCT_OP_SSHARE };
+	if (a1)
+		strv_push(&req.args, a1);
+	if (a2)
+		strv_push(&req.args, a2);
+	msg_acct_reply_t out = { 0 };
+	acct_sshare(cd, &req, uid, &out);
+	static const char *const want[] = { "depth", "account", "user", "raw_shares", "norm_shares",
+		"raw_usage", "norm_usage", "eff_usage", "fairshare", "level_fs", "is_user" };
+	int ci[11];
+	for (int k = 0; k < 11; k++) {
+		ci[k] = -1;
+		for (uint32_t c = 0; c < out.cols.n; c++)
+			if (!strcmp(out.cols.v[c], want[k]))
+				ci[k] = (int)c;
+	}
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t r = 0; out.cols.n && r < out.cells.n / out.cols.n; r++) {
+		char **cell = &out.cells.v[r * out.cols.n];
+		for (int k = 0; k < 11; k++) {
+			const char *v = ci[k] >= 0 ? cell[ci[k]] : "?";
+			strbuf_addf(&sb, "%s%s", k ? "|" : "", k == 10 ? (strcmp(v, "1") ? "" : "1") : v);
+		}
+		strbuf_addch(&sb, '\n');
+	}
+	strv_free(&req.args);
+	proto_free(MSG_ACCT_REPLY, &out);
+	return strbuf_detach(&sb);
 }
 
 static void open_cd(ctld_t *cd, conf_t *conf, const char *db)
@@ -160,6 +195,28 @@ int main(void)
 	const sched_assoc_t *tree = acct_usage_tree(&cd, &n);
 	is_int(n, 4, "the tree for sshare");
 	NEAR(tree[2].fs_eff_usage, 360.0 / 600, "u1 EffectvUsage within its account");
+
+	/* sshare's rows: tree order, depth, Slurm's formatting (usage is
+	 * truncated: 300 decayed by a hair shows 299, as Slurm's does) */
+	char *rows = sshare_rows(&cd, "all=1", NULL, 0);
+	is_str(rows, "0|root|||0.000000|299||1.000000|||\n"
+		     "1|a||1|1.000000|299|1.000000|1.000000||1.000000|\n"
+		     "2|a|u1|1|0.500000|179|0.600000|0.600000|0.500000|0.833333|1\n"
+		     "2|a|u2|1|0.500000|119|0.400000|0.400000|1.000000|1.250000|1\n",
+	       "sshare -a: every row, values as Slurm prints them");
+	free(rows);
+	rows = sshare_rows(&cd, "users=u2", NULL, 0);
+	is_str(rows, "0|root|||0.000000|299||1.000000|||\n1|a||1|1.000000|299|1.000000|1.000000||1.000000|\n"
+		     "2|a|u2|1|0.500000|119|0.400000|0.400000|1.000000|1.250000|1\n", "sshare -u u2");
+	free(rows);
+	rows = sshare_rows(&cd, "accounts=a", NULL, 0);
+	is_str(rows, "1|a||1|1.000000|299|1.000000|1.000000||1.000000|\n", "sshare -A a: the account row");
+	free(rows);
+	rows = sshare_rows(&cd, NULL, NULL, 1003);
+	is_str(rows, "0|root|||0.000000|299||1.000000|||\n1|a||1|1.000000|299|1.000000|1.000000||1.000000|\n"
+		     "2|a|u2|1|0.500000|119|0.400000|0.400000|1.000000|1.250000|1\n",
+	       "sshare as u2: its own user row");
+	free(rows);
 
 	/* committed, reopened: the usage and the watermark are back */
 	is_int(db_commit(&cd), 0, "usage committed");
