@@ -35,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
 LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-sshare
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -142,6 +142,14 @@ bench-sched: $(BUILD)/bench/sched_pass
 $(BUILD)/bench/sched_pass: bench/sched_pass.c $(BUILD)/libsched.a $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
+
+# The controller's side of `sshare -a` on 1,000 users (bench/sshare_tree.c).
+bench-sshare: $(BUILD)/bench/sshare_tree
+	$(BUILD)/bench/sshare_tree
+
+$(BUILD)/bench/sshare_tree: bench/sshare_tree.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 
 clean:
 	rm -rf build build-san build-vg

@@ -247,6 +247,11 @@ int cmd_sshare(int argc, char **argv)
 	}
 
 	msg_acct_req_t req = { .op = ACCT_OP_SSHARE };
+	int want_tres = 0;
+	for (size_t i = 0; i < ncols; i++)
+		want_tres |= strstr(cols[i].f->name, "TRES") != NULL;
+	if (!want_tres)
+		strv_push(&req.args, "tres=0");
 	if (all)
 		strv_push(&req.args, "all=1");
 	if (users) {

@@ -3,7 +3,8 @@
  * reads the association tree and the fair-share values acct_usage.c keeps).
  *
  * Arguments: all=1 (every user, sshare -a), users=a,b (sshare -u),
- * accounts=x,y (sshare -A). Without all/users the caller's own user rows
+ * accounts=x,y (sshare -A), tres=0 (the TRES columns are not printed:
+ * leave them empty). Without all/users the caller's own user rows
  * are shown, as Slurm does; account rows are always shown unless accounts=
  * restricts them (to the associations whose account is listed: the
  * accounts and the user rows under them). PrivateData=usage limits a user
@@ -49,8 +50,18 @@ static void tres_fmt(strbuf_t *sb, const double *v, int gpus)
 		if (tres_list[k].idx == LIM_TRES_GPU && !gpus)
 			continue;
 		double x = tres_list[k].idx >= 0 ? v[tres_list[k].idx] : 0;
-		strbuf_addf(sb, "%s%s=%" PRIu64, k ? "," : "", tres_list[k].name,
-			    x > 0 ? (uint64_t)x : 0);
+		/* 1,000 rows x 2 lists x 9 TRES: no printf per number */
+		char num[24], *p = num + sizeof(num);
+		uint64_t u = x > 0 ? (uint64_t)x : 0;
+		*--p = 0;
+		do
+			*--p = (char)('0' + u % 10);
+		while ((u /= 10));
+		if (k)
+			strbuf_addch(sb, ',');
+		strbuf_addstr(sb, tres_list[k].name);
+		strbuf_addch(sb, '=');
+		strbuf_addstr(sb, p);
 	}
 }
 
@@ -183,7 +194,8 @@ static int shown(const ss_ctx_t *x, const ss_req_t *q, uint32_t i)
 	return q->all || a->uid == q->uid;
 }
 
-static void row(ss_ctx_t *x, msg_acct_reply_t *out, uint32_t i, uint32_t depth, int algo, int gpus)
+static void row(ss_ctx_t *x, msg_acct_reply_t *out, uint32_t i, uint32_t depth, int algo, int gpus,
+		int tres)
 {
 	const acct_assoc_t *a = &x->cd->acct.assocs[i];
 	const sched_assoc_t *s = &x->fs[i];
@@ -217,6 +229,12 @@ static void row(ss_ctx_t *x, msg_acct_reply_t *out, uint32_t i, uint32_t depth, 
 		acct_reply_cell(out, "inf");
 	else
 		acct_reply_cellf(out, "%f", s->fs_level);
+	if (!tres) {      /* the TRES columns were not asked for */
+		for (int c = 0; c < 3; c++)
+			acct_reply_cell(out, "");
+		acct_reply_cell(out, a->user ? "1" : "0");
+		return;
+	}
 	strbuf_t sb = STRBUF_INIT;
 	lim_fmt(&sb, &a->lim.grp_tres_mins);
 	acct_reply_cell(out, sb.buf);
@@ -255,8 +273,13 @@ void acct_sshare(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_r
 		strv_free(&q.accounts);
 		return;      /* no tree (accounting not set up): no rows */
 	}
+	const char *tv = acct_arg(req, "tres");
+	int tres = !tv || strcmp(tv, "0");
 	children(&x);
-	run_mins(&x, ctld_now());
+	if (tres)
+		run_mins(&x, ctld_now());
+	else
+		x.run = NULL;
 	const char *f = conf_get(cd->conf, "PriorityFlags");
 	int algo = f && strcasestr(f, "NO_FAIR_TREE") ? SCHED_FS_CLASSIC : SCHED_FS_FAIR_TREE;
 	int gpus = with_gpus(cd);
@@ -269,7 +292,7 @@ void acct_sshare(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_r
 		sp--;
 		uint32_t i = stack[sp], d = depth[sp];
 		if (shown(&x, &q, i))
-			row(&x, out, i, d, algo, gpus);
+			row(&x, out, i, d, algo, gpus, tres);
 		/* push in reverse so the first child comes out first */
 		for (uint32_t k = x.first[i + 1]; k > x.first[i]; k--) {
 			stack[sp] = x.kids[k - 1];
