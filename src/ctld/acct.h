@@ -173,6 +173,8 @@ uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
 
 /* ---- acct_rollup.c (driven by acct_usage.c) ---- */
 int acct_rollup_db_init(struct ctld *cd, char **err);
+/* With the usage (its watermark known): the open hour, open node events. */
+void acct_rollup_load(struct ctld *cd, int64_t last);
 void acct_rollup_db_close(struct ctld *cd);
 int64_t rollup_hour_floor(int64_t t);     /* the start of t's hour */
 int64_t rollup_hour_next(int64_t hs);      /* the start of the next one */

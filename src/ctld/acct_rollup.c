@@ -279,6 +279,11 @@ static struct acct_rollup *rollup_get(ctld_t *cd, int64_t last)
 	return r;
 }
 
+void acct_rollup_load(ctld_t *cd, int64_t last)
+{
+	rollup_get(cd, last);
+}
+
 /* ---- what a step adds ---- */
 
 static int node_is_down(const node_t *n)

@@ -352,6 +352,7 @@ static struct acct_usage *usage_get(ctld_t *cd, int64_t now)
 	}
 	u->meta_dirty = 1;
 	u->fs_stale = 1;
+	acct_rollup_load(cd, u->last);   /* node events from the first turn on */
 	db_begin(cd);
 	return u;
 }
