@@ -90,6 +90,11 @@ if [ -r /tmp/realslurm/env.sh ]; then
 	users=$(seq -f 'a5u%04g' 1 1000 | paste -sd,)
 	sacctmgr -i add account a5bench >/dev/null 2>&1
 	sacctmgr -i add user "$users" account=a5bench >/dev/null 2>&1
+	# the controller learns the new associations from slurmdbd: wait
+	for i in $(seq 1 60); do
+		[ "$(sshare -a -n -P 2>/dev/null | grep -c '|a5u')" -ge 1000 ] && break
+		sleep 1
+	done
 	echo "slurm_sshare_users=$(sshare -a -n -P | grep -c '|a5u')"
 	echo "slurm_sshare_a_ms=$(median5 sshare -a)"
 	echo "slurm_sshare_al_ms=$(median5 sshare -a -l)"

@@ -84,12 +84,14 @@ static uint32_t segments(int64_t start, int64_t end, int64_t closed, seg_t *s, u
 	return n;
 }
 
-static void where(strbuf_t *sb, uint32_t n)
+/* The rows of the n pieces, each by its primary key range (an OR of
+ * ranges would scan the table). */
+static void from_segs(strbuf_t *sb, const char *table, const char *cols, uint32_t n)
 {
-	strbuf_addstr(sb, " WHERE (0");
+	strbuf_addstr(sb, " FROM (");
 	for (uint32_t i = 0; i < n; i++)
-		strbuf_addf(sb, " OR (period = ?%u AND time >= ?%u AND time < ?%u)",
-			    3 * i + 1, 3 * i + 2, 3 * i + 3);
+		strbuf_addf(sb, "%sSELECT %s FROM %s WHERE period = ?%u AND time >= ?%u AND time < ?%u",
+			    i ? " UNION ALL " : "", cols, table, 3 * i + 1, 3 * i + 2, 3 * i + 3);
 	strbuf_addstr(sb, ")");
 }
 
@@ -136,8 +138,8 @@ void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t 
 		return;
 	strbuf_t sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "SELECT tres, SUM(alloc), SUM(down), SUM(pdown), SUM(idle), SUM(planned),"
-			   " SUM(reported) FROM acct_rollup_cluster");
-	where(&sb, n);
+			   " SUM(reported)");
+	from_segs(&sb, "acct_rollup_cluster", "tres, alloc, down, pdown, idle, planned, reported", n);
 	strbuf_addstr(&sb, " GROUP BY tres ORDER BY tres");
 	if (sqlite3_prepare_v2(db, sb.buf, -1, &st, NULL) != SQLITE_OK) {
 		out->rc = SLURM_ERROR;
@@ -160,8 +162,8 @@ void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t 
 	if (!strcmp(rep, "assoc")) {
 		strbuf_reset(&sb);
 		strbuf_addstr(&sb, "SELECT tres, assoc_id, MAX(account), MAX(user), MAX(lineage),"
-				   " SUM(alloc) FROM acct_rollup_assoc");
-		where(&sb, n);
+				   " SUM(alloc)");
+		from_segs(&sb, "acct_rollup_assoc", "tres, assoc_id, account, user, lineage, alloc", n);
 		strbuf_addstr(&sb, " GROUP BY assoc_id, tres HAVING SUM(alloc) > 0");
 		if (sqlite3_prepare_v2(db, sb.buf, -1, &st, NULL) == SQLITE_OK) {
 			bind_segs(st, segs, n);
