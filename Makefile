@@ -33,9 +33,9 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sluice
+LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -167,6 +167,14 @@ bench-node: $(BUILD)/bench/node_scrape
 	$(BUILD)/bench/node_scrape
 
 $(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The controller's side of `sshare -a` on 1,000 users (bench/sshare_tree.c).
+bench-sshare: $(BUILD)/bench/sshare_tree
+	$(BUILD)/bench/sshare_tree
+
+$(BUILD)/bench/sshare_tree: bench/sshare_tree.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 

@@ -26,6 +26,8 @@ static const struct command commands[] = {
 	{ "sdiag", cmd_sdiag, 1, "view scheduling and RPC statistics" },
 	{ "sacct", cmd_sacct, 1, "view job and step accounting records" },
 	{ "sacctmgr", cmd_sacctmgr, 1, "view and change accounts, users, associations and QOS" },
+	{ "sshare", cmd_sshare, 1, "view fair-share usage and factors" },
+	{ "sreport", cmd_sreport, 1, "reports from the usage rollups" },
 	{ "up", cmd_up, 0, "set up and run a local cluster in the foreground" },
 	{ "ctld", cmd_ctld, 0, "run the controller" },
 	{ "noded", cmd_noded, 0, "run a node daemon" },

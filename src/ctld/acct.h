@@ -231,6 +231,70 @@ int acct_steps_pending(const struct ctld *cd);
 void acct_steps_commit(struct ctld *cd);
 void acct_steps_committed(struct ctld *cd);
 
+/* ---- acct_usage.c ---- */
+/* The table (from db_open) and its statements; freed by db_close. */
+int acct_usage_db_init(struct ctld *cd, char **err);
+int acct_usage_migrate(sqlite3 *db, char **err);      /* migration step */
+void acct_usage_db_close(struct ctld *cd);
+/* Inside db_commit's transaction: write the changed usage; after a
+ * successful commit: forget what was written. */
+void acct_usage_commit(struct ctld *cd);
+void acct_usage_committed(struct ctld *cd);
+/* Every few seconds (ctld_main.c): once a PriorityCalcPeriod has passed,
+ * decay, charge the running jobs and recompute the fair-share factors. */
+void acct_usage_periodic(struct ctld *cd, int64_t now);
+/* Decay and charge up to now (the periodic step without the factors). */
+void acct_usage_advance(struct ctld *cd, int64_t now);
+/* A running job stops running (it ends or is requeued): charge it up to
+ * now. Call before its state changes. */
+void acct_usage_job_stop(struct ctld *cd, const struct job *j, int64_t now);
+/* A pending job starts: its wait counts as Planned (rollups). Call
+ * before its state changes. */
+void acct_usage_job_start(struct ctld *cd, const struct job *j, int64_t now);
+/* The job's TRES as charged: CPUs, MB, nodes, GPUs, billing. */
+void acct_usage_job_tres(const struct ctld *cd, const struct job *j, double tres[LIM_TRES_N]);
+/* 2^(-dt / half_life); 1 without decay. */
+double acct_usage_decay_factor(int64_t half_life, int64_t dt);
+/* The fair-share factor [0,1] of an association (0: none known). */
+double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
+/* The association tree with its fair-share values (index i mirrors
+ * acct.assocs[i]); NULL with *n = 0 if there is none. Valid until the
+ * loop's next turn. */
+const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
+/* The index in acct.assocs of association id (UINT32_MAX: none). */
+uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
+
+/* ---- acct_rollup.c (driven by acct_usage.c) ---- */
+int acct_rollup_db_init(struct ctld *cd, char **err);
+int acct_rollup_migrate(sqlite3 *db, char **err);     /* migration step */
+/* With the usage (its watermark known): the open hour, open node events. */
+void acct_rollup_load(struct ctld *cd, int64_t last);
+void acct_rollup_db_close(struct ctld *cd);
+int64_t rollup_hour_floor(int64_t t);     /* the start of t's hour */
+int64_t rollup_hour_next(int64_t hs);      /* the start of the next one */
+int rollup_hour_is_test(void);             /* SLUICE_ROLLUP_HOUR_S is set */
+/* A step [last, last + secs) of a running job: its TRES-seconds. */
+void acct_rollup_alloc(struct ctld *cd, int64_t last, const struct job *j, double secs,
+		       const double tres[LIM_TRES_N]);
+/* A pending job was eligible and waited over [from, to). */
+void acct_rollup_planned(struct ctld *cd, int64_t last, const struct job *j, int64_t from, int64_t to);
+/* The cluster's and the down nodes' TRES-seconds over [from, to). */
+void acct_rollup_span(struct ctld *cd, int64_t from, int64_t to);
+/* The hour starting at hour_start ended (every step of it was reported). */
+void acct_rollup_hour_end(struct ctld *cd, int64_t hour_start);
+/* In the commit: node events, the hours' sums and closes; after it. */
+void acct_rollup_commit(struct ctld *cd, int64_t now);
+void acct_rollup_committed(struct ctld *cd);
+/* An hour's close (pure): Down cut so that Allocated + Down + PLND Down
+ * fit in Reported (a job on a node counted down), Idle the rest, Planned
+ * cut to Idle and taken from it. */
+void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
+			    double reported, double *idle);
+
+/* ---- acct_sshare.c ---- */
+/* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */
+void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
@@ -272,5 +336,10 @@ void acct_reply_col(msg_acct_reply_t *r, const char *name);
 void acct_reply_cell(msg_acct_reply_t *r, const char *value);   /* NULL -> "" */
 void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- acct_sreport.c ---- */
+/* ACCT_OP_SREPORT (store read): rollup sums (see acct_sreport.c). */
+void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		  msg_acct_reply_t *out);
 
 #endif

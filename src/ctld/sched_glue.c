@@ -236,6 +236,11 @@ static void prio_sync_parts(ctld_t *cd)
 	}
 	pc->parts = cd->sched.parts;
 	pc->nparts = cd->sched.nparts;
+	/* QOS priorities can change (sacctmgr modify qos) */
+	pc->max_qos_priority = 0;
+	for (uint32_t q = 0; q < cd->acct.nqos; q++)
+		if (cd->acct.qos[q].s.priority > pc->max_qos_priority)
+			pc->max_qos_priority = cd->acct.qos[q].s.priority;
 }
 
 /* Partition state (possibly recovered from the DB) into the mirror. */
@@ -318,7 +323,9 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 		sj->part_job_factor = cd->parts[j->part].priority_job_factor;
 	sj->req_switch = d->req_switch;
 	sj->wait4switch = d->wait4switch;
-	limits_job_fill(cd, j, sj);
+	limits_job_fill(cd, j, sj);   /* association, QOS, their priorities */
+	/* accounting: the fair-share factor of its association */
+	sj->fairshare = acct_usage_fs_factor(cd, j->assoc_id);
 }
 
 void sched_glue_job(ctld_t *cd, const job_t *j, sched_job_t *sj)

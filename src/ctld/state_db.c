@@ -138,6 +138,8 @@ static const struct db_migration {
 	{ "accounting job records (acct_job)", acct_jobs_migrate },
 	{ "accounts, users, associations, QOS", acct_store_create },
 	{ "accounting step records (acct_step)", acct_steps_migrate },
+	{ "decayed usage (acct_usage)", acct_usage_migrate },
+	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
 };
 
 int db_schema_version(void)
@@ -294,6 +296,8 @@ int db_open(ctld_t *cd, const char *path, char **err)
 		return -1;
 	if (acct_steps_db_init(cd, err))
 		return -1;
+	if (acct_usage_db_init(cd, err))
+		return -1;
 	cd->st_begin = prep(cd, "BEGIN");
 	cd->st_commit = prep(cd, "COMMIT");
 	cd->st_job_ins = prep(cd, "INSERT OR REPLACE INTO jobs(job_id, state, reason, reason_detail,"
@@ -326,6 +330,7 @@ void db_close(ctld_t *cd)
 	sqlite3_finalize(cd->st_node_weight);
 	acct_jobs_close(cd);
 	acct_steps_db_close(cd);
+	acct_usage_db_close(cd);
 	sqlite3_close(cd->db);
 	cd->db = NULL;
 }
@@ -635,6 +640,7 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
 		step_done(cd, cd->st_meta_set, "save next job id");
 	}
+	acct_usage_commit(cd);
 	if (!cd->db_failed)
 		step_done(cd, cd->st_commit, "commit");
 	if (cd->db_failed) {
@@ -662,7 +668,13 @@ int db_commit(ctld_t *cd)
 	for (uint32_t i = 0; i < cd->nparts; i++)
 		cd->parts[i].dirty = 0;
 	cd->meta_dirty = 0;
+	acct_usage_committed(cd);
 	return 0;
+}
+
+int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
+{
+	return step_done(cd, st, what);
 }
 
 /* ---- recovery ---- */

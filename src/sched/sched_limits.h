@@ -85,6 +85,9 @@ typedef struct sched_assoc {
 	lim_set_t lim;               /* as set on this association */
 	uint32_t shares_raw;         /* FairShare=; SCHED_SHARES_PARENT */
 	uint32_t priority;           /* Priority= (assoc factor) */
+	uint8_t is_user;             /* a user association (uid may still be
+	                              * UINT32_MAX: a user with no Unix
+	                              * account, as sacctmgr allows) */
 	/* Decayed usage (controller-kept, from running and ended jobs):
 	 * TRES-seconds times the QOS UsageFactor, this association and its
 	 * subtree. usage_raw is the billing usage fair share uses. */

@@ -18,7 +18,11 @@ test_expect_success 'cluster with h100 and a100 nodes, backfill every second' '
 	grep -q "comp001 gpu:h100:8" out && grep -q "comp005 gpu:a100:4" out
 '
 
-cancel_all() { scancel -u root; wait_for 20 sh -c "test -z \"\$(squeue -h -t PD,R,CG)\""; }
+# A cancelled job shows CANCELLED at once but holds its CPUs until its
+# supervisor reports: wait for the nodes to be idle too, or the next test's
+# job may find them still in use (nodes allocated, mixed or completing).
+cancel_all() { scancel -u root; wait_for 20 sh -c "test -z \"\$(squeue -h -t PD,R,CG)\"" &&
+	wait_for 20 sh -c "! sinfo -h -N -o %t | grep -Eq \"^(alloc|mix|comp)\""; }
 
 test_expect_success 'GPU type: a100 jobs go to a100 nodes, h100 jobs to h100 nodes' '
 	a=$(sbatch --parsable --gres=gpu:a100:2 -t 5 -o /dev/null --wrap="sleep 297") &&
