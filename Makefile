@@ -116,7 +116,7 @@ test-san: deps
 # script whose daemons logged valgrind errors or definite leaks.
 VG_TESTS := 0010-basic.t 0030-cancel.t 0040-restart.t 0060-auth.t 0080-srun.t 0190-select.t \
 	0200-job-inherit.t 0210-option-privilege.t 0220-step-cred.t 0270-dead-supervisor.t \
-	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t
+	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t 0500-ctld-metrics.t
 test-valgrind: deps
 	$(MAKE) BUILD=build-vg OPT=-O1 build-vg/sluice $(addprefix build-vg/bin/,$(LINKS)) build-vg/t/test_ctld_requests
 	t/setup-users.sh
