@@ -18,6 +18,8 @@ step_col() {
 # step_ended JOB STEP: the row has its end
 step_ended() { e=$(step_col "$1" "$2" end); test -n "$e" && test "$e" -gt 0; }
 step_running() { test "$(step_col "$1" "$2" state)" = 1 && test "$(step_col "$1" "$2" end)" = 0; }
+# col_is JOB STEP COLUMN VALUE
+col_is() { test "$(step_col "$1" "$2" "$3")" = "$4"; }
 # in_range VALUE LOW HIGH
 in_range() { test -n "$1" && test "$1" -ge "$2" && test "$1" -le "$3"; }
 
@@ -123,7 +125,7 @@ test_expect_success SQLITE3 'a step that ends while the controller is down is re
 	wait_for 20 step_done_on_node $id 0 &&
 	ctld_start &&
 	wait_job_state $id FAILED 30 &&
-	wait_for 30 sh -c "test \"\$(sqlite3 -readonly $CL/state/sluice.db \"SELECT tasks_done FROM acct_step WHERE job_id=$id AND step_id=0\")\" = 1" &&
+	wait_for 30 col_is $id 0 tasks_done 1 &&
 	test "$(step_col $id 0 state)" = 5 &&
 	test "$(step_col $id 0 exit_code)" = 1280 &&
 	test -n "$(step_col $id 0 user_cpu_us)"
