@@ -33,9 +33,9 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sluice
+LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-jobacct
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -151,6 +151,15 @@ bench-sched: $(BUILD)/bench/sched_pass
 $(BUILD)/bench/sched_pass: bench/sched_pass.c $(BUILD)/libsched.a $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
+
+# The controller's /metrics at 10,000 nodes and 100,000 jobs
+# (bench/metrics_scrape.c; docs/benchmarks.md).
+bench-metrics: $(BUILD)/bench/metrics_scrape
+	$(BUILD)/bench/metrics_scrape
+
+$(BUILD)/bench/metrics_scrape: bench/metrics_scrape.c t/unit/ctld_fixture.h $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 
 clean:
 	rm -rf build build-san build-vg

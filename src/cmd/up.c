@@ -56,6 +56,7 @@ struct up_opts {
 	int nodes, gpus, cpus;
 	long mem;
 	int port;
+	int metrics_port;      /* MetricsPort written to a new config */
 	const char *dir;
 };
 
@@ -229,8 +230,12 @@ static int write_config(const struct up_opts *o, const char *dir)
 		"KillWait=5\n"
 		"MinJobAge=300\n"
 		"# Jobs that ask for no memory get 1 GB per CPU, so they share nodes.\n"
-		"DefMemPerCPU=1024\n",
-		host, o->port, o->port + 1, user, dir, dir, dir, dir, dir, dir);
+		"DefMemPerCPU=1024\n"
+		"# The controller's Prometheus metrics (docs/monitoring.md), on loopback.\n"
+		"MetricsType=metrics/openmetrics\n"
+		"MetricsAddress=127.0.0.1\n"
+		"MetricsPort=%d\n",
+		host, o->port, o->port + 1, user, dir, dir, dir, dir, dir, dir, o->metrics_port);
 	for (int i = 0; i < o->nodes; i++) {
 		char *n = node_name(i);
 		strbuf_addf(&sb, "NodeName=%s NodeAddr=127.0.0.1 NodeHostname=%s Port=%d "
@@ -590,6 +595,10 @@ int cmd_up(int argc, char **argv)
 				return 1;
 			}
 		}
+		/* The metrics port: the first free one after the cluster's. */
+		for (int p = o.port + o.nodes + 1; p < 65535 && !o.metrics_port; p++)
+			if (port_free(p))
+				o.metrics_port = p;
 		if (write_config(&o, dir) < 0) {
 			fprintf(stderr, "sluice up: cannot write the config in '%s/etc': %s\n",
 				dir, strerror(errno));
@@ -705,6 +714,11 @@ int cmd_up(int argc, char **argv)
 				       reused ? " (reused)" : "", conf->ctld_port, conf->nnodes, nodes);
 				if (conf->nnodes && conf_node_gpus(&conf->nodes[0]))
 					printf(" with %u GPUs each", conf_node_gpus(&conf->nodes[0]));
+				const char *mp = conf_get(conf, "MetricsPort");
+				if (mp && conf_get(conf, "MetricsType"))
+					printf("\n  metrics:          http://%s:%s/metrics",
+					       conf_get(conf, "MetricsAddress") ? conf_get(conf, "MetricsAddress")
+					       : "127.0.0.1", mp);
 				printf("\n  config and state: %s\n  logs:             %s/log\n\n"
 				       "In another shell:\n  source %s\n  sinfo\n\n"
 				       "Ctrl-C stops the cluster.\n", dir, dir, envsh);

@@ -11,7 +11,8 @@
  *   acct_rpc.c     MSG_ACCT_REQ dispatch; store queries run on a reader
  *                  thread with its own read-only connection, so a heavy
  *                  sacct/sreport never lengthens a loop turn
- *   acct_jobs.c    job records (acct_job), written from db_commit; sacct
+ *   acct_jobs.c    job records (acct_job), written from db_commit
+ *   acct_sacct.c   sacct's query (a store read)
  *   acct_steps.c   step records (acct_step) reported by the node daemons
  *   assoc.c        clusters, accounts, users, associations, QOS, coordinators
  *                  (acct_t below); sacctmgr; Account/QOS of a job at submit
@@ -104,6 +105,11 @@ typedef struct acct {
 	acct_qos_t *qos; uint32_t nqos;
 	uint64_t gen;             /* bumped by every change of the above */
 	int dirty;                /* something to write at the next commit */
+	/* assoc.c's own: lookup tables (rebuilt by acct_changed) and the rows
+	 * deleted since the last commit ("a\tNAME", "u\tNAME", "s\tID", "q\tID") */
+	struct acct_index *ix;
+	strv_t gone;
+	uint32_t next_assoc_id, next_qos_id;
 } acct_t;
 
 /* ---- assoc.c ---- */
@@ -113,7 +119,37 @@ typedef struct acct {
 int acct_init(struct ctld *cd, char **err);
 /* Write the changed model rows inside the open transaction (db_commit). */
 void acct_commit(struct ctld *cd);
+/* Create the model's tables (from db_open). 0 or -1 with *err. */
+int acct_store_create(sqlite3 *db, char **err);
+/* After any change of the model: rebuild the lookups, bump gen, mark it
+ * to be written at the next commit (records changed carry dirty = 1). */
+void acct_changed(struct ctld *cd);
+/* Lookups: O(1) (hash tables rebuilt by acct_changed). Pointers are valid
+ * until the next change of the model. */
 acct_assoc_t *acct_assoc_by_id(struct ctld *cd, uint32_t id);
+acct_account_t *acct_account_find(struct ctld *cd, const char *name);
+acct_user_t *acct_user_find(struct ctld *cd, const char *name);
+acct_user_t *acct_user_by_uid(struct ctld *cd, uint32_t uid);
+/* The association of (user, account, partition); user NULL: the
+ * account's own; partition NULL: the one for any partition. */
+acct_assoc_t *acct_assoc_find(struct ctld *cd, const char *user, const char *account,
+			      const char *partition);
+acct_assoc_t *acct_assoc_parent(struct ctld *cd, const acct_assoc_t *a);
+/* What a association has by inheritance (walks up the tree): its
+ * DefaultQOS (0 = none), the association whose QOS list applies, whether
+ * it may use a QOS, and its limits with the Max* ones inherited from the
+ * ancestors (Grp* are not inherited, as in Slurm). */
+uint32_t acct_assoc_def_qos(struct ctld *cd, const acct_assoc_t *a);
+const acct_assoc_t *acct_assoc_qos_src(struct ctld *cd, const acct_assoc_t *a);
+int acct_assoc_qos_allowed(struct ctld *cd, const acct_assoc_t *a, uint32_t qos_id);
+void acct_assoc_eff_lim(struct ctld *cd, const acct_assoc_t *a, lim_set_t *out);
+/* Is uid a coordinator of account or of one of its ancestors? */
+int acct_is_coord(struct ctld *cd, uint32_t uid, const char *account);
+/* AdminLevel Operator or more (root and SlurmUser included). */
+int acct_is_operator(struct ctld *cd, uint32_t uid);
+/* A recovered job: its assoc_id/qos_id from its account and QOS names
+ * (never refuses: the job was accepted). */
+void acct_job_relink(struct ctld *cd, struct job *j);
 acct_qos_t *acct_qos_by_id(struct ctld *cd, uint32_t id);
 acct_qos_t *acct_qos_by_name(struct ctld *cd, const char *name);
 /* The AdminLevel of uid (root and SlurmUser: ACCT_ADMIN_SUPER). */
@@ -180,6 +216,9 @@ void acct_steps_committed(struct ctld *cd);
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
 /* A conn closed: drop the answers the reader still owes it. */
 void acct_rpc_conn_closed(struct ctld *cd, conn_t *c);
+/* At exit: stop the reader thread (after the loop; answers still owed
+ * are dropped). */
+void acct_rpc_shutdown(struct ctld *cd);
 
 /* Operations (the ops[] table of acct_rpc.c names each with its
  * function): a loop operation runs in the loop with the model at hand
@@ -199,6 +238,11 @@ typedef void (*acct_loop_f)(struct ctld *cd, const msg_acct_req_t *req, uint32_t
 			    msg_acct_reply_t *out);
 typedef void (*acct_read_f)(sqlite3 *db, const acct_read_ctx_t *ctx,
 			    const msg_acct_req_t *req, msg_acct_reply_t *out);
+
+/* ---- acct_sacct.c ---- */
+/* ACCT_OP_SACCT (a store read; its arguments: acct_sacct.c). */
+void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		     msg_acct_reply_t *out);
 
 /* The value of "key=value" in args, or NULL (the first match). */
 const char *acct_arg(const msg_acct_req_t *req, const char *key);

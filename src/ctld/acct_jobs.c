@@ -92,10 +92,9 @@ static char *tres_sorted(const char *t)
 /* The time Slurm calls eligible: 0 while the job cannot start for a
  * reason of its own (held, waiting on a dependency or its begin time);
  * such jobs are outside sacct's default window, as in Slurm. */
-static int64_t job_eligible(const job_t *j, int64_t now)
+static int64_t job_eligible(const job_t *j, int started, int64_t now)
 {
-	if ((j->state & JOB_STATE_BASE) == JOB_PENDING &&
-	    (j->hold || j->dep_state || j->eligible_time > now))
+	if (!started && (j->hold || j->dep_state || j->eligible_time > now))
 		return 0;
 	return j->eligible_time ? j->eligible_time : j->submit_time;
 }
@@ -120,7 +119,7 @@ void acct_job_record(ctld_t *cd, const job_t *j)
 				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
 				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
 				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
-				       " name=?14, state=?15, reason=?16, exit_code=?17, derived_ec=?18,"
+				       " name=?14, state=?15, reason=COALESCE(?16, reason), exit_code=?17, derived_ec=?18,"
 				       " submit=?19, eligible=?20, start=?21, end=?22, suspended=?23,"
 				       " timelimit=?24, priority=?25, nice=?26, req_cpus=?27, req_mem=?28,"
 				       " req_mem_per_cpu=?29, req_nodes=?30, alloc_cpus=?31,"
@@ -155,16 +154,22 @@ void acct_job_record(ctld_t *cd, const job_t *j)
 	bind_text(st, 13, j->group_name);
 	bind_text(st, 14, d->name);
 	sqlite3_bind_int64(st, 15, j->state);
-	sqlite3_bind_int64(st, 16, j->reason);
+	/* The reason kept is the last one it waited for (as slurmdbd's):
+	 * once it runs, its reason stays. */
+	if (base == JOB_PENDING)
+		sqlite3_bind_int64(st, 16, j->reason);
+	else
+		sqlite3_bind_null(st, 16);
 	sqlite3_bind_int64(st, 17, j->exit_code);
 	sqlite3_bind_int64(st, 18, 0);
 	sqlite3_bind_int64(st, 19, j->submit_time);
-	sqlite3_bind_int64(st, 20, job_eligible(j, now));
-	/* Pending: start and end are the scheduler's plans, not facts. */
-	sqlite3_bind_int64(st, 21, base == JOB_PENDING ? 0 : j->start_time);
+	sqlite3_bind_int64(st, 20, job_eligible(j, started, now));
+	/* Pending: start and end are the scheduler's plans, not facts; a job
+	 * cancelled before it ran never started. */
+	sqlite3_bind_int64(st, 21, started ? j->start_time : 0);
 	sqlite3_bind_int64(st, 22, JOB_IS_FINISHED(j->state) ? j->end_time : 0);
 	sqlite3_bind_int64(st, 23, 0);
-	sqlite3_bind_int64(st, 24, j->time_limit);
+	sqlite3_bind_int64(st, 24, j->time_limit);   /* the partition's if no -t */
 	sqlite3_bind_int64(st, 25, j->hold ? 0 : j->priority);
 	sqlite3_bind_int64(st, 26, d->nice);
 	uint32_t ntasks = job_ntasks(j);

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <pwd.h>
@@ -457,6 +458,8 @@ int cmd_ctld(int argc, char **argv)
 	if (db_open(cd, dbpath, &err))
 		return startup_fail("%s", err);
 	cd->db_path = dbpath;
+	if (acct_init(cd, &err))
+		return startup_fail("%s", err);
 	/* SQLite made sluice.db-wal and -shm: give them to SlurmUser too. */
 	if (state_dir_prepare(ssl, cd->slurm_uid, slurm_gid))
 		return 1;
@@ -533,9 +536,11 @@ int cmd_ctld(int argc, char **argv)
 	start_pipe = -1;
 	loop_run(cd->loop);
 
+	acct_rpc_shutdown(cd);
 	db_commit(cd);
 	conn_flush_all(cd->loop);
-	info("sluice ctld stopped");
+	uint64_t turns, longest = loop_max_turn_us(cd->loop, &turns);
+	info("sluice ctld stopped (%" PRIu64 " loop turns, the longest %" PRIu64 " us)", turns, longest);
 	/* cd->conf: a reconfigure may have replaced the one loaded here.
 	 * The pid file and socket are ours (we hold the state lock). */
 	if (cd->conf->slurmctld_pid_file)

@@ -707,6 +707,9 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	/* The partition's access, limits, defaults and policy. */
 	if ((rc = job_apply_part(cd, j, pi, is_admin(cd, uid), msg)))
 		goto fail;
+	/* Its account, association and QOS (AccountingStorageEnforce). */
+	if ((rc = acct_job_resolve(cd, j, uid, msg)))
+		goto fail;
 
 	int64_t now = ctld_now();
 	j->job_id = cd->next_job_id++;
@@ -764,6 +767,7 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 {
 	j->group_name = intern_take(names_group(j->group_id));
 	desc_intern(j->desc);
+	acct_job_relink(cd, j);
 	resolve_nodes(cd, j->desc->req_nodes, &j->req_idx, &j->nreq);
 	resolve_nodes(cd, j->desc->exc_nodes, &j->exc_idx, &j->nexc);
 	char t2[32];
@@ -1221,11 +1225,37 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 			if (why)
 				info("job %u: move to partition %s refused: %s", j->job_id, v, why);
 			free(why);
+			why = NULL;
 			if (prc)
 				return prc;
-			j->priority = job_priority(cd, j, now);
-			intern_put(j->desc->partition);
+			/* its association may be per partition */
+			char *oldp = j->desc->partition;
 			j->desc->partition = intern_get(v);
+			if ((prc = acct_job_resolve(cd, j, uid, &why))) {
+				intern_put(j->desc->partition);
+				j->desc->partition = oldp;
+				free(why);
+				return prc;
+			}
+			intern_put(oldp);
+			j->priority = job_priority(cd, j, now);
+			*desc_changed = 1;
+		} else if (!strcasecmp(k, "Account") || !strcasecmp(k, "QOS")) {
+			if (base != JOB_PENDING)
+				return ESLURM_JOB_NOT_PENDING;
+			int qos = !strcasecmp(k, "QOS");
+			char **field = qos ? &j->desc->qos : &j->desc->account;
+			char *old = *field, *why = NULL;
+			*field = *v ? intern_get(v) : NULL;
+			int arc = acct_job_resolve(cd, j, uid, &why);
+			free(why);
+			if (arc) {
+				intern_put(*field);
+				*field = old;
+				return arc;
+			}
+			intern_put(old);
+			j->priority = job_priority(cd, j, now);
 			*desc_changed = 1;
 		} else {
 			return ESLURM_NOT_SUPPORTED;

@@ -164,7 +164,8 @@ static void jagg_add(jagg_t *a, const job_t *j, uint32_t cpus, uint64_t mem, uin
 /* A keyed table of aggregates (users by uid, accounts by name). */
 typedef struct agg_ent {
 	uint32_t uid;
-	const char *key;          /* borrowed: a job's user or account name */
+	const char *key;          /* borrowed: a job's account name */
+	const char *name;         /* users: the user name of one of their jobs */
 	jagg_t a;
 } agg_ent_t;
 
@@ -183,7 +184,7 @@ static uint32_t str_hash(const char *s)
 	return h;
 }
 
-static jagg_t *agg_get(agg_tab_t *t, uint32_t uid, const char *key)
+static agg_ent_t *agg_get(agg_tab_t *t, uint32_t uid, const char *key)
 {
 	if ((t->n + 1) * 2 > t->nslot) {
 		size_t ns = t->nslot ? t->nslot * 2 : 64;
@@ -204,7 +205,7 @@ static jagg_t *agg_get(agg_tab_t *t, uint32_t uid, const char *key)
 	while (t->slot[k]) {
 		agg_ent_t *e = &t->v[t->slot[k] - 1];
 		if (key ? (e->key && !strcmp(e->key, key)) : (!e->key && e->uid == uid))
-			return &e->a;
+			return e;
 		k = (k + 1) & (t->nslot - 1);
 	}
 	t->v = xgrow(t->v, sizeof(*t->v), t->n + 1, &t->alloc);
@@ -213,7 +214,7 @@ static jagg_t *agg_get(agg_tab_t *t, uint32_t uid, const char *key)
 	e->uid = uid;
 	e->key = key;
 	t->slot[k] = (uint32_t)++t->n;
-	return &e->a;
+	return e;
 }
 
 static void agg_free(agg_tab_t *t)
@@ -274,24 +275,20 @@ static void jobs_collect(scrape_t *s)
 					p->reasons[j->reason]++;
 			}
 		}
-		jagg_add(agg_get(&s->users, j->user_id, NULL), j, cpus, mem, gpus);
+		/* User names: the name the controller recorded at submission,
+		 * so no lookup per scrape. */
+		agg_ent_t *u = agg_get(&s->users, j->user_id, NULL);
+		jagg_add(&u->a, j, cpus, mem, gpus);
+		if (!u->name && j->desc->user_name && *j->desc->user_name)
+			u->name = j->desc->user_name;
 		const char *acct = j->desc->account && *j->desc->account ? j->desc->account : "";
-		jagg_add(agg_get(&s->accts, 0, acct), j, cpus, mem, gpus);
+		jagg_add(&agg_get(&s->accts, 0, acct)->a, j, cpus, mem, gpus);
 	}
-	/* User names: the name the controller recorded at submission (the
-	 * first job of each user seen), so no lookup per scrape. */
 	s->user_name = xcalloc(s->users.n + 1, sizeof(char *));
-	for (size_t i = 0; i < cd->njobs; i++) {
-		const job_t *j = cd->jobs[i];
-		jagg_t *a = agg_get(&s->users, j->user_id, NULL);
-		size_t idx = (size_t)((agg_ent_t *)((char *)a - offsetof(agg_ent_t, a)) - s->users.v);
-		if (!s->user_name[idx] && j->desc->user_name && *j->desc->user_name)
-			s->user_name[idx] = j->desc->user_name;
-	}
 	s->owned = xcalloc(s->users.n + 1, sizeof(char *));
 	for (size_t i = 0; i < s->users.n; i++)
-		if (!s->user_name[i])
-			s->user_name[i] = s->owned[s->nowned++] = xasprintf("%u", s->users.v[i].uid);
+		s->user_name[i] = s->users.v[i].name ? s->users.v[i].name :
+			(s->owned[s->nowned++] = xasprintf("%u", s->users.v[i].uid));
 }
 
 static void jobs_write(scrape_t *s)
@@ -502,6 +499,14 @@ static void nodes_write(scrape_t *s)
 		"CPUs not allocated on the node", "Memory of the node (RealMemory), bytes",
 		"Memory allocated on the node, bytes", "Free memory the node reported, bytes",
 		"GPUs of the node", "GPUs allocated on the node" };
+	/* Each node's {node="..."} once for all its families. */
+	strbuf_t lb = STRBUF_INIT;
+	size_t *lo = xcalloc(cd->nnodes + 1, sizeof(size_t));
+	for (uint32_t i = 0; i < cd->nnodes; i++) {
+		lo[i] = lb.len;
+		prom_labels(&lb, "node", cd->nodes[i].cf->name, NULL);
+		strbuf_addch(&lb, 0);
+	}
 	for (size_t k = 0; k < ARRAY_SIZE(nf); k++) {
 		prom_family(sb, nf[k], "gauge", nh[k]);
 		for (uint32_t i = 0; i < cd->nnodes; i++) {
@@ -521,9 +526,11 @@ static void nodes_write(scrape_t *s)
 			default: if (!sn->ngpus) continue;
 				v = __builtin_popcountll(sn->gpus_used); break;
 			}
-			prom_sample(sb, nf[k], v, "node", n->cf->name, NULL);
+			prom_sample_lbl(sb, nf[k], lb.buf + lo[i], v);
 		}
 	}
+	strbuf_release(&lb);
+	free(lo);
 
 	/* Per partition. */
 	prom_gauge(sb, "slurm_partitions", "Partitions", cd->nparts);
@@ -709,7 +716,8 @@ static void scheduler_write(scrape_t *s)
 	/* Ours: histograms in seconds and the controller's own health. */
 	const ctld_mstats_t *m = &cd->mstats;
 	prom_family(sb, "sluice_sched_cycle_seconds", "histogram",
-		    "Scheduling passes by kind (main; backfill: a pass that ran a backfill cycle)");
+		    "Scheduling passes (kind=main: every pass, as sdiag counts main cycles; kind=backfill: "
+		    "the passes that ran a backfill cycle)");
 	prom_hist_write(sb, "sluice_sched_cycle_seconds", &m->sched_cycle, "kind", "main", NULL);
 	prom_hist_write(sb, "sluice_sched_cycle_seconds", &m->bf_cycle, "kind", "backfill", NULL);
 	prom_family(sb, "sluice_state_commit_seconds", "histogram",

@@ -161,9 +161,10 @@ void ctld_stats_pass(ctld_t *cd, uint64_t t0)
 	st->sched_depth_sum += p->main_depth;
 	st->sched_last_queue = p->queue_len;
 	st->jobs_started += p->main_started + p->bf_started;
-	ctld_metrics_cycle(cd, us, p->bf_ran);
+	ctld_metrics_cycle(cd, us, 0);
 	if (!p->bf_ran)
 		return;
+	ctld_metrics_cycle(cd, us, 1);
 	/* The core runs backfill inside the same pass and has no clock, so
 	 * the backfill cycle's time is the whole pass it ran in. */
 	st->bf_cycles++;

@@ -136,6 +136,7 @@ static const struct db_migration {
 } migrations[] = {
 	{ "base schema (jobs, nodes, parts, meta)", migrate_base },
 	{ "accounting job records (acct_job)", acct_jobs_migrate },
+	{ "accounts, users, associations, QOS", acct_store_create },
 	{ "accounting step records (acct_step)", acct_steps_migrate },
 };
 
@@ -547,7 +548,7 @@ int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 int db_commit(ctld_t *cd)
 {
 	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo &&
-	    !acct_steps_pending(cd)) {
+	    !cd->acct.dirty && !acct_steps_pending(cd)) {
 		int any = 0;
 		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
 			any = cd->nodes[i].dirty;
@@ -627,6 +628,7 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(st, 6, p->min_nodes);
 		step_done(cd, st, "save partition");
 	}
+	acct_commit(cd);
 	acct_steps_commit(cd);     /* step records (acct_steps.c) */
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);

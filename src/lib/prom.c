@@ -12,18 +12,29 @@
 
 #include "xalloc.h"
 
+/* A scrape writes millions of bytes: runs without special characters go
+ * in one copy, numbers are formatted here rather than by printf. */
 void prom_escape(strbuf_t *sb, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '\\')
-			strbuf_add(sb, "\\\\", 2);
-		else if (*s == '"')
-			strbuf_add(sb, "\\\"", 2);
-		else if (*s == '\n')
-			strbuf_add(sb, "\\n", 2);
-		else
-			strbuf_addch(sb, *s);
+	while (s && *s) {
+		size_t n = strcspn(s, "\\\"\n");
+		strbuf_add(sb, s, n);
+		s += n;
+		if (!*s)
+			break;
+		strbuf_add(sb, *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", 2);
+		s++;
 	}
+}
+
+static void add_u64(strbuf_t *sb, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void prom_family(strbuf_t *sb, const char *name, const char *type, const char *help)
@@ -78,8 +89,13 @@ static void value(strbuf_t *sb, double v)
 		strbuf_addstr(sb, " NaN\n");
 	else if (isinf(v))
 		strbuf_addstr(sb, v > 0 ? " +Inf\n" : " -Inf\n");
-	else if (v == (double)(int64_t)v && fabs(v) < 9007199254740992.0)
-		strbuf_addf(sb, " %lld\n", (long long)v);
+	else if (v == (double)(int64_t)v && fabs(v) < 9007199254740992.0) {
+		strbuf_addch(sb, ' ');
+		if (v < 0)
+			strbuf_addch(sb, '-');
+		add_u64(sb, (uint64_t)fabs(v));
+		strbuf_addch(sb, '\n');
+	}
 	else {
 		fmt_double(buf, sizeof(buf), v);
 		strbuf_addf(sb, " %s\n", buf);
@@ -103,7 +119,24 @@ void prom_sample_u(strbuf_t *sb, const char *name, uint64_t v, ...)
 	va_start(ap, v);
 	labels(sb, ap, NULL);
 	va_end(ap);
-	strbuf_addf(sb, " %llu\n", (unsigned long long)v);
+	strbuf_addch(sb, ' ');
+	add_u64(sb, v);
+	strbuf_addch(sb, '\n');
+}
+
+void prom_sample_lbl(strbuf_t *sb, const char *name, const char *lbl, double v)
+{
+	strbuf_addstr(sb, name);
+	strbuf_addstr(sb, lbl);
+	value(sb, v);
+}
+
+void prom_labels(strbuf_t *sb, ...)
+{
+	va_list ap;
+	va_start(ap, sb);
+	labels(sb, ap, NULL);
+	va_end(ap);
 }
 
 void prom_gauge(strbuf_t *sb, const char *name, const char *help, double v)
@@ -146,11 +179,14 @@ void prom_hist_write(strbuf_t *sb, const char *name, const prom_hist_t *h, ...)
 			fmt_double(le, sizeof(le), h->bounds[i]);
 		else
 			strcpy(le, "+Inf");
-		strbuf_addf(sb, "%s_bucket", name);
+		strbuf_addstr(sb, name);
+		strbuf_addstr(sb, "_bucket");
 		va_start(ap, h);
 		labels(sb, ap, le);
 		va_end(ap);
-		strbuf_addf(sb, " %llu\n", (unsigned long long)cum);
+		strbuf_addch(sb, ' ');
+		add_u64(sb, cum);
+		strbuf_addch(sb, '\n');
 	}
 	strbuf_addf(sb, "%s_sum", name);
 	va_start(ap, h);

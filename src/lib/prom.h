@@ -24,6 +24,11 @@ void prom_family(strbuf_t *sb, const char *name, const char *type, const char *h
 void prom_sample(strbuf_t *sb, const char *name, double v, ...);
 /* The same with an integer value (exact beyond 2^53). */
 void prom_sample_u(strbuf_t *sb, const char *name, uint64_t v, ...);
+/* A sample whose label set was built once (prom_labels) for many
+ * families: name + lbl + value. */
+void prom_sample_lbl(strbuf_t *sb, const char *name, const char *lbl, double v);
+/* {k1="v1",...} (escaped) from NULL-ended pairs, appended to sb. */
+void prom_labels(strbuf_t *sb, ...);
 /* A gauge family with one unlabelled sample. */
 void prom_gauge(strbuf_t *sb, const char *name, const char *help, double v);
 

@@ -28,6 +28,14 @@ test_expect_success 'the second shell sees the cluster' '
 	  wait_job_state $id COMPLETED )
 '
 
+test_expect_success 'sluice up serves the controller metrics on loopback and prints where' '
+	url=$(sed -n "s/^  metrics: *//p" up.out) &&
+	echo "# $url" &&
+	case "$url" in http://127.0.0.1:*/metrics) ;; *) false ;; esac &&
+	grep -q "^MetricsAddress=127.0.0.1$" "$UPDIR/c/etc/slurm.conf" &&
+	curl -sf "$url" | grep -q "^slurm_nodes 3$"
+'
+
 test_expect_success 'the state is private, the run directory is not' '
 	test "$(stat -c %a "$UPDIR/c/state")" = 700 &&
 	test "$(stat -c %a "$UPDIR/c/run")" = 755 &&
