@@ -33,9 +33,9 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sluice
+LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -158,6 +158,15 @@ bench-metrics: $(BUILD)/bench/metrics_scrape
 	$(BUILD)/bench/metrics_scrape
 
 $(BUILD)/bench/metrics_scrape: bench/metrics_scrape.c t/unit/ctld_fixture.h $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The node daemon's /metrics render time and size with 8 fake GPUs, 8 IB
+# ports and 4 jobs (bench/node_scrape.c; --lib libnvidia-ml.so.1 for real GPUs).
+bench-node: $(BUILD)/bench/node_scrape
+	$(BUILD)/bench/node_scrape
+
+$(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 

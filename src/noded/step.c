@@ -44,6 +44,7 @@
 #include "errors.h"
 #include "hostlist.h"
 #include "jobacct.h"
+#include "metrics.h"
 #include "noded.h"
 #include "states.h"
 #include "timefmt.h"
@@ -481,6 +482,8 @@ static void step_launch(noded_t *nd, conn_t *c, const msg_launch_step_t *m, cons
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
 		error("step %u.%u: cannot create %s: %m", m->job_id, m->step_id, dir);
+	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 1) < 0)
+		error("step %u.%u: cannot record its metrics labels in %s: %m", m->job_id, m->step_id, dir);
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		conn_send_rc(c, SLURM_ERROR, "cannot start the step supervisor");

@@ -61,6 +61,7 @@
 
 #include "errors.h"
 #include "jobacct.h"
+#include "metrics.h"
 #include "noded.h"
 #include "states.h"
 #include "timefmt.h"
@@ -708,6 +709,8 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
 		error("job %u: cannot create %s: %m", m->job_id, dir);
+	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 0) < 0)
+		error("job %u: cannot record its metrics labels in %s: %m", m->job_id, dir);
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		error("job %u: pipe: %m", m->job_id);
