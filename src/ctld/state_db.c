@@ -459,7 +459,6 @@ void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
 	proto_encode(MSG_SUBMIT, full, &sb);
 	pending_add(cd, j->job_id, 1, &sb);
 	job_insert_blob(cd, j, sb.buf, sb.len);
-	acct_job_record(cd, j);
 	strbuf_release(&sb);
 }
 
@@ -555,12 +554,19 @@ int db_commit(ctld_t *cd)
 			job_t *j = job_find(cd, p->job_id);
 			if (!j)
 				continue;         /* purged since; its delete follows */
-			if (p->insert) {
+			if (p->insert)
 				job_insert_blob(cd, j, p->blob, p->len);
-				acct_job_record(cd, j);
-			} else
+			else
 				job_rewrite_desc(cd, j);
 		}
+	}
+	/* The accounting records of the jobs inserted in this transaction
+	 * (a dirty one gets its record with the update below: one write a
+	 * turn for a job submitted and started at once). */
+	for (size_t i = 0; i < cd->npending; i++) {
+		job_t *j = cd->pending[i].insert ? job_find(cd, cd->pending[i].job_id) : NULL;
+		if (j && !j->dirty)
+			acct_job_record(cd, j);
 	}
 	/* Dirty marks are cleared only once the commit succeeded: a failed
 	 * one leaves everything to write again. */
@@ -635,9 +641,16 @@ int db_commit(ctld_t *cd)
 	}
 	cd->in_txn = 0;
 	cd->db_redo = 0;
+	for (size_t i = 0; i < cd->npending; i++) {
+		job_t *j = cd->pending[i].insert ? job_find(cd, cd->pending[i].job_id) : NULL;
+		if (j)
+			acct_job_recorded(j);
+	}
 	pending_clear(cd);
-	for (size_t i = 0; i < cd->ndirty_jobs; i++)
+	for (size_t i = 0; i < cd->ndirty_jobs; i++) {
+		acct_job_recorded(cd->dirty_jobs[i]);
 		cd->dirty_jobs[i]->dirty = 0;
+	}
 	cd->ndirty_jobs = 0;
 	cd->ndead_jobs = 0;
 	for (uint32_t i = 0; i < cd->nnodes; i++)
