@@ -581,13 +581,21 @@ int net_frame_encode(strbuf_t *out, enum msg_type type, const void *msg, char **
 	return net_frame_append(out, NULL, 0, type, msg, err);
 }
 
-void conn_send_frame(conn_t *c, const void *frame, size_t len)
+void conn_send_frame(conn_t *c, strbuf_t *frame)
 {
 	if (!c || c->closing)
 		return;
 	c->awaiting = 0;
 	c->active_ms = loop_now_ms(c->loop);
-	strbuf_add(&c->out, frame, len);
+	if (!c->out.len) {
+		/* nothing queued: take the bytes over instead of copying them
+		 * (a large answer would cost the loop a copy) */
+		strbuf_t t = c->out;
+		c->out = *frame;
+		*frame = t;
+	} else {
+		strbuf_add(&c->out, frame->buf, frame->len);
+	}
 	if (c->autoflush) {
 		c->out_limit = c->out.len;
 		conn_write(c);
