@@ -10,6 +10,8 @@
 # yesterday, 1,000 users, 50 accounts; then the controller is started on
 # it and the queries are timed (median of 5 runs after a warm-up, as
 # bench/run.sh):
+#   base_*_ms         /bin/true, sacct -V, scontrol ping: what any command
+#                     costs here before it does its work
 #   sacct_j_ms        sacct -j ID (one job among N)
 #   sacct_day_ms      sacct -a -S D -E D+1 over one day's 10,000 jobs
 #   sacct_day_rows    the rows it printed
@@ -79,6 +81,10 @@ noded_start comp001
 wait_for 30 nodes_idle || exit 1
 cd "$CL/work"
 
+# the floor on this machine: a process, the binary's start, one RPC
+rec base_true_ms "$(latency_ms /bin/true)"
+rec base_sacct_V_ms "$(latency_ms sacct -V)"
+rec base_ping_ms "$(latency_ms scontrol ping)"
 rec sacct_j_ms "$(latency_ms sacct -j $(( N / 2 )))"
 test "$(sacct -n -X -P -j $(( N / 2 )) -o JobID)" = $(( N / 2 )) || echo "sacct -j: wrong answer" >&2
 d0=$(date -d "@$(( midnight - 2 * 86400 ))" +%Y-%m-%dT%H:%M:%S)
