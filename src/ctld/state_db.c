@@ -93,10 +93,10 @@ int db_exec(sqlite3 *db, const char *sql, char **err)
 	return -1;
 }
 
-/* Migration 1: the schema as sluice wrote it before versioned migrations
- * (user_version 0). CREATE TABLE IF NOT EXISTS leaves the tables of such
- * a DB as they are, so the columns added in those days are added here. */
-static int migrate_base(sqlite3 *db, char **err)
+/* The columns added to the base tables before versioned migrations,
+ * when missing (idempotent: also checked at every open, so a DB whose
+ * version says more than its tables hold is repaired, not refused). */
+static int base_columns(sqlite3 *db, char **err)
 {
 	static const struct { const char *table, *column, *decl; } added[] = {
 		{ "jobs", "restarts", "INTEGER DEFAULT 0" },
@@ -104,8 +104,6 @@ static int migrate_base(sqlite3 *db, char **err)
 		{ "nodes", "extra", "TEXT" },
 		{ "nodes", "weight", "INTEGER" },
 	};
-	if (db_exec(db, schema, err))
-		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
 		if (db_has_column(db, added[i].table, added[i].column))
 			continue;
@@ -123,6 +121,14 @@ static int migrate_base(sqlite3 *db, char **err)
 		info("state db: added column %s.%s", added[i].table, added[i].column);
 	}
 	return 0;
+}
+
+/* Migration 1: the schema as sluice wrote it before versioned migrations
+ * (user_version 0). CREATE TABLE IF NOT EXISTS leaves the tables of such
+ * a DB as they are, so the columns added in those days are added too. */
+static int migrate_base(sqlite3 *db, char **err)
+{
+	return db_exec(db, schema, err) ? -1 : base_columns(db, err);
 }
 
 /* The schema's history: step N brings a DB from user_version N-1 to N.
@@ -159,6 +165,8 @@ static int db_migrate(sqlite3 *db, const char *path, char **err)
 				 sqlite3_errmsg(db));
 		return -1;
 	}
+	if (version > 0 && base_columns(db, err))
+		return -1;
 	int target = db_schema_version();
 	if (version > target) {
 		*err = xasprintf("state db '%s' has schema version %d, newer than this sluice's %d;"
