@@ -194,10 +194,14 @@ void limits_job_fill(struct ctld *cd, const struct job *j, struct sched_job *sj)
 void limits_preempt(struct ctld *cd, const struct job *by, struct job *v);
 
 /* ---- acct_jobs.c ---- */
-/* The job's accounting record changed (called for each dirty job from
- * db_commit, inside the transaction, and at its insertion). A failure
- * fails the turn's transaction (cd->db_failed), as any write. */
-void acct_job_record(struct ctld *cd, const struct job *j);
+/* The job's accounting record changed (called for each dirty or newly
+ * inserted job from db_commit, inside the transaction). Nothing is
+ * written when the record already holds these values (a fingerprint of
+ * the last committed write). A failure fails the turn's transaction
+ * (cd->db_failed), as any write. */
+void acct_job_record(struct ctld *cd, struct job *j);
+/* The transaction that held the job's last record write committed. */
+void acct_job_recorded(struct job *j);
 /* Migration step: the acct_job table and its indexes (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */

@@ -209,7 +209,7 @@ static void reader_done_cb(loop_t *l, int fd, uint32_t events, void *arg)
 		struct read_job *rj = list;
 		list = rj->next;
 		if (rj->c)
-			conn_send_frame(rj->c, rj->frame.buf, rj->frame.len);
+			conn_send_frame(rj->c, &rj->frame);
 		read_job_free(rj);
 	}
 }

@@ -79,6 +79,9 @@ typedef struct job {
 	uint32_t qos_id;          /* its QOS, 0 = none */
 	uint32_t cancel_uid;      /* who cancelled it (sacct "CANCELLED by"), */
 	uint8_t cancelled_by;     /* when this is set; not kept across restarts */
+	uint64_t acct_sum;        /* fingerprint of its committed accounting
+	                           * record (acct_jobs.c), 0 = none known */
+	uint64_t acct_sum_new;    /* of the record written this turn */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
