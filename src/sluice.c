@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "sprio", cmd_sprio, 1, "view the factors of pending jobs' priority" },
 	{ "sdiag", cmd_sdiag, 1, "view scheduling and RPC statistics" },
 	{ "sacct", cmd_sacct, 1, "view job and step accounting records" },
+	{ "sacctmgr", cmd_sacctmgr, 1, "view and change accounts, users, associations and QOS" },
 	{ "up", cmd_up, 0, "set up and run a local cluster in the foreground" },
 	{ "ctld", cmd_ctld, 0, "run the controller" },
 	{ "noded", cmd_noded, 0, "run a node daemon" },

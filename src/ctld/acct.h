@@ -163,12 +163,35 @@ uint32_t acct_admin_level(struct ctld *cd, uint32_t uid);
  * scontrol update changes Account=, QOS= or Partition=. */
 int acct_job_resolve(struct ctld *cd, struct job *j, uint32_t uid, char **msg);
 
+/* ---- sacctmgr_rpc.c ---- */
+/* ACCT_OP_MGR: sacctmgr's verbs (sacctmgr_int.h has the request). */
+void acct_mgr_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+
 /* ---- limits.c ---- */
 /* Submit-time limit checks (MaxSubmitJobs, DenyOnLimit, ...): 0 or an
  * errors.h number with *msg (ESLURM_ACCOUNTING_POLICY "Job violates
  * accounting/QOS policy (job submit limit, user's size and/or time
- * limits)"). */
-int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
+ * limits)"). asked_time: the --time the job was submitted with
+ * (TIME_NO_VAL: none; it then gets the QOS's or association's MaxWall
+ * within the partition's MaxTime, as Slurm). */
+int limits_submit_check(struct ctld *cd, struct job *j, uint32_t asked_time, char **msg);
+/* Hand the scheduler core (cd->sched) the association and QOS tables,
+ * the enforce flags, PreemptType/PreemptMode and the QOS/association
+ * priority normalizers; rebuilt only when the model changed (acct.gen),
+ * else O(1). Before a pass, a priority, a submit check. */
+void limits_sync(struct ctld *cd);
+/* limits_sync and the decayed usage of associations and QOS: O(assocs +
+ * QOS), once per pass. */
+void limits_sync_usage(struct ctld *cd);
+void limits_free(struct ctld *cd);
+/* A job's association and QOS indexes, QOS and association priority. */
+struct sched_job;
+void limits_job_fill(struct ctld *cd, const struct job *j, struct sched_job *sj);
+/* Preempt running job v for job by: requeue (PreemptMode=REQUEUE of v's
+ * QOS, else the cluster's; a job that may not be requeued is cancelled)
+ * or cancel (state PREEMPTED; SIGTERM, SIGKILL after its QOS GraceTime,
+ * else KillWait). */
+void limits_preempt(struct ctld *cd, const struct job *by, struct job *v);
 
 /* ---- acct_jobs.c ---- */
 /* The job's accounting record changed (called for each dirty job from

@@ -30,6 +30,7 @@ static const struct acct_op_def {
 } ops[] = {
 	{ ACCT_OP_NONE, NULL, NULL },
 	{ ACCT_OP_SACCT, NULL, acct_sacct_read },
+	{ ACCT_OP_MGR, acct_mgr_op, NULL },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)

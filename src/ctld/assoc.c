@@ -71,6 +71,21 @@ int acct_is_operator(ctld_t *cd, uint32_t uid)
 	return acct_admin_level(cd, uid) >= ACCT_ADMIN_OPERATOR;
 }
 
+int is_super(const ctld_t *cd, uint32_t uid)
+{
+	return acct_admin_level((ctld_t *)cd, uid) == ACCT_ADMIN_SUPER;
+}
+
+int is_operator(const ctld_t *cd, uint32_t uid)
+{
+	return acct_admin_level((ctld_t *)cd, uid) >= ACCT_ADMIN_OPERATOR;
+}
+
+int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid)
+{
+	return is_operator(cd, uid) || (j->desc && acct_is_coord(cd, uid, j->desc->account));
+}
+
 /* ---- lookups ---- */
 
 /* One open-addressing table of record indexes + 1 (0 = empty). */
@@ -524,6 +539,24 @@ static void acct_bootstrap(ctld_t *cd)
 	ua->account = xstrdup("root");
 	ua->user = xstrdup("root");
 	ua->uid = 0;
+	/* SlurmUser other than root (`sluice up` runs as the invoking
+	 * user): an Administrator with an association under root too, so its
+	 * jobs run under AccountingStorageEnforce=associations */
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (cd->slurm_uid && !getpwuid_r(cd->slurm_uid, &pw, buf, sizeof(buf), &res) && res) {
+		acct_user_t *su = acct_user_push(m);
+		su->name = xstrdup(res->pw_name);
+		acct_name_lower(su->name);
+		su->uid = cd->slurm_uid;
+		su->admin_level = ACCT_ADMIN_SUPER;
+		su->default_account = xstrdup("root");
+		acct_assoc_t *sa = acct_assoc_push(m, 0);
+		sa->parent_id = 1;
+		sa->account = xstrdup("root");
+		sa->user = xstrdup(su->name);
+		sa->uid = cd->slurm_uid;
+	}
 	acct_qos_fix_names(m);
 	info("accounting: created cluster %s with account root, user root (Administrator) and QOS normal",
 	     m->cluster);

@@ -253,6 +253,7 @@ typedef struct ctld {
 
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
+	struct limits_state *limits;  /* limits.c: the core's association/QOS tables */
 	struct acct_steps *steps;     /* acct_steps.c: step record changes to commit */
 } ctld_t;
 
@@ -337,6 +338,15 @@ uint32_t job_ntasks(const job_t *j);
 /* ---- job_env.c ---- */
 char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n);
 int is_admin(const ctld_t *cd, uint32_t uid);
+/* assoc.c: sacctmgr AdminLevel. is_super: root, SlurmUser or
+ * Administrator (nodes, partitions, reconfigure: Slurm's super user);
+ * is_operator: those or Operator (other users' jobs). is_admin above stays
+ * the daemons' identity (root/SlurmUser: node registration, job ends). */
+int is_super(const ctld_t *cd, uint32_t uid);
+int is_operator(const ctld_t *cd, uint32_t uid);
+/* May uid act on j as its owner's manager: an operator, or a coordinator
+ * of the job's account (cancel, hold, release, update). */
+int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
 
 /* ---- nodes.c ---- */
@@ -375,6 +385,8 @@ void sched_glue_free(ctld_t *cd);
  * allocation, once; a no-op without allocation or when already built. */
 void job_detail_build(ctld_t *cd, job_t *j);
 void ctld_schedule(ctld_t *cd);
+/* The scheduler core's view of a job (for checks outside a pass). */
+void sched_glue_job(ctld_t *cd, const job_t *j, sched_job_t *sj);
 int job_launch(ctld_t *cd, job_t *j);
 /* Could the job ever run (sched_job_validate)? An errors.h number, and in
  * *msg (if not NULL and unset) Slurm's detail line for the refusal. */

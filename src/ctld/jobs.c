@@ -667,7 +667,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	part_t *p = &cd->parts[pi];
 	/* Only operators may raise a job's priority with a negative nice
 	 * (as Slurm). */
-	if (d->nice < 0 && !is_admin(cd, uid))
+	if (d->nice < 0 && !is_operator(cd, uid))
 		return ESLURM_ACCESS_DENIED;
 	if (!(d->flags & JOB_F_INTERACTIVE) && (!d->script || !*d->script))
 		return ESLURM_JOB_SCRIPT_MISSING;
@@ -705,10 +705,14 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 
 	/* The partition's access, limits, defaults and policy. */
+	uint32_t asked_time = d->time_limit;
 	if ((rc = job_apply_part(cd, j, pi, is_admin(cd, uid), msg)))
 		goto fail;
 	/* Its account, association and QOS (AccountingStorageEnforce). */
 	if ((rc = acct_job_resolve(cd, j, uid, msg)))
+		goto fail;
+	/* Accounting limits that refuse at submission. */
+	if ((rc = limits_submit_check(cd, j, asked_time, msg)))
 		goto fail;
 
 	int64_t now = ctld_now();
@@ -733,7 +737,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	j->submit_time = now;
 	j->eligible_time = d->begin_time > now ? d->begin_time : now;
 	if (d->flags & (JOB_F_HOLD | JOB_F_HELD_ADMIN))
-		j->hold = (d->flags & JOB_F_HELD_ADMIN) && is_admin(cd, uid) ? WAIT_HELD : WAIT_HELD_USER;
+		j->hold = (d->flags & JOB_F_HELD_ADMIN) && is_operator(cd, uid) ? WAIT_HELD : WAIT_HELD_USER;
 	job_resolve_deps(cd, j);
 	if (j->dep_state == 2 && d->kill_on_invalid_dep) {
 		rc = ESLURM_DEPENDENCY;
@@ -1021,7 +1025,7 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	job_t *j = job_find(cd, id);
 	if (!j)
 		return ESLURM_INVALID_JOB_ID;
-	if (j->user_id != uid && !is_admin(cd, uid))
+	if (j->user_id != uid && !job_manager_ok(cd, j, uid))
 		return ESLURM_ACCESS_DENIED;
 	if (JOB_IS_FINISHED(j->state))
 		return ESLURM_ALREADY_DONE;
@@ -1129,7 +1133,9 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uint32_t uid,
 			    int *desc_changed)
 {
-	int admin = is_admin(cd, uid);
+	/* operators and the coordinators of the job's account manage it as
+	 * root does (Slurm's validate_operator / account coordinator) */
+	int admin = job_manager_ok(cd, j, uid);
 	if (j->user_id != uid && !admin)
 		return ESLURM_ACCESS_DENIED;
 	uint32_t base = j->state & JOB_STATE_BASE;

@@ -379,7 +379,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 			reply_rc(c, rc, NULL);
 		break;
 	case MSG_RECONFIGURE:
-		if (!is_admin(cd, uid)) {
+		if (!is_super(cd, uid)) {
 			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
 			break;
 		}
@@ -390,7 +390,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		reply_rc(c, rc, m);
 		break;
 	case MSG_SHUTDOWN:
-		if (!is_admin(cd, uid)) {
+		if (!is_super(cd, uid)) {
 			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
 			break;
 		}

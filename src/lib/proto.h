@@ -615,6 +615,9 @@ enum acct_op {
 	ACCT_OP_SSHARE = 3,      /* fair-share tree */
 	ACCT_OP_SREPORT = 4,     /* rollup reports */
 };
+/* sacctmgr (ACCT_OP_MGR): nothing was changed (" Nothing new added.",
+ * " Nothing modified"): the text on stdout, exit status 1. */
+#define ACCT_MGR_NOTHING 1
 typedef struct msg_acct_req {
 	uint32_t op;             /* enum acct_op */
 	strv_t args;             /* "key=value" words */

@@ -137,4 +137,13 @@ test_expect_success CURL 'scrapes do not stall the loop; the controller still an
 	scontrol ping >/dev/null
 '
 
+test_expect_success CURL 'a changed metrics key is refused by scontrol reconfigure; the port serves on' '
+	cp "$SLURM_CONF" conf.saved &&
+	sed -i "s/^MetricsPort=.*/MetricsPort=$((MPORT + 1))/" "$SLURM_CONF" &&
+	test_must_fail scontrol reconfigure 2>err &&
+	grep -q "MetricsPort changed: needs a restart of the controller" err &&
+	cp conf.saved "$SLURM_CONF" &&
+	scrape /livez >/dev/null
+'
+
 test_done
