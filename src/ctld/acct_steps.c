@@ -49,7 +49,7 @@
 #define STEP_MAX_NODES (1u << 20)
 
 static const char *ddl =
-	"CREATE TABLE acct_step(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
+	"CREATE TABLE IF NOT EXISTS acct_step(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
 	" name TEXT, state INTEGER, exit_code INTEGER, start INTEGER, end INTEGER,"
 	" suspended INTEGER, nodelist TEXT, nnodes INTEGER, ntasks INTEGER, alloc_cpus INTEGER,"
 	" alloc_tres TEXT, req_cpufreq TEXT, user_cpu_us INTEGER, sys_cpu_us INTEGER,"
