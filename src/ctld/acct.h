@@ -11,7 +11,8 @@
  *   acct_rpc.c     MSG_ACCT_REQ dispatch; store queries run on a reader
  *                  thread with its own read-only connection, so a heavy
  *                  sacct/sreport never lengthens a loop turn
- *   acct_jobs.c    job records (acct_job), written from db_commit; sacct
+ *   acct_jobs.c    job records (acct_job), written from db_commit
+ *   acct_sacct.c   sacct's query (a store read)
  *   acct_steps.c   step records (acct_step) reported by the node daemons
  *   assoc.c        clusters, accounts, users, associations, QOS, coordinators
  *                  (acct_t below); sacctmgr; Account/QOS of a job at submit
@@ -104,6 +105,11 @@ typedef struct acct {
 	acct_qos_t *qos; uint32_t nqos;
 	uint64_t gen;             /* bumped by every change of the above */
 	int dirty;                /* something to write at the next commit */
+	/* assoc.c's own: lookup tables (rebuilt by acct_changed) and the rows
+	 * deleted since the last commit ("a\tNAME", "u\tNAME", "s\tID", "q\tID") */
+	struct acct_index *ix;
+	strv_t gone;
+	uint32_t next_assoc_id, next_qos_id;
 } acct_t;
 
 /* ---- assoc.c ---- */
@@ -113,7 +119,37 @@ typedef struct acct {
 int acct_init(struct ctld *cd, char **err);
 /* Write the changed model rows inside the open transaction (db_commit). */
 void acct_commit(struct ctld *cd);
+/* Create the model's tables (from db_open). 0 or -1 with *err. */
+int acct_store_create(sqlite3 *db, char **err);
+/* After any change of the model: rebuild the lookups, bump gen, mark it
+ * to be written at the next commit (records changed carry dirty = 1). */
+void acct_changed(struct ctld *cd);
+/* Lookups: O(1) (hash tables rebuilt by acct_changed). Pointers are valid
+ * until the next change of the model. */
 acct_assoc_t *acct_assoc_by_id(struct ctld *cd, uint32_t id);
+acct_account_t *acct_account_find(struct ctld *cd, const char *name);
+acct_user_t *acct_user_find(struct ctld *cd, const char *name);
+acct_user_t *acct_user_by_uid(struct ctld *cd, uint32_t uid);
+/* The association of (user, account, partition); user NULL: the
+ * account's own; partition NULL: the one for any partition. */
+acct_assoc_t *acct_assoc_find(struct ctld *cd, const char *user, const char *account,
+			      const char *partition);
+acct_assoc_t *acct_assoc_parent(struct ctld *cd, const acct_assoc_t *a);
+/* What a association has by inheritance (walks up the tree): its
+ * DefaultQOS (0 = none), the association whose QOS list applies, whether
+ * it may use a QOS, and its limits with the Max* ones inherited from the
+ * ancestors (Grp* are not inherited, as in Slurm). */
+uint32_t acct_assoc_def_qos(struct ctld *cd, const acct_assoc_t *a);
+const acct_assoc_t *acct_assoc_qos_src(struct ctld *cd, const acct_assoc_t *a);
+int acct_assoc_qos_allowed(struct ctld *cd, const acct_assoc_t *a, uint32_t qos_id);
+void acct_assoc_eff_lim(struct ctld *cd, const acct_assoc_t *a, lim_set_t *out);
+/* Is uid a coordinator of account or of one of its ancestors? */
+int acct_is_coord(struct ctld *cd, uint32_t uid, const char *account);
+/* AdminLevel Operator or more (root and SlurmUser included). */
+int acct_is_operator(struct ctld *cd, uint32_t uid);
+/* A recovered job: its assoc_id/qos_id from its account and QOS names
+ * (never refuses: the job was accepted). */
+void acct_job_relink(struct ctld *cd, struct job *j);
 acct_qos_t *acct_qos_by_id(struct ctld *cd, uint32_t id);
 acct_qos_t *acct_qos_by_name(struct ctld *cd, const char *name);
 /* The AdminLevel of uid (root and SlurmUser: ACCT_ADMIN_SUPER). */
@@ -127,20 +163,78 @@ uint32_t acct_admin_level(struct ctld *cd, uint32_t uid);
  * scontrol update changes Account=, QOS= or Partition=. */
 int acct_job_resolve(struct ctld *cd, struct job *j, uint32_t uid, char **msg);
 
+/* ---- sacctmgr_rpc.c ---- */
+/* ACCT_OP_MGR: sacctmgr's verbs (sacctmgr_int.h has the request). */
+void acct_mgr_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+
 /* ---- limits.c ---- */
 /* Submit-time limit checks (MaxSubmitJobs, DenyOnLimit, ...): 0 or an
  * errors.h number with *msg (ESLURM_ACCOUNTING_POLICY "Job violates
  * accounting/QOS policy (job submit limit, user's size and/or time
- * limits)"). */
-int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
+ * limits)"). asked_time: the --time the job was submitted with
+ * (TIME_NO_VAL: none; it then gets the QOS's or association's MaxWall
+ * within the partition's MaxTime, as Slurm). */
+int limits_submit_check(struct ctld *cd, struct job *j, uint32_t asked_time, char **msg);
+/* Hand the scheduler core (cd->sched) the association and QOS tables,
+ * the enforce flags, PreemptType/PreemptMode and the QOS/association
+ * priority normalizers; rebuilt only when the model changed (acct.gen),
+ * else O(1). Before a pass, a priority, a submit check. */
+void limits_sync(struct ctld *cd);
+/* limits_sync and the decayed usage of associations and QOS: O(assocs +
+ * QOS), once per pass. */
+void limits_sync_usage(struct ctld *cd);
+void limits_free(struct ctld *cd);
+/* A job's association and QOS indexes, QOS and association priority. */
+struct sched_job;
+void limits_job_fill(struct ctld *cd, const struct job *j, struct sched_job *sj);
+/* Preempt running job v for job by: requeue (PreemptMode=REQUEUE of v's
+ * QOS, else the cluster's; a job that may not be requeued is cancelled)
+ * or cancel (state PREEMPTED; SIGTERM, SIGKILL after its QOS GraceTime,
+ * else KillWait). */
+void limits_preempt(struct ctld *cd, const struct job *by, struct job *v);
 
 /* ---- acct_jobs.c ---- */
 /* The job's accounting record changed (called for each dirty job from
- * db_commit, inside the transaction). */
+ * db_commit, inside the transaction, and at its insertion). A failure
+ * fails the turn's transaction (cd->db_failed), as any write. */
 void acct_job_record(struct ctld *cd, const struct job *j);
+/* Migration step: the acct_job table and its indexes (state_db.c). */
+int acct_jobs_migrate(sqlite3 *db, char **err);
+void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
+
+/* ---- acct_steps.c ---- */
+/* Migration step: create acct_step (state_db.c's migrations[]). */
+int acct_steps_migrate(sqlite3 *db, char **err);
+/* Its statements, once the DB is migrated (db_open); 0 or -1 with *err. */
+int acct_steps_db_init(struct ctld *cd, char **err);
+void acct_steps_db_close(struct ctld *cd);
+/* A step started: its row (state RUNNING) is written with the turn's
+ * commit. mem_mb and cpus make its AllocTRES. */
+void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const char *name,
+		     const char *nodelist, uint32_t nnodes, uint32_t ntasks, uint32_t cpus,
+		     uint64_t mem_mb, int64_t start);
+/* The job started (j->start_time, j->alloc set): its batch step, and its
+ * extern step with PrologFlags=Contain. */
+void acct_steps_job_start(struct ctld *cd, const struct job *j);
+/* The job ended: its steps still open are closed with it. */
+void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
+			uint32_t exit_status, int64_t now);
+/* MSG_STEP_COMPLETE: a node's share of a step (node traffic only). 0 or
+ * an errors.h number. */
+int acct_step_complete(struct ctld *cd, const msg_step_complete_t *m, uint32_t uid);
+/* Queue a node's report as acct_step_complete does once it has checked
+ * it (also for tests). */
+void acct_steps_queue_report(struct ctld *cd, const msg_step_complete_t *m);
+/* db_commit: anything queued? apply the queue inside the open
+ * transaction; drop it once committed. */
+int acct_steps_pending(const struct ctld *cd);
+void acct_steps_commit(struct ctld *cd);
+void acct_steps_committed(struct ctld *cd);
 
 /* ---- acct_usage.c ---- */
-/* The table (from db_open) and its statements; freed by db_close. */
+/* Migration step (state_db.c): the acct_usage table. */
+int acct_usage_migrate(sqlite3 *db, char **err);
+/* Its statements (from db_open, after the migrations); freed by db_close. */
 int acct_usage_db_init(struct ctld *cd, char **err);
 void acct_usage_db_close(struct ctld *cd);
 /* Inside db_commit's transaction: write the changed usage; after a
@@ -172,6 +266,7 @@ const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
 uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
 
 /* ---- acct_rollup.c (driven by acct_usage.c) ---- */
+int acct_rollup_migrate(sqlite3 *db, char **err);   /* migration step */
 int acct_rollup_db_init(struct ctld *cd, char **err);
 /* With the usage (its watermark known): the open hour, open node events. */
 void acct_rollup_load(struct ctld *cd, int64_t last);
@@ -206,6 +301,9 @@ void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_a
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
 /* A conn closed: drop the answers the reader still owes it. */
 void acct_rpc_conn_closed(struct ctld *cd, conn_t *c);
+/* At exit: stop the reader thread (after the loop; answers still owed
+ * are dropped). */
+void acct_rpc_shutdown(struct ctld *cd);
 
 /* Operations (the ops[] table of acct_rpc.c names each with its
  * function): a loop operation runs in the loop with the model at hand
@@ -225,6 +323,11 @@ typedef void (*acct_loop_f)(struct ctld *cd, const msg_acct_req_t *req, uint32_t
 			    msg_acct_reply_t *out);
 typedef void (*acct_read_f)(sqlite3 *db, const acct_read_ctx_t *ctx,
 			    const msg_acct_req_t *req, msg_acct_reply_t *out);
+
+/* ---- acct_sacct.c ---- */
+/* ACCT_OP_SACCT (a store read; its arguments: acct_sacct.c). */
+void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		     msg_acct_reply_t *out);
 
 /* The value of "key=value" in args, or NULL (the first match). */
 const char *acct_arg(const msg_acct_req_t *req, const char *key);

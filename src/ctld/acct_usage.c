@@ -241,20 +241,18 @@ static void fs_compute(ctld_t *cd, struct acct_usage *u)
 
 /* ---- persistence ---- */
 
+int acct_usage_migrate(sqlite3 *db, char **err)
+{
+	return db_exec(db,
+		"CREATE TABLE IF NOT EXISTS acct_usage(kind INTEGER NOT NULL, id INTEGER NOT NULL,"
+		" usage_raw REAL, cpu REAL, mem REAL, node REAL, gpu REAL, billing REAL, wall REAL,"
+		" PRIMARY KEY(kind, id));", err);
+}
+
 int acct_usage_db_init(ctld_t *cd, char **err)
 {
 	if (acct_rollup_db_init(cd, err))
 		return -1;
-	static const char ddl[] =
-		"CREATE TABLE IF NOT EXISTS acct_usage(kind INTEGER NOT NULL, id INTEGER NOT NULL,"
-		" usage_raw REAL, cpu REAL, mem REAL, node REAL, gpu REAL, billing REAL, wall REAL,"
-		" PRIMARY KEY(kind, id));";
-	char *e = NULL;
-	if (sqlite3_exec(cd->db, ddl, NULL, NULL, &e) != SQLITE_OK) {
-		*err = xasprintf("state db: acct_usage: %s", e ? e : "error");
-		sqlite3_free(e);
-		return -1;
-	}
 	struct acct_usage *u = cd->usage ? cd->usage : xcalloc(1, sizeof(*u));
 	cd->usage = u;
 	const char *save = "INSERT OR REPLACE INTO acct_usage(kind, id, usage_raw, cpu, mem, node,"
@@ -375,7 +373,7 @@ void acct_usage_commit(ctld_t *cd)
 		return;
 	acct_rollup_commit(cd, ctld_now());   /* may charge (node events): first */
 	if (u->rewrite_all) {
-		db_step(cd, u->st_clear, "clear usage");
+		db_exec_step(cd, u->st_clear, "clear usage");
 		memset(u->adirty, 1, u->nfs);
 		u->any_dirty = u->qos_dirty = 1;
 	}
@@ -385,13 +383,13 @@ void acct_usage_commit(ctld_t *cd)
 				continue;
 			const acct_assoc_t *a = &cd->acct.assocs[i];
 			bind_usage(u->st_save, 0, a->id, a->usage_raw, a->usage_tres, a->usage_wall);
-			db_step(cd, u->st_save, "save association usage");
+			db_exec_step(cd, u->st_save, "save association usage");
 		}
 	if (u->qos_dirty)
 		for (uint32_t i = 0; i < cd->acct.nqos; i++) {
 			const acct_qos_t *q = &cd->acct.qos[i];
 			bind_usage(u->st_save, 1, q->id, 0, q->s.usage_tres, q->s.usage_wall);
-			db_step(cd, u->st_save, "save QOS usage");
+			db_exec_step(cd, u->st_save, "save QOS usage");
 		}
 	if (u->meta_dirty) {
 		const char *keys[] = { "usage_last", "usage_reset" };
@@ -399,7 +397,7 @@ void acct_usage_commit(ctld_t *cd)
 		for (int k = 0; k < 2; k++) {
 			sqlite3_bind_text(u->st_meta, 1, keys[k], -1, SQLITE_STATIC);
 			sqlite3_bind_int64(u->st_meta, 2, vals[k]);
-			db_step(cd, u->st_meta, "save usage watermark");
+			db_exec_step(cd, u->st_meta, "save usage watermark");
 		}
 	}
 }

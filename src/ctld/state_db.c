@@ -18,6 +18,10 @@
  *        -- weight: added later; set only when scontrol update changed it
  *   parts(name TEXT PRIMARY KEY, state, max_time, default_time, max_nodes,
  *        min_nodes)
+ *   acct_job, ...: the accounting tables (acct.h), each module's DDL
+ *
+ * Versioned: PRAGMA user_version counts the migration steps a DB has had
+ * (migrations[] below; 0 = written before versions existed, or new).
  *
  * All writes of one loop turn go into one transaction, opened lazily by
  * the first write and committed by db_commit() from the loop's
@@ -66,12 +70,12 @@ static sqlite3_stmt *prep(ctld_t *cd, const char *sql)
 }
 
 /* Does TABLE have COLUMN? (PRAGMA table_info lists one row per column.) */
-static int db_has_column(ctld_t *cd, const char *table, const char *column)
+static int db_has_column(sqlite3 *db, const char *table, const char *column)
 {
 	char *sql = xasprintf("PRAGMA table_info(%s)", table);
 	sqlite3_stmt *st = NULL;
 	int found = 0;
-	if (sqlite3_prepare_v2(cd->db, sql, -1, &st, NULL) == SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
 		while (!found && sqlite3_step(st) == SQLITE_ROW)
 			found = !strcmp((const char *)sqlite3_column_text(st, 1), column);
 	sqlite3_finalize(st);
@@ -79,10 +83,20 @@ static int db_has_column(ctld_t *cd, const char *table, const char *column)
 	return found;
 }
 
-/* Bring a DB written by an older sluice up to this schema: CREATE TABLE
- * IF NOT EXISTS leaves existing tables as they are, so columns added
- * since are added here. */
-static int db_migrate(ctld_t *cd, char **err)
+int db_exec(sqlite3 *db, const char *sql, char **err)
+{
+	char *e = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &e) == SQLITE_OK)
+		return 0;
+	*err = xstrdup(e ? e : sqlite3_errmsg(db));
+	sqlite3_free(e);
+	return -1;
+}
+
+/* Migration 1: the schema as sluice wrote it before versioned migrations
+ * (user_version 0). CREATE TABLE IF NOT EXISTS leaves the tables of such
+ * a DB as they are, so the columns added in those days are added here. */
+static int migrate_base(sqlite3 *db, char **err)
 {
 	static const struct { const char *table, *column, *decl; } added[] = {
 		{ "jobs", "restarts", "INTEGER DEFAULT 0" },
@@ -90,21 +104,92 @@ static int db_migrate(ctld_t *cd, char **err)
 		{ "nodes", "extra", "TEXT" },
 		{ "nodes", "weight", "INTEGER" },
 	};
+	if (db_exec(db, schema, err))
+		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
-		if (db_has_column(cd, added[i].table, added[i].column))
+		if (db_has_column(db, added[i].table, added[i].column))
 			continue;
 		char *sql = xasprintf("ALTER TABLE %s ADD COLUMN %s %s", added[i].table,
 				      added[i].column, added[i].decl);
 		char *e = NULL;
-		int rc = sqlite3_exec(cd->db, sql, NULL, NULL, &e);
+		int rc = db_exec(db, sql, &e);
 		free(sql);
-		if (rc != SQLITE_OK) {
-			*err = xasprintf("state db: adding column %s.%s: %s", added[i].table,
-					 added[i].column, e ? e : "error");
-			sqlite3_free(e);
+		if (rc) {
+			*err = xasprintf("adding column %s.%s: %s", added[i].table,
+					 added[i].column, e);
+			free(e);
 			return -1;
 		}
 		info("state db: added column %s.%s", added[i].table, added[i].column);
+	}
+	return 0;
+}
+
+/* The schema's history: step N brings a DB from user_version N-1 to N.
+ * Append only (a DB records how many steps it has had); a module adds
+ * its tables by adding its step function (acct.h) at the end. A step
+ * runs in a transaction together with the version bump, so it is all
+ * done or not at all. */
+static const struct db_migration {
+	const char *what;
+	db_migrate_f fn;
+} migrations[] = {
+	{ "base schema (jobs, nodes, parts, meta)", migrate_base },
+	{ "accounting job records (acct_job)", acct_jobs_migrate },
+	{ "accounts, users, associations, QOS", acct_store_create },
+	{ "accounting step records (acct_step)", acct_steps_migrate },
+	{ "usage and fair share (acct_usage)", acct_usage_migrate },
+	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
+};
+
+int db_schema_version(void)
+{
+	return (int)ARRAY_SIZE(migrations);
+}
+
+/* Bring the DB at path's open handle to this schema version, one step at
+ * a time. A DB from a newer sluice (more steps than known) is refused:
+ * writing it with an older schema could lose what the newer one keeps. */
+static int db_migrate(sqlite3 *db, const char *path, char **err)
+{
+	sqlite3_stmt *st = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version < 0) {
+		*err = xasprintf("state db '%s': cannot read its schema version: %s", path,
+				 sqlite3_errmsg(db));
+		return -1;
+	}
+	int target = db_schema_version();
+	if (version > target) {
+		*err = xasprintf("state db '%s' has schema version %d, newer than this sluice's %d;"
+				 " run the sluice that wrote it", path, version, target);
+		return -1;
+	}
+	for (int v = version; v < target; v++) {
+		char *e = NULL;
+		char *bump = xasprintf("PRAGMA user_version=%d", v + 1);
+		int rc = db_exec(db, "BEGIN IMMEDIATE", &e);
+		if (!rc)
+			rc = migrations[v].fn(db, &e);
+		if (!rc)
+			rc = db_exec(db, bump, &e);
+		if (!rc)
+			rc = db_exec(db, "COMMIT", &e);
+		free(bump);
+		if (rc) {
+			if (!sqlite3_get_autocommit(db))
+				sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			*err = xasprintf("state db '%s': migration %d (%s) failed: %s", path, v + 1,
+					 migrations[v].what, e ? e : "error");
+			free(e);
+			return -1;
+		}
+		if (version > 0 || v > 0)
+			info("state db: schema version %d: %s", v + 1, migrations[v].what);
 	}
 	return 0;
 }
@@ -171,6 +256,11 @@ static int step_done(ctld_t *cd, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+int db_exec_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
+{
+	return step_done(cd, st, what);
+}
+
 char *store_error_msg(const ctld_t *cd)
 {
 	return xasprintf("state save location '%s': %s", cd->conf->state_save_location,
@@ -192,8 +282,8 @@ int db_open(ctld_t *cd, const char *path, char **err)
 	 * launch (one row by key); writes append near the end of the tables.
 	 * SQLite's default 2 MB page cache would be ~200 bytes per job in a
 	 * 10,000-job queue for nothing (the kernel caches the file anyway). */
-	char *sql = xasprintf("PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; PRAGMA cache_size=-256; %s",
-			      sync && !strcasecmp(sync, "full") ? "FULL" : "NORMAL", schema);
+	char *sql = xasprintf("PRAGMA journal_mode=WAL; PRAGMA synchronous=%s; PRAGMA cache_size=-256;",
+			      sync && !strcasecmp(sync, "full") ? "FULL" : "NORMAL");
 	char *e = NULL;
 	if (sqlite3_exec(cd->db, sql, NULL, NULL, &e) != SQLITE_OK) {
 		*err = xasprintf("state db '%s': %s", path, e ? e : "error");
@@ -202,7 +292,9 @@ int db_open(ctld_t *cd, const char *path, char **err)
 		return -1;
 	}
 	free(sql);
-	if (db_migrate(cd, err))
+	if (db_migrate(cd->db, path, err))
+		return -1;
+	if (acct_steps_db_init(cd, err))
 		return -1;
 	if (acct_usage_db_init(cd, err))
 		return -1;
@@ -236,6 +328,8 @@ void db_close(ctld_t *cd)
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
 		sqlite3_finalize(all[i]);
 	sqlite3_finalize(cd->st_node_weight);
+	acct_jobs_close(cd);
+	acct_steps_db_close(cd);
 	acct_usage_db_close(cd);
 	sqlite3_close(cd->db);
 	cd->db = NULL;
@@ -380,6 +474,7 @@ void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
 	proto_encode(MSG_SUBMIT, full, &sb);
 	pending_add(cd, j->job_id, 1, &sb);
 	job_insert_blob(cd, j, sb.buf, sb.len);
+	acct_job_record(cd, j);
 	strbuf_release(&sb);
 }
 
@@ -457,7 +552,8 @@ int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 
 int db_commit(ctld_t *cd)
 {
-	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo) {
+	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo &&
+	    !cd->acct.dirty && !acct_steps_pending(cd)) {
 		int any = 0;
 		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
 			any = cd->nodes[i].dirty;
@@ -466,6 +562,7 @@ int db_commit(ctld_t *cd)
 		if (!any)
 			return 0;
 	}
+	uint64_t t0 = ctld_stats_us();
 	db_begin(cd);
 	/* After a rollback: the inserts and description rewrites that the
 	 * rolled back transaction held, from what was kept of them. */
@@ -475,9 +572,10 @@ int db_commit(ctld_t *cd)
 			job_t *j = job_find(cd, p->job_id);
 			if (!j)
 				continue;         /* purged since; its delete follows */
-			if (p->insert)
+			if (p->insert) {
 				job_insert_blob(cd, j, p->blob, p->len);
-			else
+				acct_job_record(cd, j);
+			} else
 				job_rewrite_desc(cd, j);
 		}
 	}
@@ -489,6 +587,7 @@ int db_commit(ctld_t *cd)
 		bind_job(cd, cd->st_job_upd, j, &a);
 		step_done(cd, cd->st_job_upd, "update job");
 		free(a);
+		acct_job_record(cd, j);
 	}
 	for (size_t i = 0; i < cd->ndead_jobs; i++) {
 		sqlite3_bind_int64(cd->st_job_del, 1, cd->dead_jobs[i]);
@@ -534,6 +633,8 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(st, 6, p->min_nodes);
 		step_done(cd, st, "save partition");
 	}
+	acct_commit(cd);
+	acct_steps_commit(cd);     /* step records (acct_steps.c) */
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
@@ -550,11 +651,14 @@ int db_commit(ctld_t *cd)
 		cd->in_txn = 0;
 		cd->db_failed = 0;
 		cd->db_redo = 1;
+		ctld_metrics_commit(cd, ctld_stats_us() - t0, -1);
 		return -1;
 	}
+	ctld_metrics_commit(cd, ctld_stats_us() - t0, 0);
 	cd->in_txn = 0;
 	cd->db_redo = 0;
 	pending_clear(cd);
+	acct_steps_committed(cd);
 	for (size_t i = 0; i < cd->ndirty_jobs; i++)
 		cd->dirty_jobs[i]->dirty = 0;
 	cd->ndirty_jobs = 0;
@@ -566,11 +670,6 @@ int db_commit(ctld_t *cd)
 	cd->meta_dirty = 0;
 	acct_usage_committed(cd);
 	return 0;
-}
-
-int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
-{
-	return step_done(cd, st, what);
 }
 
 /* ---- recovery ---- */

@@ -49,7 +49,31 @@ struct loop {
 	uint64_t next_id;
 	loop_hook_f before_sleep;
 	void *before_sleep_arg;
+	loop_turn_f turn_hook;
+	void *turn_arg;
+	uint64_t turn_start_us;  /* when the current turn's events came in */
+	uint64_t max_turn_us, turns;
 };
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void loop_set_turn_hook(loop_t *l, loop_turn_f cb, void *arg)
+{
+	l->turn_hook = cb;
+	l->turn_arg = arg;
+}
+
+uint64_t loop_max_turn_us(const loop_t *l, uint64_t *turns)
+{
+	if (turns)
+		*turns = l->turns;
+	return l->max_turn_us;
+}
 
 static uint64_t mono_ms(void)
 {
@@ -314,6 +338,15 @@ int loop_run(loop_t *l)
 	while (!l->stop) {
 		if (l->before_sleep)
 			l->before_sleep(l, l->before_sleep_arg);
+		if (l->turn_start_us) {
+			/* events, timers and before_sleep: the turn's work */
+			uint64_t d = mono_us() - l->turn_start_us;
+			if (d > l->max_turn_us)
+				l->max_turn_us = d;
+			l->turns++;
+			if (l->turn_hook && !l->stop)
+				l->turn_hook(l, d, l->turn_arg);
+		}
 		if (l->stop)
 			break;
 		int timeout = -1;
@@ -326,7 +359,8 @@ int loop_run(loop_t *l)
 		int n = epoll_wait(l->epfd, evs, (int)ARRAY_SIZE(evs), timeout);
 		if (n < 0 && errno != EINTR)
 			return -1;
-		l->now = mono_ms();
+		l->turn_start_us = mono_us();
+		l->now = l->turn_start_us / 1000;
 		for (int i = 0; i < n && !l->stop; i++) {
 			int fd = (int)(uint32_t)evs[i].data.u64;
 			uint32_t gen = (uint32_t)(evs[i].data.u64 >> 32);

@@ -140,7 +140,7 @@ uint32_t net_frame_cap(enum msg_type type)
 	 * I/O) keep the whole-frame limit: a command chose its peer. */
 	switch (type) {
 	case MSG_PING: case MSG_CONFIG_REQ: case MSG_RECONFIGURE: case MSG_SHUTDOWN:
-	case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
+	case MSG_STEP_COMPLETE: case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
 	case MSG_SIGNAL_JOB: case MSG_NODE_ACK: case MSG_NODE_PING:
 		return 64u << 10;
 	case MSG_JOB_INFO_REQ: case MSG_NODE_INFO_REQ: case MSG_PART_INFO_REQ:
@@ -542,6 +542,7 @@ static int reply_signed(enum msg_type type)
 	switch (type) {
 	case MSG_JOB_INFO: case MSG_NODE_INFO: case MSG_PART_INFO:
 	case MSG_CONFIG: case MSG_PRIO_INFO: case MSG_STATS:
+	case MSG_ACCT_REPLY:        /* encoded off the loop (conn_send_frame) */
 		return 0;
 	default:
 		return 1;
@@ -567,6 +568,26 @@ void conn_send(conn_t *c, enum msg_type type, const void *msg)
 			return;
 		}
 	}
+	if (c->autoflush) {
+		c->out_limit = c->out.len;
+		conn_write(c);
+	} else {
+		held_add(c);
+	}
+}
+
+int net_frame_encode(strbuf_t *out, enum msg_type type, const void *msg, char **err)
+{
+	return net_frame_append(out, NULL, 0, type, msg, err);
+}
+
+void conn_send_frame(conn_t *c, const void *frame, size_t len)
+{
+	if (!c || c->closing)
+		return;
+	c->awaiting = 0;
+	c->active_ms = loop_now_ms(c->loop);
+	strbuf_add(&c->out, frame, len);
 	if (c->autoflush) {
 		c->out_limit = c->out.len;
 		conn_write(c);
@@ -934,6 +955,11 @@ static listener_t *listeners;
 
 /* How many conns may be open at once: the descriptor limit less what the
  * daemon needs for itself (state, logs, spool, children). */
+size_t net_conn_count(void)
+{
+	return nconns;
+}
+
 static size_t conn_limit(void)
 {
 	struct rlimit rl;

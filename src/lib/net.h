@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "loop.h"
 #include "proto.h"
+#include "strbuf.h"
 
 #define FRAME_MAGIC 0x534cu
 
@@ -137,10 +138,18 @@ conn_t *conn_create(loop_t *l, int fd, auth_t *a, int peercred,
  * was set to autoflush; the controller flushes after its commit. */
 void conn_send(conn_t *c, enum msg_type type, const void *msg);
 void conn_send_rc(conn_t *c, int rc, const char *msg);
+/* Queue a frame encoded elsewhere (net_frame_encode, e.g. by a worker
+ * thread), held like conn_send's. */
+void conn_send_frame(conn_t *c, const void *frame, size_t len);
+/* Encode an unsigned frame of msg into out (a query answer: any thread
+ * may call it). 0, or an errors.h number with *err (malloc'd). */
+int net_frame_encode(strbuf_t *out, enum msg_type type, const void *msg, char **err);
 void conn_set_autoflush(conn_t *c, int on);
 /* Write out every conn's held output (non-blocking; the rest follows on
  * LOOP_WRITE). Call after durable commit. */
 void conn_flush_all(loop_t *l);
+/* Connections alive (all loops of the process). */
+size_t net_conn_count(void);
 /* The controller, when a commit failed: on every conn of l with held
  * output that keep(c, arg) does not claim (keep NULL: all), drop that
  * output (it announced changes that are not durable) and hold an MSG_RC

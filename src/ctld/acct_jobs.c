@@ -1,0 +1,225 @@
+/*
+ * acct_jobs.c: the job records of accounting (acct_job, the contract in
+ * acct.h's tables), written in the same transaction as the job's state.
+ *
+ * A job's row is upserted from db_commit for every dirty job and at its
+ * insertion, so a crash never leaves a job without its record or a
+ * record ahead of its job. Rows outlive the job: MinJobAge purges only the
+ * live `jobs` table, never acct_job. Columns are as sacct prints them
+ * where that is a text (TRES sorted by name, memory in its largest exact
+ * unit), the raw number otherwise (times in Unix seconds, 0 = not yet).
+ *
+ * Added to the shared contract: requid (the uid that cancelled the job,
+ * NULL if none: sacct's "CANCELLED by <uid>") and reservation.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld.h"
+#include "log.h"
+#include "states.h"
+#include "strbuf.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+#define ACCT_JOB_COLS \
+	"job_id, array_job_id, array_task_id, cluster, partition, account, qos," \
+	" assoc_id, qos_id, uid, gid, user, grp, name, state, reason, exit_code," \
+	" derived_ec, submit, eligible, start, end, suspended, timelimit, priority," \
+	" nice, req_cpus, req_mem, req_mem_per_cpu, req_nodes, alloc_cpus," \
+	" alloc_nodes, nodelist, req_tres, alloc_tres, workdir, comment," \
+	" constraints, std_out, std_err, flags, requeues, requid, reservation"
+
+int acct_jobs_migrate(sqlite3 *db, char **err)
+{
+	/* The backfill gives the jobs a DB of an older sluice still holds
+	 * their record (what the jobs table knows of them). */
+	return db_exec(db,
+		"CREATE TABLE IF NOT EXISTS acct_job("
+		" job_id INTEGER PRIMARY KEY,"
+		" array_job_id INTEGER NOT NULL DEFAULT 0,"
+		" array_task_id INTEGER NOT NULL DEFAULT 4294967294,"
+		" cluster TEXT, partition TEXT, account TEXT, qos TEXT, assoc_id INTEGER,"
+		" qos_id INTEGER, uid INTEGER, gid INTEGER, user TEXT, grp TEXT,"
+		" name TEXT, state INTEGER, reason INTEGER, exit_code INTEGER, derived_ec INTEGER,"
+		" submit INTEGER, eligible INTEGER, start INTEGER, end INTEGER, suspended INTEGER,"
+		" timelimit INTEGER, priority INTEGER, nice INTEGER,"
+		" req_cpus INTEGER, req_mem INTEGER, req_mem_per_cpu INTEGER,"
+		" req_nodes INTEGER, alloc_cpus INTEGER, alloc_nodes INTEGER, nodelist TEXT,"
+		" req_tres TEXT, alloc_tres TEXT,"
+		" workdir TEXT, comment TEXT, constraints TEXT, std_out TEXT, std_err TEXT,"
+		" flags INTEGER, requeues INTEGER, requid INTEGER, reservation TEXT);"
+		"CREATE INDEX IF NOT EXISTS acct_job_end ON acct_job(end);"
+		"CREATE INDEX IF NOT EXISTS acct_job_start ON acct_job(start);"
+		"CREATE INDEX IF NOT EXISTS acct_job_submit ON acct_job(submit);"
+		"CREATE INDEX IF NOT EXISTS acct_job_uid ON acct_job(uid, submit);"
+		"CREATE INDEX IF NOT EXISTS acct_job_eligible ON acct_job(eligible);"
+		"INSERT OR IGNORE INTO acct_job(job_id, partition, uid, gid, state, reason,"
+		" exit_code, derived_ec, submit, eligible, start, end, suspended, timelimit,"
+		" priority, nodelist, requeues)"
+		" SELECT job_id, partition, user_id, group_id, state, reason, exit_code, 0,"
+		" submit_time, CASE WHEN state & 255 = 0 AND hold != 0 THEN 0 ELSE eligible_time END, CASE WHEN state & 255 = 0 THEN 0 ELSE start_time END,"
+		" CASE WHEN state & 255 >= 3 THEN end_time ELSE 0 END, 0, time_limit, priority,"
+		" CASE WHEN state & 255 = 0 THEN NULL ELSE nodes END, restarts FROM jobs;",
+		err);
+}
+
+/* A TRES string as sacct prints it: the items sorted by their text. */
+static char *tres_sorted(const char *t)
+{
+	if (!t || !*t)
+		return NULL;
+	char *dup = xstrdup(t), *save = NULL;
+	const char *items[32];
+	size_t n = 0;
+	for (char *w = strtok_r(dup, ",", &save); w && n < ARRAY_SIZE(items);
+	     w = strtok_r(NULL, ",", &save))
+		items[n++] = w;
+	for (size_t i = 1; i < n; i++)      /* few items: insertion sort */
+		for (size_t k = i; k > 0 && strcmp(items[k - 1], items[k]) > 0; k--) {
+			const char *x = items[k];
+			items[k] = items[k - 1];
+			items[k - 1] = x;
+		}
+	strbuf_t sb = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", items[i]);
+	free(dup);
+	return strbuf_detach(&sb);
+}
+
+/* The time Slurm calls eligible: 0 while the job cannot start for a
+ * reason of its own (held, waiting on a dependency or its begin time);
+ * such jobs are outside sacct's default window, as in Slurm. */
+static int64_t job_eligible(const job_t *j, int started, int64_t now)
+{
+	if (!started && (j->hold || j->dep_state || j->eligible_time > now))
+		return 0;
+	return j->eligible_time ? j->eligible_time : j->submit_time;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void acct_job_record(ctld_t *cd, const job_t *j)
+{
+	if (!cd->st_acct_job) {
+		sqlite3_stmt *st = NULL;
+		/* requid is kept once known: memory forgets it at a restart */
+		if (sqlite3_prepare_v3(cd->db, "INSERT INTO acct_job(" ACCT_JOB_COLS ") VALUES("
+				       "?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
+				       "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,"
+				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44)"
+				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
+				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
+				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
+				       " name=?14, state=?15, reason=COALESCE(?16, reason), exit_code=?17, derived_ec=?18,"
+				       " submit=?19, eligible=?20, start=?21, end=?22, suspended=?23,"
+				       " timelimit=?24, priority=?25, nice=?26, req_cpus=?27, req_mem=?28,"
+				       " req_mem_per_cpu=?29, req_nodes=?30, alloc_cpus=?31,"
+				       " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35,"
+				       " workdir=?36, comment=?37, constraints=?38, std_out=?39,"
+				       " std_err=?40, flags=?41, requeues=?42,"
+				       " requid=COALESCE(?43, requid), reservation=?44",
+				       -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+			error("state db: cannot prepare the job record upsert: %s", sqlite3_errmsg(cd->db));
+			cd->db_failed = 1;
+			return;
+		}
+		cd->st_acct_job = st;
+	}
+	sqlite3_stmt *st = cd->st_acct_job;
+	const job_desc_t *d = j->desc;
+	uint32_t base = j->state & JOB_STATE_BASE;
+	int started = base != JOB_PENDING && j->alloc.nnodes;
+	int64_t now = ctld_now();
+	sqlite3_bind_int64(st, 1, j->job_id);
+	sqlite3_bind_int64(st, 2, 0);
+	sqlite3_bind_int64(st, 3, NO_VAL32);
+	bind_text(st, 4, cd->acct.cluster ? cd->acct.cluster : cd->conf->cluster_name);
+	bind_text(st, 5, cd->parts[j->part].cf->name);
+	bind_text(st, 6, d->account);
+	bind_text(st, 7, d->qos);
+	sqlite3_bind_int64(st, 8, j->assoc_id);
+	sqlite3_bind_int64(st, 9, j->qos_id);
+	sqlite3_bind_int64(st, 10, j->user_id);
+	sqlite3_bind_int64(st, 11, j->group_id);
+	bind_text(st, 12, d->user_name);
+	bind_text(st, 13, j->group_name);
+	bind_text(st, 14, d->name);
+	sqlite3_bind_int64(st, 15, j->state);
+	/* The reason kept is the last one it waited for (as slurmdbd's):
+	 * once it runs, its reason stays. */
+	if (base == JOB_PENDING)
+		sqlite3_bind_int64(st, 16, j->reason);
+	else
+		sqlite3_bind_null(st, 16);
+	sqlite3_bind_int64(st, 17, j->exit_code);
+	sqlite3_bind_int64(st, 18, 0);
+	sqlite3_bind_int64(st, 19, j->submit_time);
+	sqlite3_bind_int64(st, 20, job_eligible(j, started, now));
+	/* Pending: start and end are the scheduler's plans, not facts; a job
+	 * cancelled before it ran never started. */
+	sqlite3_bind_int64(st, 21, started ? j->start_time : 0);
+	sqlite3_bind_int64(st, 22, JOB_IS_FINISHED(j->state) ? j->end_time : 0);
+	sqlite3_bind_int64(st, 23, 0);
+	sqlite3_bind_int64(st, 24, j->time_limit);   /* the partition's if no -t */
+	sqlite3_bind_int64(st, 25, j->hold ? 0 : j->priority);
+	sqlite3_bind_int64(st, 26, d->nice);
+	uint32_t ntasks = job_ntasks(j);
+	uint32_t cpt = d->cpus_per_task ? d->cpus_per_task : 1;
+	sqlite3_bind_int64(st, 27, (int64_t)ntasks * cpt);
+	sqlite3_bind_int64(st, 28, (int64_t)(d->mem_per_cpu ? d->mem_per_cpu : d->mem_per_node));
+	sqlite3_bind_int64(st, 29, d->mem_per_cpu ? 1 : 0);
+	sqlite3_bind_int64(st, 30, d->min_nodes ? d->min_nodes : 1);
+	uint64_t cpus = 0;
+	for (uint32_t i = 0; started && i < j->alloc.nnodes; i++)
+		cpus += j->alloc.cpus[i];
+	sqlite3_bind_int64(st, 31, (int64_t)cpus);
+	sqlite3_bind_int64(st, 32, started ? j->alloc.nnodes : 0);
+	bind_text(st, 33, started ? j->nodes : NULL);
+	char *req = job_req_tres(cd, j);
+	char *rq = tres_sorted(req);
+	char *al = started ? tres_sorted(j->tres) : NULL;
+	free(req);
+	sqlite3_bind_text(st, 34, rq, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 35, al, -1, SQLITE_STATIC);
+	bind_text(st, 36, d->work_dir);
+	bind_text(st, 37, d->comment);
+	bind_text(st, 38, d->features);
+	bind_text(st, 39, d->std_out);
+	bind_text(st, 40, d->std_err ? d->std_err : d->std_out);
+	sqlite3_bind_int64(st, 41, d->flags);
+	sqlite3_bind_int64(st, 42, j->restarts);
+	if (j->cancelled_by)
+		sqlite3_bind_int64(st, 43, j->cancel_uid);
+	else
+		sqlite3_bind_null(st, 43);
+	bind_text(st, 44, d->reservation);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	free(rq);
+	free(al);
+	if (rc != SQLITE_DONE) {
+		if (!cd->store_failing && !cd->db_failed)
+			error("state db: job %u: record: %s", j->job_id, sqlite3_errmsg(cd->db));
+		if (!cd->db_failed) {
+			int e = sqlite3_system_errno(cd->db);
+			cd->db_errno = e > 0 ? e : (rc & 0xff) == SQLITE_FULL ? ENOSPC : EIO;
+		}
+		cd->db_failed = 1;    /* the turn's transaction must not be acknowledged */
+	}
+}
+
+void acct_jobs_close(ctld_t *cd)
+{
+	sqlite3_finalize(cd->st_acct_job);
+	cd->st_acct_job = NULL;
+}
