@@ -116,7 +116,7 @@ test-san: deps
 # script whose daemons logged valgrind errors or definite leaks.
 VG_TESTS := 0010-basic.t 0030-cancel.t 0040-restart.t 0060-auth.t 0080-srun.t 0190-select.t \
 	0200-job-inherit.t 0210-option-privilege.t 0220-step-cred.t 0270-dead-supervisor.t \
-	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t
+	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t 0500-ctld-metrics.t
 test-valgrind: deps
 	$(MAKE) BUILD=build-vg OPT=-O1 build-vg/sluice $(addprefix build-vg/bin/,$(LINKS)) build-vg/t/test_ctld_requests
 	t/setup-users.sh
@@ -152,14 +152,6 @@ $(BUILD)/bench/sched_pass: bench/sched_pass.c $(BUILD)/libsched.a $(BUILD)/libsl
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
 
-# The controller's side of `sshare -a` on 1,000 users (bench/sshare_tree.c).
-bench-sshare: $(BUILD)/bench/sshare_tree
-	$(BUILD)/bench/sshare_tree
-
-$(BUILD)/bench/sshare_tree: bench/sshare_tree.c $(ALL_LIBS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
-
 # The controller's /metrics at 10,000 nodes and 100,000 jobs
 # (bench/metrics_scrape.c; docs/benchmarks.md).
 bench-metrics: $(BUILD)/bench/metrics_scrape
@@ -175,6 +167,14 @@ bench-node: $(BUILD)/bench/node_scrape
 	$(BUILD)/bench/node_scrape
 
 $(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The controller's side of `sshare -a` on 1,000 users (bench/sshare_tree.c).
+bench-sshare: $(BUILD)/bench/sshare_tree
+	$(BUILD)/bench/sshare_tree
+
+$(BUILD)/bench/sshare_tree: bench/sshare_tree.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 

@@ -13,10 +13,10 @@ int cmd_scontrol(int argc, char **argv);
 int cmd_scancel(int argc, char **argv);
 int cmd_sprio(int argc, char **argv);
 int cmd_sdiag(int argc, char **argv);
-int cmd_sshare(int argc, char **argv);
-int cmd_sreport(int argc, char **argv);
 int cmd_sacct(int argc, char **argv);
 int cmd_sacctmgr(int argc, char **argv);
+int cmd_sshare(int argc, char **argv);
+int cmd_sreport(int argc, char **argv);
 /* sluice subcommands (argv[0] is the subcommand name) */
 int cmd_up(int argc, char **argv);
 int cmd_ctld(int argc, char **argv);

@@ -34,6 +34,7 @@
 #include "timefmt.h"
 #include "xalloc.h"
 
+#define SACCT_TIMEOUT_MS (900 * 1000)
 #define SACCT_DEFAULT_FORMAT "jobid,jobname,partition,account,alloccpus,state,exitcode"
 #define SACCT_BRIEF_FORMAT "jobid,state,exitcode"
 #define SACCT_LONG_FORMAT "jobid,jobidraw,jobname,partition,maxvmsize,maxvmsizenode," \
@@ -841,8 +842,29 @@ int cmd_sacct(int argc, char **argv)
 		strv_push(&req.args, a);
 		free(a);
 	}
+	/* A query over many records may take longer than MessageTimeout:
+	 * wait as long as Slurm's sacct waits on slurmdbd. */
 	void *reply = NULL;
-	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
+	enum msg_type rtype = MSG_NONE;
+	int err = 0;
+	rpc_t *rp = rpc_connect_ctld(cmd_conf(), &err);
+	if (rp) {
+		err = rpc_send(rp, MSG_ACCT_REQ, &req);
+		if (!err)
+			err = rpc_recv(rp, &rtype, &reply, SACCT_TIMEOUT_MS);
+		rpc_close(rp);
+	} else if (!err) {
+		err = SLUICE_E_CONNECT;
+	}
+	if (!err && rtype == MSG_RC) {
+		err = ((msg_rc_t *)reply)->rc ? ((msg_rc_t *)reply)->rc : SLUICE_E_PROTOCOL;
+		proto_msg_destroy(rtype, reply);
+		reply = NULL;
+	} else if (!err && rtype != MSG_ACCT_REPLY) {
+		proto_msg_destroy(rtype, reply);
+		reply = NULL;
+		err = SLUICE_E_PROTOCOL;
+	}
 	proto_free(MSG_ACCT_REQ, &req);
 	if (err) {
 		fprintf(stderr, "sacct: error: Problem talking to the database: %s\n",

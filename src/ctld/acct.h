@@ -194,10 +194,14 @@ void limits_job_fill(struct ctld *cd, const struct job *j, struct sched_job *sj)
 void limits_preempt(struct ctld *cd, const struct job *by, struct job *v);
 
 /* ---- acct_jobs.c ---- */
-/* The job's accounting record changed (called for each dirty job from
- * db_commit, inside the transaction, and at its insertion). A failure
- * fails the turn's transaction (cd->db_failed), as any write. */
-void acct_job_record(struct ctld *cd, const struct job *j);
+/* The job's accounting record changed (called for each dirty or newly
+ * inserted job from db_commit, inside the transaction). Nothing is
+ * written when the record already holds these values (a fingerprint of
+ * the last committed write). A failure fails the turn's transaction
+ * (cd->db_failed), as any write. */
+void acct_job_record(struct ctld *cd, struct job *j);
+/* The transaction that held the job's last record write committed. */
+void acct_job_recorded(struct job *j);
 /* Migration step: the acct_job table and its indexes (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
@@ -216,6 +220,9 @@ void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const c
 /* The job started (j->start_time, j->alloc set): its batch step, and its
  * extern step with PrologFlags=Contain. */
 void acct_steps_job_start(struct ctld *cd, const struct job *j);
+/* The job goes back to pending in the turn it started (its launch
+ * failed): the step rows its start queued are not written. */
+void acct_steps_job_unstart(struct ctld *cd, uint32_t job_id);
 /* The job ended: its steps still open are closed with it. */
 void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
 			uint32_t exit_status, int64_t now);
@@ -236,6 +243,7 @@ void acct_steps_committed(struct ctld *cd);
 int acct_usage_migrate(sqlite3 *db, char **err);
 /* Its statements (from db_open, after the migrations); freed by db_close. */
 int acct_usage_db_init(struct ctld *cd, char **err);
+int acct_usage_migrate(sqlite3 *db, char **err);      /* migration step */
 void acct_usage_db_close(struct ctld *cd);
 /* Inside db_commit's transaction: write the changed usage; after a
  * successful commit: forget what was written. */
@@ -268,6 +276,7 @@ uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
 /* ---- acct_rollup.c (driven by acct_usage.c) ---- */
 int acct_rollup_migrate(sqlite3 *db, char **err);   /* migration step */
 int acct_rollup_db_init(struct ctld *cd, char **err);
+int acct_rollup_migrate(sqlite3 *db, char **err);     /* migration step */
 /* With the usage (its watermark known): the open hour, open node events. */
 void acct_rollup_load(struct ctld *cd, int64_t last);
 void acct_rollup_db_close(struct ctld *cd);

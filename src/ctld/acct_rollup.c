@@ -145,6 +145,7 @@ static int64_t add_days(int64_t t, int days, int months)
 
 /* ---- tables ---- */
 
+/* Migration step: the rollup and node event tables (state_db.c). */
 int acct_rollup_migrate(sqlite3 *db, char **err)
 {
 	static const char ddl[] =

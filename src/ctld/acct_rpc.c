@@ -29,10 +29,10 @@ static const struct acct_op_def {
 	acct_read_f read;
 } ops[] = {
 	{ ACCT_OP_NONE, NULL, NULL },
-	{ ACCT_OP_SSHARE, acct_sshare, NULL },
-	{ ACCT_OP_SREPORT, NULL, acct_sreport },
 	{ ACCT_OP_SACCT, NULL, acct_sacct_read },
 	{ ACCT_OP_MGR, acct_mgr_op, NULL },
+	{ ACCT_OP_SSHARE, acct_sshare, NULL },
+	{ ACCT_OP_SREPORT, NULL, acct_sreport },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)
@@ -209,7 +209,7 @@ static void reader_done_cb(loop_t *l, int fd, uint32_t events, void *arg)
 		struct read_job *rj = list;
 		list = rj->next;
 		if (rj->c)
-			conn_send_frame(rj->c, rj->frame.buf, rj->frame.len);
+			conn_send_frame(rj->c, &rj->frame);
 		read_job_free(rj);
 	}
 }

@@ -102,36 +102,43 @@ static int add_in(strbuf_t *w, const char *col, const char *list, int num, char 
 	return 0;
 }
 
-/* The time window (see sacct(1), DEFAULT TIME WINDOW), on j. */
+/* The time window (see sacct(1), DEFAULT TIME WINDOW), on j. The end
+ * index does the work (jobs that ended after the start, and those not
+ * ended): "+" keeps SQLite from scanning the eligible times instead,
+ * which reach back to the first record. */
 static void add_window(strbuf_t *w, const char *states, int64_t s, int64_t e, int have_end)
 {
 	if (!states) {
 		if (s)
-			strbuf_addf(w, " AND j.eligible > 0 AND j.eligible <= %" PRId64
+			strbuf_addf(w, " AND +j.eligible > 0 AND +j.eligible <= %" PRId64
 				    " AND (j.end >= %" PRId64 " OR j.end = 0)", e, s);
 		else if (have_end)
 			strbuf_addf(w, " AND j.eligible > 0 AND j.eligible <= %" PRId64, e);
 		return;
 	}
-	/* With states: jobs that were in one of them during the window. */
-	strbuf_addstr(w, " AND (0");
+	/* With states: jobs that were in one of them during the window (an
+	 * OR of indexable terms, no constant: SQLite then searches each). */
+	strbuf_addstr(w, " AND (");
 	char *dup = xstrdup(states), *save = NULL;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	int n = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
 		uint32_t st = (uint32_t)strtoul(t, NULL, 10);
+		if (n)
+			strbuf_addstr(w, " OR ");
 		if (st == JOB_PENDING)
-			strbuf_addf(w, " OR (j.state & 255 = 0 OR j.start >= %" PRId64 ") AND j.submit <= %"
-				    PRId64, s, e);
+			strbuf_addf(w, "((j.state & 255 = 0 OR j.start >= %" PRId64 ") AND j.submit <= %"
+				    PRId64 ")", s, e);
 		else if (st == JOB_RUNNING)
-			strbuf_addf(w, " OR (j.start > 0 AND j.start <= %" PRId64
+			strbuf_addf(w, "(j.start > 0 AND j.start <= %" PRId64
 				    " AND (j.end >= %" PRId64 " OR j.end = 0))", e, s);
 		else if (st == JOB_SUSPENDED)
-			strbuf_addf(w, " OR (j.state & 255 = %u)", st);
+			strbuf_addf(w, "(j.state & 255 = %u)", st);
 		else
-			strbuf_addf(w, " OR (j.state & 255 = %u AND j.end >= %" PRId64
+			strbuf_addf(w, "(j.state & 255 = %u AND j.end >= %" PRId64
 				    " AND j.end <= %" PRId64 ")", st, s, e);
 	}
 	free(dup);
-	strbuf_addch(w, ')');
+	strbuf_addstr(w, n ? ")" : "0)");
 }
 
 static int has_table(sqlite3 *db, const char *name)
@@ -185,7 +192,8 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 	char *err = NULL;
 	strv_t cols = { 0 };
 	const char *cl = acct_arg(req, "cols");
-	int steps = !acct_arg(req, "nosteps") && has_table(db, "acct_step");
+	int nosteps = acct_arg(req, "nosteps") != NULL;
+	int steps = !nosteps && has_table(db, "acct_step");
 	char *dup = xstrdup(cl ? cl : "state");
 	char *save = NULL;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -225,15 +233,16 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 			if (x.task == NO_VAL32)
 				strbuf_addf(&ids, "%s%u", ids.len ? "," : "", x.job);
 			else
-				strbuf_addf(&arr, " OR (j.array_job_id = %u AND j.array_task_id = %u)",
-					    x.job, x.task);
+				strbuf_addf(&arr, " OR (j.array_job_id = %u AND j.array_job_id != 0"
+					    " AND j.array_task_id = %u)", x.job, x.task);
 		}
 		free(jd);
-		strbuf_addstr(&w, " AND (0");
+		/* ids, or array ids, or array tasks: indexable terms only */
+		strbuf_addstr(&w, " AND (");
 		if (ids.len)
-			strbuf_addf(&w, " OR j.job_id IN (%s) OR j.array_job_id IN (%s)", ids.buf,
-				    ids.buf);
-		strbuf_addf(&w, "%s)", arr.buf);
+			strbuf_addf(&w, "j.job_id IN (%s) OR (j.array_job_id IN (%s)"
+				    " AND j.array_job_id != 0)", ids.buf, ids.buf);
+		strbuf_addf(&w, "%s)", ids.len ? arr.buf : arr.buf + 4);
 		strbuf_release(&ids);
 		strbuf_release(&arr);
 	}
@@ -275,7 +284,9 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 		else
 			strbuf_addstr(&q, ", NULL");
 	}
-	strbuf_addf(&q, " FROM acct_job j WHERE %s ORDER BY j.job_id", w.buf);
+	/* "+": ordered by a sort of what the indexes found, not by a scan
+	 * of every record in id order */
+	strbuf_addf(&q, " FROM acct_job j WHERE %s ORDER BY +j.job_id", w.buf);
 	sqlite3_stmt *jq = NULL, *sq = NULL;
 	if (sqlite3_prepare_v2(db, q.buf, -1, &jq, NULL) != SQLITE_OK) {
 		err = xasprintf("sacct query: %s", sqlite3_errmsg(db));
@@ -294,8 +305,9 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 			else
 				strbuf_addf(&q, ", j.\"%s\"", c);
 		}
-		strbuf_addf(&q, " FROM acct_step s JOIN acct_job j ON j.job_id = s.job_id WHERE %s"
-			    " ORDER BY s.job_id, CASE s.step_id WHEN %u THEN 0 WHEN %u THEN 1"
+		/* CROSS JOIN: the selection on j first, then its steps by key */
+		strbuf_addf(&q, " FROM acct_job j CROSS JOIN acct_step s ON s.job_id = j.job_id WHERE %s"
+			    " ORDER BY +s.job_id, CASE s.step_id WHEN %u THEN 0 WHEN %u THEN 1"
 			    " WHEN %u THEN 2 ELSE 3 END, s.step_id", w.buf, STEP_BATCH, STEP_EXTERN,
 			    STEP_INTERACTIVE);
 		if (sqlite3_prepare_v2(db, q.buf, -1, &sq, NULL) != SQLITE_OK) {
@@ -319,7 +331,8 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 		uint32_t atask = (uint32_t)sqlite3_column_int64(jq, 2);
 		if (want_nodes && !nodes_match((const char *)sqlite3_column_text(jq, 3), want_nodes))
 			continue;
-		if (!nsel || sel_steps(sel, nsel, id, atask, ajob, STEP_ALL) == 1) {
+		/* -X shows the job of a step named (Slurm does) */
+		if (!nsel || nosteps || sel_steps(sel, nsel, id, atask, ajob, STEP_ALL) == 1) {
 			acct_reply_cellf(out, "%u", id);
 			acct_reply_cell(out, "");
 			for (size_t i = 0; i < cols.n; i++)

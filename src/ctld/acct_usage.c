@@ -241,12 +241,14 @@ static void fs_compute(ctld_t *cd, struct acct_usage *u)
 
 /* ---- persistence ---- */
 
+/* Migration step: the decayed usage table (state_db.c). */
 int acct_usage_migrate(sqlite3 *db, char **err)
 {
-	return db_exec(db,
+	static const char ddl[] =
 		"CREATE TABLE IF NOT EXISTS acct_usage(kind INTEGER NOT NULL, id INTEGER NOT NULL,"
 		" usage_raw REAL, cpu REAL, mem REAL, node REAL, gpu REAL, billing REAL, wall REAL,"
-		" PRIMARY KEY(kind, id));", err);
+		" PRIMARY KEY(kind, id));";
+	return db_exec(db, ddl, err);
 }
 
 int acct_usage_db_init(ctld_t *cd, char **err)

@@ -79,6 +79,9 @@ typedef struct job {
 	uint32_t qos_id;          /* its QOS, 0 = none */
 	uint32_t cancel_uid;      /* who cancelled it (sacct "CANCELLED by"), */
 	uint8_t cancelled_by;     /* when this is set; not kept across restarts */
+	uint64_t acct_sum;        /* fingerprint of its committed accounting
+	                           * record (acct_jobs.c), 0 = none known */
+	uint64_t acct_sum_new;    /* of the record written this turn */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
@@ -253,10 +256,10 @@ typedef struct ctld {
 
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
-	struct acct_usage *usage;     /* acct_usage.c: decayed usage, fair share */
-	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
 	struct limits_state *limits;  /* limits.c: the core's association/QOS tables */
 	struct acct_steps *steps;     /* acct_steps.c: step record changes to commit */
+	struct acct_usage *usage;     /* acct_usage.c: decayed usage, fair share */
+	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
 } ctld_t;
 
 /* ---- state_db.c ---- */

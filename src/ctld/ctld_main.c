@@ -540,8 +540,9 @@ int cmd_ctld(int argc, char **argv)
 	acct_rpc_shutdown(cd);
 	db_commit(cd);
 	conn_flush_all(cd->loop);
-	uint64_t turns, longest = loop_max_turn_us(cd->loop, &turns);
-	info("sluice ctld stopped (%" PRIu64 " loop turns, the longest %" PRIu64 " us)", turns, longest);
+	uint64_t turns, cpu, longest = loop_max_turn_us(cd->loop, &cpu, &turns);
+	info("sluice ctld stopped (%" PRIu64 " loop turns, the longest %" PRIu64 " us, %" PRIu64
+	     " us of CPU at most)", turns, longest, cpu);
 	/* cd->conf: a reconfigure may have replaced the one loaded here.
 	 * The pid file and socket are ours (we hold the state lock). */
 	if (cd->conf->slurmctld_pid_file)

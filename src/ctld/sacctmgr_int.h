@@ -1,7 +1,7 @@
 /*
  * sacctmgr_int.h: the server side of sacctmgr (ACCT_OP_MGR), shared by
- * sacctmgr_rpc.c (parsing, add, modify, delete, load) and sacctmgr_show.c
- * (show/list, dump).
+ * sacctmgr_rpc.c (parsing, add, modify), sacctmgr_del.c (delete, load) and
+ * sacctmgr_show.c (show/list, dump).
  *
  * The request's args: "verb=add|modify|delete|show|dump|load",
  * "entity=account|user|qos|association|cluster|coordinator",
@@ -30,6 +30,49 @@ typedef struct mgr_req {
 	uint32_t uid;
 	uint32_t level;           /* the caller's AdminLevel */
 } mgr_req_t;
+
+/* The answer of a change: stdout and stderr texts, and the rc. */
+typedef struct mgr_out {
+	strbuf_t out, err;
+	int rc;
+} mgr_out_t;
+
+/* Association settings of a request, parsed (sacctmgr_rpc.c). */
+#define NLIM (sizeof(lim_set_t) / sizeof(uint64_t))
+typedef struct assoc_set {
+	lim_set_t lim;            /* given values (LIM_UNSET: cleared) */
+	uint8_t given[NLIM];
+	int shares_given, prio_given, defqos_given;
+	uint32_t shares, prio, defqos;
+	int qos_op;               /* 0, '=', '+', '-' */
+	uint32_t *qos;
+	uint32_t nqos;
+	strbuf_t report;          /* "  MaxJobs       = 5\n" lines */
+	int any;
+} assoc_set_t;
+
+/* sacctmgr_rpc.c: shared by the verbs */
+int mgr_fail(mgr_out_t *o, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mgr_denied_change(mgr_out_t *o);
+void mgr_req_free(mgr_req_t *m);
+void mgr_split_into(strv_t *out, const char *v);
+/* One association option (Key[+-]=value) into s: 1 if it is one, 0 if not
+ * an association option, -1 on a bad value (o has the error). */
+int mgr_assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v, mgr_out_t *o);
+void mgr_assoc_apply(ctld_t *cd, acct_assoc_t *a, const assoc_set_t *s);
+void mgr_assoc_set_free(assoc_set_t *s);
+/* The verbs (m->commit 0: report only) */
+void mgr_add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_add_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+/* sacctmgr_del.c */
+void mgr_delete_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_delete_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_delete_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_delete_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+void mgr_load(ctld_t *cd, const msg_acct_req_t *req, mgr_req_t *m, mgr_out_t *o);
 
 /* The values of where-key k (any of its names, comma lists split) into
  * out; 1 if the key was given. Names: '|' separated alternatives. */

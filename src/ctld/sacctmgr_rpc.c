@@ -2,7 +2,8 @@
  * sacctmgr_rpc.c: the server side of sacctmgr (ACCT_OP_MGR, see
  * sacctmgr_int.h for the request): add, modify and delete of accounts,
  * users, associations, QOS and coordinators, with sacctmgr's reports and
- * Slurm's rules of who may do what; show and dump are in sacctmgr_show.c.
+ * Slurm's rules of who may do what; delete and load are in sacctmgr_del.c,
+ * show and dump in sacctmgr_show.c.
  *
  * Each verb first works out what would change and writes the report; only
  * with commit=1 does it change the model (acct_changed), which db_commit
@@ -59,7 +60,7 @@ int mgr_strv_has_ci(const strv_t *sv, const char *s)
 	return 0;
 }
 
-static void split_into(strv_t *out, const char *v)
+void mgr_split_into(strv_t *out, const char *v)
 {
 	char *dup = xstrdup(v), *save = NULL;
 	for (char *w = strtok_r(dup, ",", &save); w; w = strtok_r(NULL, ",", &save))
@@ -75,7 +76,7 @@ int mgr_where(const mgr_req_t *m, const char *names, strv_t *out)
 		if (mgr_key_is(m->wk.v[i], names)) {
 			found = 1;
 			if (out)
-				split_into(out, m->wv.v[i]);
+				mgr_split_into(out, m->wv.v[i]);
 		}
 	return found;
 }
@@ -91,7 +92,7 @@ static void req_parse(const msg_acct_req_t *req, mgr_req_t *m)
 		else if (!strncmp(a, "commit=", 7))
 			m->commit = atoi(a + 7);
 		else if (!strncmp(a, "n=", 2))
-			split_into(&m->names, a + 2);
+			mgr_split_into(&m->names, a + 2);
 		else if (!strncmp(a, "o=", 2)) {
 			if (!strcasecmp(a + 2, "withassoc"))
 				m->withassoc = 1;
@@ -115,7 +116,7 @@ static void req_parse(const msg_acct_req_t *req, mgr_req_t *m)
 		m->entity = "";
 }
 
-static void req_free(mgr_req_t *m)
+void mgr_req_free(mgr_req_t *m)
 {
 	strv_free(&m->names);
 	strv_free(&m->wk);
@@ -123,12 +124,6 @@ static void req_free(mgr_req_t *m)
 	strv_free(&m->sk);
 	strv_free(&m->sv);
 }
-
-/* The answer of a change: stdout and stderr texts. */
-typedef struct mgr_out {
-	strbuf_t out, err;
-	int rc;
-} mgr_out_t;
 
 static void finish(mgr_out_t *o, msg_acct_reply_t *r)
 {
@@ -141,15 +136,15 @@ static void finish(mgr_out_t *o, msg_acct_reply_t *r)
 	strbuf_release(&o->err);
 }
 
-static void denied_change(mgr_out_t *o)
+void mgr_denied_change(mgr_out_t *o)
 {
 	strbuf_addstr(&o->err, "sacctmgr: error: Your user doesn't have privilege to perform this action\n"
 		      " Error with request: Access/permission denied\n");
 	o->rc = ESLURM_ACCESS_DENIED;
 }
 
-static int fail(mgr_out_t *o, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(mgr_out_t *o, int rc, const char *fmt, ...)
+int mgr_fail(mgr_out_t *o, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int mgr_fail(mgr_out_t *o, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -161,21 +156,8 @@ static int fail(mgr_out_t *o, int rc, const char *fmt, ...)
 
 /* ---- settings of associations ---- */
 
-#define NLIM (sizeof(lim_set_t) / sizeof(uint64_t))
 
-typedef struct assoc_set {
-	lim_set_t lim;            /* given values (LIM_UNSET: cleared) */
-	uint8_t given[NLIM];
-	int shares_given, prio_given, defqos_given;
-	uint32_t shares, prio, defqos;
-	int qos_op;               /* 0, '=', '+', '-' */
-	uint32_t *qos;
-	uint32_t nqos;
-	strbuf_t report;          /* "  MaxJobs       = 5\n" lines */
-	int any;
-} assoc_set_t;
-
-static void assoc_set_free(assoc_set_t *s)
+void mgr_assoc_set_free(assoc_set_t *s)
 {
 	free(s->qos);
 	strbuf_release(&s->report);
@@ -200,13 +182,13 @@ static char key_op(const char *k, char *buf, size_t len)
 static int parse_qos_list(ctld_t *cd, const char *v, uint32_t **ids, uint32_t *n, mgr_out_t *o)
 {
 	strv_t names = { 0 };
-	split_into(&names, v);
+	mgr_split_into(&names, v);
 	*ids = xcalloc(names.n + 1, sizeof(uint32_t));
 	*n = 0;
 	for (uint32_t i = 0; i < names.n; i++) {
 		acct_qos_t *q = acct_qos_by_name(cd, names.v[i]);
 		if (!q) {
-			fail(o, SLURM_ERROR, " Unknown QOS name: %s\n", names.v[i]);
+			mgr_fail(o, SLURM_ERROR, " Unknown QOS name: %s\n", names.v[i]);
 			strv_free(&names);
 			free(*ids);
 			*ids = NULL;
@@ -220,7 +202,7 @@ static int parse_qos_list(ctld_t *cd, const char *v, uint32_t **ids, uint32_t *n
 
 /* One assoc option (Key[+-], value) into s; 1 if it is one, 0 if not an
  * association option, -1 on a bad value (o has the error). */
-static int assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v, mgr_out_t *o)
+int mgr_assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v, mgr_out_t *o)
 {
 	char k[64];
 	char op = key_op(key, k, sizeof(k));
@@ -231,7 +213,7 @@ static int assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v,
 		memset(&b, 0, sizeof(b));
 		char *e = NULL;
 		if (acct_lim_set(&a, lk, v, &e) || acct_lim_set(&b, lk, v, &e)) {
-			fail(o, SLURM_ERROR, " %s\n", e);
+			mgr_fail(o, SLURM_ERROR, " %s\n", e);
 			free(e);
 			return -1;
 		}
@@ -259,7 +241,7 @@ static int assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v,
 			char *end;
 			unsigned long x = strtoul(v, &end, 10);
 			if (!isdigit((unsigned char)*v) || *end || x >= SCHED_SHARES_PARENT)
-				return fail(o, SLURM_ERROR, " Bad Fairshare value: %s\n", v);
+				return mgr_fail(o, SLURM_ERROR, " Bad Fairshare value: %s\n", v);
 			s->shares = (uint32_t)x;
 		}
 		s->shares_given = s->any = 1;
@@ -272,7 +254,7 @@ static int assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v,
 		if (!strcmp(v, "-1"))
 			x = 0;
 		else if (!isdigit((unsigned char)*v) || *end || x > UINT32_MAX - 1)
-			return fail(o, SLURM_ERROR, " Bad Priority value: %s\n", v);
+			return mgr_fail(o, SLURM_ERROR, " Bad Priority value: %s\n", v);
 		s->prio = (uint32_t)x;
 		s->prio_given = s->any = 1;
 		strbuf_addf(&s->report, "  %-13s = %s\n", "Priority", v);
@@ -284,7 +266,7 @@ static int assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v,
 		} else {
 			acct_qos_t *q = acct_qos_by_name(cd, v);
 			if (!q)
-				return fail(o, SLURM_ERROR, " Unknown QOS name: %s\n", v);
+				return mgr_fail(o, SLURM_ERROR, " Unknown QOS name: %s\n", v);
 			s->defqos = q->id;
 		}
 		s->defqos_given = s->any = 1;
@@ -313,7 +295,7 @@ static int has_id(const uint32_t *v, uint32_t n, uint32_t id)
 }
 
 /* Apply s to a (whose inherited QOS list += and -= start from). */
-static void assoc_apply(ctld_t *cd, acct_assoc_t *a, const assoc_set_t *s)
+void mgr_assoc_apply(ctld_t *cd, acct_assoc_t *a, const assoc_set_t *s)
 {
 	uint64_t *pl = (uint64_t *)(void *)&a->lim;
 	const uint64_t *ps = (const uint64_t *)(const void *)&s->lim;
@@ -369,7 +351,7 @@ static void collect_names(const mgr_req_t *m, const char *keys, strv_t *out)
 	mgr_where(m, keys, out);
 	for (uint32_t i = 0; i < m->sk.n; i++)
 		if (mgr_key_is(m->sk.v[i], keys))
-			split_into(out, m->sv.v[i]);
+			mgr_split_into(out, m->sv.v[i]);
 	for (uint32_t i = 0; i < out->n; i++)
 		acct_name_lower(out->v[i]);
 }
@@ -397,20 +379,20 @@ static int kv_next(kv_iter_t *it, const char **k, const char **v)
 static int cluster_ok(ctld_t *cd, const char *v, mgr_out_t *o)
 {
 	strv_t cl = { 0 };
-	split_into(&cl, v);
+	mgr_split_into(&cl, v);
 	int ok = 1;
 	for (uint32_t i = 0; i < cl.n; i++)
 		if (strcasecmp(cl.v[i], cd->acct.cluster))
 			ok = 0;
 	strv_free(&cl);
 	if (!ok)
-		fail(o, SLURM_ERROR, " This controller keeps only cluster '%s'\n", cd->acct.cluster);
+		mgr_fail(o, SLURM_ERROR, " This controller keeps only cluster '%s'\n", cd->acct.cluster);
 	return ok;
 }
 
 /* ---- add ---- */
 
-static void add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
+void mgr_add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 {
 	acct_t *am = &cd->acct;
 	strv_t names = { 0 };
@@ -437,22 +419,22 @@ static void add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		} else if (mgr_key_is(k, "Clusters|Cluster")) {
 			if (!cluster_ok(cd, v, o))
 				goto out;
-		} else if ((r = assoc_opt(cd, &s, k, v, o)) < 0) {
+		} else if ((r = mgr_assoc_opt(cd, &s, k, v, o)) < 0) {
 			goto out;
 		} else if (!r) {
-			fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
+			mgr_fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
 			goto out;
 		}
 	}
 	acct_name_lower(descr);
 	acct_name_lower(org);
 	if (!names.n) {
-		fail(o, SLURM_ERROR, " Need name of account to add.\n");
+		mgr_fail(o, SLURM_ERROR, " Need name of account to add.\n");
 		goto out;
 	}
 	acct_assoc_t *pa = acct_assoc_find(cd, NULL, parent ? parent : "root", NULL);
 	if (!pa) {
-		fail(o, SLURM_ERROR, " Parent account '%s' doesn't exist on cluster %s\n"
+		mgr_fail(o, SLURM_ERROR, " Parent account '%s' doesn't exist on cluster %s\n"
 		     "        Contact your admin to add this account.\n No associations created.\n",
 		     parent, am->cluster);
 		goto out;
@@ -461,7 +443,7 @@ static void add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		strbuf_addstr(&o->out, " Adding Account(s)\n");
 		for (uint32_t i = 0; i < names.n; i++)
 			strbuf_addf(&o->out, "  %s\n", names.v[i]);
-		fail(o, ESLURM_ACCESS_DENIED, " Problem adding accounts: Access/permission denied\n");
+		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding accounts: Access/permission denied\n");
 		goto out;
 	}
 	strv_t add = { 0 };
@@ -496,7 +478,7 @@ static void add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			acct_assoc_t *a = acct_assoc_push(am, 0);
 			a->parent_id = pid;
 			a->account = xstrdup(add.v[i]);
-			assoc_apply(cd, a, &s);
+			mgr_assoc_apply(cd, a, &s);
 			info("sacctmgr: account %s added under %s by uid %u", add.v[i], pname, m->uid);
 		}
 		free(pname);
@@ -504,7 +486,7 @@ static void add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	}
 	strv_free(&add);
 out:
-	assoc_set_free(&s);
+	mgr_assoc_set_free(&s);
 	free(descr);
 	free(org);
 	free(parent);
@@ -529,7 +511,7 @@ static const char *admin_label(uint32_t l)
 
 static uint32_t uid_of_name(const char *name);
 
-static void add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
+void mgr_add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 {
 	acct_t *am = &cd->acct;
 	strv_t names = { 0 }, accts = { 0 }, parts = { 0 };
@@ -545,25 +527,25 @@ static void add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		if (mgr_key_is(k, "Names|Name|Users|User"))
 			continue;
 		if (mgr_key_is(k, "Accounts|Account|Acct")) {
-			split_into(&accts, v);
+			mgr_split_into(&accts, v);
 		} else if (mgr_key_is(k, "DefaultAccount|DefAcct")) {
 			free(defacct);
 			defacct = xstrdup(v);
 			acct_name_lower(defacct);
 		} else if (mgr_key_is(k, "AdminLevel|Admin")) {
 			if ((level = admin_parse(v)) == UINT32_MAX) {
-				fail(o, SLURM_ERROR, " Unknown AdminLevel: %s (None, Operator or Administrator)\n", v);
+				mgr_fail(o, SLURM_ERROR, " Unknown AdminLevel: %s (None, Operator or Administrator)\n", v);
 				goto out;
 			}
 		} else if (mgr_key_is(k, "Partitions|Partition")) {
-			split_into(&parts, v);
+			mgr_split_into(&parts, v);
 		} else if (mgr_key_is(k, "Clusters|Cluster")) {
 			if (!cluster_ok(cd, v, o))
 				goto out;
-		} else if ((r = assoc_opt(cd, &s, k, v, o)) < 0) {
+		} else if ((r = mgr_assoc_opt(cd, &s, k, v, o)) < 0) {
 			goto out;
 		} else if (!r) {
-			fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
+			mgr_fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
 			goto out;
 		}
 	}
@@ -572,16 +554,16 @@ static void add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	if (!accts.n && defacct)
 		strv_push(&accts, defacct);
 	if (!names.n) {
-		fail(o, SLURM_ERROR, " Need name of user to add.\n");
+		mgr_fail(o, SLURM_ERROR, " Need name of user to add.\n");
 		goto out;
 	}
 	if (!accts.n) {
-		fail(o, SLURM_ERROR, " Need name of account to add user to.\n");
+		mgr_fail(o, SLURM_ERROR, " Need name of account to add user to.\n");
 		goto out;
 	}
 	for (uint32_t i = 0; i < accts.n; i++)
 		if (!acct_assoc_find(cd, NULL, accts.v[i], NULL)) {
-			fail(o, SLURM_ERROR, " This account '%s' doesn't exist.\n"
+			mgr_fail(o, SLURM_ERROR, " This account '%s' doesn't exist.\n"
 			     "        Contact your admin to add this account.\n"
 			     " No associations or wckeys created.\n", accts.v[i]);
 			goto out;
@@ -619,7 +601,7 @@ static void add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		strbuf_addstr(&o->out, " Adding User(s)\n");
 		for (uint32_t i = 0; i < names.n; i++)
 			strbuf_addf(&o->out, "  %s\n", names.v[i]);
-		fail(o, ESLURM_ACCESS_DENIED, " Problem adding users: Access/permission denied\n");
+		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding users: Access/permission denied\n");
 	} else if (!nu.n && !nassoc) {
 		strbuf_addstr(&o->out, " Nothing new added.\n");
 		o->rc = ACCT_MGR_NOTHING;
@@ -666,7 +648,7 @@ static void add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 					acct_name_lower(x->user);
 					x->uid = uid;
 					x->partition = xstrdup(part);
-					assoc_apply(cd, x, &s);
+					mgr_assoc_apply(cd, x, &s);
 					acct_changed(cd);
 				}
 		}
@@ -675,7 +657,7 @@ static void add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	strbuf_release(&lines);
 	strv_free(&nu);
 out:
-	assoc_set_free(&s);
+	mgr_assoc_set_free(&s);
 	free(defacct);
 	strv_free(&names);
 	strv_free(&accts);
@@ -720,7 +702,7 @@ static int qos_opt(ctld_t *cd, qos_set_t *s, const char *key, const char *v, mgr
 		memset(&b, 0, sizeof(b));
 		char *e = NULL;
 		if (acct_lim_set(&a, lk, v, &e) || acct_lim_set(&b, lk, v, &e)) {
-			fail(o, SLURM_ERROR, " %s\n", e);
+			mgr_fail(o, SLURM_ERROR, " %s\n", e);
 			free(e);
 			return -1;
 		}
@@ -750,7 +732,7 @@ static int qos_opt(ctld_t *cd, qos_set_t *s, const char *key, const char *v, mgr
 		if (!strcmp(v, "-1"))
 			x = 0;
 		else if (!isdigit((unsigned char)*v) || *end || x > UINT32_MAX - 1)
-			return fail(o, SLURM_ERROR, " Bad Priority value: %s\n", v);
+			return mgr_fail(o, SLURM_ERROR, " Bad Priority value: %s\n", v);
 		s->prio = (uint32_t)x;
 		s->prio_given = 1;
 		qos_rep(s, "Priority", v);
@@ -758,13 +740,13 @@ static int qos_opt(ctld_t *cd, qos_set_t *s, const char *key, const char *v, mgr
 	}
 	if (mgr_key_is(k, "Flags")) {
 		strv_t fl = { 0 };
-		split_into(&fl, v);
+		mgr_split_into(&fl, v);
 		s->flags = 0;
 		for (uint32_t i = 0; i < fl.n; i++) {
 			int b = mgr_qos_flag(fl.v[i]);
 			if (b < 0 && !(fl.n == 1 && !strcmp(fl.v[i], "-1"))) {
 				strv_free(&fl);
-				return fail(o, SLURM_ERROR, " Unknown QOS flag: %s\n", v);
+				return mgr_fail(o, SLURM_ERROR, " Unknown QOS flag: %s\n", v);
 			}
 			if (b > 0)
 				s->flags |= (uint32_t)b;
@@ -799,7 +781,7 @@ static int qos_opt(ctld_t *cd, qos_set_t *s, const char *key, const char *v, mgr
 		else if (!strcasecmp(v, "off") || !strcasecmp(v, "cluster") || !strcmp(v, "-1"))
 			s->mode = LIM_PREEMPT_OFF;
 		else
-			return fail(o, SLURM_ERROR, " Unknown PreemptMode: %s\n", v);
+			return mgr_fail(o, SLURM_ERROR, " Unknown PreemptMode: %s\n", v);
 		s->mode_given = 1;
 		qos_rep(s, "PreemptMode", mgr_preempt_mode_name(s->mode));
 		return 1;
@@ -821,9 +803,9 @@ static int qos_opt(ctld_t *cd, qos_set_t *s, const char *key, const char *v, mgr
 			else if (!time_limit_parse(v, &mins) && mins != TIME_INFINITE)
 				x = mins * 60ul;
 			else
-				return fail(o, SLURM_ERROR, " Bad GraceTime: %s\n", v);
+				return mgr_fail(o, SLURM_ERROR, " Bad GraceTime: %s\n", v);
 		} else if (!isdigit((unsigned char)*v) || *end) {
-			return fail(o, SLURM_ERROR, " Bad GraceTime: %s\n", v);
+			return mgr_fail(o, SLURM_ERROR, " Bad GraceTime: %s\n", v);
 		}
 		s->grace = (uint32_t)x;
 		s->grace_given = 1;
@@ -838,7 +820,7 @@ static int qos_opt(ctld_t *cd, qos_set_t *s, const char *key, const char *v, mgr
 		if (!strcmp(v, "-1"))
 			x = mgr_key_is(k, "UsageFactor") ? 1.0 : 0.0;
 		else if (end == v || *end || x < 0)
-			return fail(o, SLURM_ERROR, " Bad %s: %s\n", k, v);
+			return mgr_fail(o, SLURM_ERROR, " Bad %s: %s\n", k, v);
 		if (mgr_key_is(k, "UsageFactor")) {
 			s->uf = x;
 			s->uf_given = 1;
@@ -921,19 +903,19 @@ static void add_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		if ((r = qos_opt(cd, &s, k, v, o)) < 0)
 			goto out;
 		if (!r) {
-			fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
+			mgr_fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
 			goto out;
 		}
 	}
 	if (!names.n) {
-		fail(o, SLURM_ERROR, " Need name of QOS to add.\n");
+		mgr_fail(o, SLURM_ERROR, " Need name of QOS to add.\n");
 		goto out;
 	}
 	if (m->level < ACCT_ADMIN_OPERATOR) {
 		strbuf_addstr(&o->out, " Adding QOS(s)\n");
 		for (uint32_t i = 0; i < names.n; i++)
 			strbuf_addf(&o->out, "  %s\n", names.v[i]);
-		fail(o, ESLURM_ACCESS_DENIED, " Problem adding QOS: Access/permission denied\n");
+		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding QOS: Access/permission denied\n");
 		goto out;
 	}
 	strv_t add = { 0 };
@@ -950,7 +932,8 @@ static void add_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	for (uint32_t i = 0; i < add.n; i++)
 		strbuf_addf(&o->out, "  %s\n", add.v[i]);
 	strbuf_addf(&o->out, " Settings\n  Description    = %s\n", s.descr ? s.descr : add.v[0]);
-	qsort(s.report.v, s.report.n, sizeof(char *), str_cmp);
+	if (s.report.n)       /* no settings: v is NULL (qsort(NULL) is UB) */
+		qsort(s.report.v, s.report.n, sizeof(char *), str_cmp);
 	for (uint32_t i = 0; i < s.report.n; i++)
 		strbuf_addstr(&o->out, s.report.v[i]);
 	if (m->commit) {
@@ -970,7 +953,7 @@ out:
 	strv_free(&names);
 }
 
-static void add_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
+void mgr_add_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 {
 	strv_t names = { 0 }, accts = { 0 };
 	collect_names(m, "Names|Name|Users|User", &names);
@@ -978,30 +961,30 @@ static void add_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	kv_iter_t it = { m, 0 };
 	while (kv_next(&it, &k, &v)) {
 		if (mgr_key_is(k, "Accounts|Account|Acct"))
-			split_into(&accts, v);
+			mgr_split_into(&accts, v);
 		else if (!mgr_key_is(k, "Names|Name|Users|User")) {
-			fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
+			mgr_fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", k, v);
 			goto out;
 		}
 	}
 	for (uint32_t i = 0; i < accts.n; i++)
 		acct_name_lower(accts.v[i]);
 	if (!names.n || !accts.n) {
-		fail(o, SLURM_ERROR, " You need to specify a user list and account list here.\n");
+		mgr_fail(o, SLURM_ERROR, " You need to specify a user list and account list here.\n");
 		goto out;
 	}
 	if (m->level < ACCT_ADMIN_OPERATOR) {
-		denied_change(o);
+		mgr_denied_change(o);
 		goto out;
 	}
 	for (uint32_t i = 0; i < names.n; i++)
 		if (!acct_user_find(cd, names.v[i])) {
-			fail(o, SLURM_ERROR, " User '%s' does not exist.\n", names.v[i]);
+			mgr_fail(o, SLURM_ERROR, " User '%s' does not exist.\n", names.v[i]);
 			goto out;
 		}
 	for (uint32_t i = 0; i < accts.n; i++)
 		if (!acct_assoc_find(cd, NULL, accts.v[i], NULL)) {
-			fail(o, SLURM_ERROR, " Account '%s' does not exist.\n", accts.v[i]);
+			mgr_fail(o, SLURM_ERROR, " Account '%s' does not exist.\n", accts.v[i]);
 			goto out;
 		}
 	/* the accounts and all their sub-accounts */
@@ -1082,7 +1065,7 @@ static int under(ctld_t *cd, const acct_assoc_t *a, uint32_t p_id)
 	return 0;
 }
 
-static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
+void mgr_modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 {
 	acct_t *am = &cd->acct;
 	strv_t names = { 0 };
@@ -1093,7 +1076,7 @@ static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		acct_name_lower(names.v[i]);
 	for (uint32_t i = 0; i < m->wk.n; i++)
 		if (!mgr_key_is(m->wk.v[i], "Names|Name|Accounts|Account|Acct|Clusters|Cluster")) {
-			fail(o, SLURM_ERROR, " Unknown condition: %s=%s\n", m->wk.v[i], m->wv.v[i]);
+			mgr_fail(o, SLURM_ERROR, " Unknown condition: %s=%s\n", m->wk.v[i], m->wv.v[i]);
 			goto out0;
 		}
 	assoc_set_t s = { 0 };
@@ -1114,15 +1097,15 @@ static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			free(parent);
 			parent = xstrdup(v);
 			acct_name_lower(parent);
-		} else if ((r = assoc_opt(cd, &s, k, v, o)) < 0) {
+		} else if ((r = mgr_assoc_opt(cd, &s, k, v, o)) < 0) {
 			goto out;
 		} else if (!r) {
-			fail(o, SLURM_ERROR, " Unknown option: %s=%s\n Use keyword 'where' to modify condition\n", k, v);
+			mgr_fail(o, SLURM_ERROR, " Unknown option: %s=%s\n Use keyword 'where' to modify condition\n", k, v);
 			goto out;
 		}
 	}
 	if (!m->sk.n) {
-		fail(o, SLURM_ERROR, " You didn't give me anything to set\n");
+		mgr_fail(o, SLURM_ERROR, " You didn't give me anything to set\n");
 		goto out;
 	}
 	/* the accounts (none named: every account) */
@@ -1132,7 +1115,7 @@ static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			hit[nhit++] = i;
 	acct_assoc_t *np = NULL;
 	if (parent && !(np = acct_assoc_find(cd, NULL, parent, NULL))) {
-		fail(o, SLURM_ERROR, " Parent account '%s' doesn't exist.\n", parent);
+		mgr_fail(o, SLURM_ERROR, " Parent account '%s' doesn't exist.\n", parent);
 		free(hit);
 		goto out;
 	}
@@ -1144,7 +1127,7 @@ static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			allowed &= acct_is_coord(cd, m->uid, am->accounts[hit[i]].name);
 	}
 	if (!allowed) {
-		denied_change(o);
+		mgr_denied_change(o);
 		free(hit);
 		goto out;
 	}
@@ -1158,7 +1141,7 @@ static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		for (uint32_t i = 0; i < nhit; i++) {
 			acct_assoc_t *a = acct_assoc_find(cd, NULL, am->accounts[hit[i]].name, NULL);
 			if (a && (a->id == am->assocs[0].id || under(cd, np, a->id))) {
-				fail(o, SLURM_ERROR, " Can't move account '%s' under itself or its own sub-account '%s'\n",
+				mgr_fail(o, SLURM_ERROR, " Can't move account '%s' under itself or its own sub-account '%s'\n",
 				     a->account, np->account);
 				free(hit);
 				goto out;
@@ -1206,7 +1189,7 @@ static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			if (!a)
 				continue;
 			if (s.any)
-				assoc_apply(cd, a, &s);
+				mgr_assoc_apply(cd, a, &s);
 			if (np) {
 				a->parent_id = np->id;
 				a->dirty = 1;
@@ -1217,7 +1200,7 @@ static void modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	}
 	free(hit);
 out:
-	assoc_set_free(&s);
+	mgr_assoc_set_free(&s);
 	free(descr);
 	free(org);
 	free(parent);
@@ -1225,7 +1208,7 @@ out0:
 	strv_free(&names);
 }
 
-static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
+void mgr_modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 {
 	acct_t *am = &cd->acct;
 	strv_t names = { 0 }, accts = { 0 }, parts = { 0 };
@@ -1246,7 +1229,7 @@ static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	uint32_t level = UINT32_MAX;
 	for (uint32_t i = 0; i < m->wk.n; i++)
 		if (!mgr_key_is(m->wk.v[i], "Names|Name|Users|User|Accounts|Account|Acct|Partitions|Partition|Clusters|Cluster|NoPartition")) {
-			fail(o, SLURM_ERROR, " Unknown condition: %s=%s\n", m->wk.v[i], m->wv.v[i]);
+			mgr_fail(o, SLURM_ERROR, " Unknown condition: %s=%s\n", m->wk.v[i], m->wv.v[i]);
 			goto out;
 		}
 	for (uint32_t i = 0; i < m->sk.n; i++) {
@@ -1258,18 +1241,18 @@ static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			acct_name_lower(defacct);
 		} else if (mgr_key_is(k, "AdminLevel|Admin")) {
 			if ((level = admin_parse(v)) == UINT32_MAX) {
-				fail(o, SLURM_ERROR, " Unknown AdminLevel: %s (None, Operator or Administrator)\n", v);
+				mgr_fail(o, SLURM_ERROR, " Unknown AdminLevel: %s (None, Operator or Administrator)\n", v);
 				goto out;
 			}
-		} else if ((r = assoc_opt(cd, &s, k, v, o)) < 0) {
+		} else if ((r = mgr_assoc_opt(cd, &s, k, v, o)) < 0) {
 			goto out;
 		} else if (!r) {
-			fail(o, SLURM_ERROR, " Unknown option: %s=%s\n Use keyword 'where' to modify condition\n", k, v);
+			mgr_fail(o, SLURM_ERROR, " Unknown option: %s=%s\n Use keyword 'where' to modify condition\n", k, v);
 			goto out;
 		}
 	}
 	if (!m->sk.n) {
-		fail(o, SLURM_ERROR, " You didn't give me anything to set\n");
+		mgr_fail(o, SLURM_ERROR, " You didn't give me anything to set\n");
 		goto out;
 	}
 	/* users and their associations that match */
@@ -1301,13 +1284,13 @@ static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	if (level == ACCT_ADMIN_SUPER && m->level < ACCT_ADMIN_SUPER)
 		allowed = 0;
 	if (!allowed) {
-		denied_change(o);
+		mgr_denied_change(o);
 		goto out2;
 	}
 	if (defacct) {
 		for (uint32_t i = 0; i < nusers; i++)
 			if (!acct_assoc_find(cd, am->users[users[i]].name, defacct, NULL)) {
-				fail(o, SLURM_ERROR, " User '%s' has no association with account '%s': it cannot be the default account\n",
+				mgr_fail(o, SLURM_ERROR, " User '%s' has no association with account '%s': it cannot be the default account\n",
 				     am->users[users[i]].name, defacct);
 				goto out2;
 			}
@@ -1340,7 +1323,7 @@ static void modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			u->dirty = 1;
 		}
 		for (uint32_t i = 0; i < nassocs; i++)
-			assoc_apply(cd, &am->assocs[assocs[i]], &s);
+			mgr_assoc_apply(cd, &am->assocs[assocs[i]], &s);
 		info("sacctmgr: %u user(s), %u association(s) modified by uid %u",
 		     user_level ? nusers : 0, nassocs, m->uid);
 		acct_changed(cd);
@@ -1349,7 +1332,7 @@ out2:
 	free(users);
 	free(assocs);
 out:
-	assoc_set_free(&s);
+	mgr_assoc_set_free(&s);
 	free(defacct);
 	strv_free(&names);
 	strv_free(&accts);
@@ -1367,7 +1350,7 @@ static void modify_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	lim_set_clear(&s.lim);
 	for (uint32_t i = 0; i < m->wk.n; i++)
 		if (!mgr_key_is(m->wk.v[i], "Names|Name|QOS|IDs|ID")) {
-			fail(o, SLURM_ERROR, " Unknown condition: %s=%s\n", m->wk.v[i], m->wv.v[i]);
+			mgr_fail(o, SLURM_ERROR, " Unknown condition: %s=%s\n", m->wk.v[i], m->wv.v[i]);
 			goto out;
 		}
 	for (uint32_t i = 0; i < m->sk.n; i++) {
@@ -1375,17 +1358,17 @@ static void modify_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		if (r < 0)
 			goto out;
 		if (!r) {
-			fail(o, SLURM_ERROR, " Unknown option: %s=%s\n Use keyword 'where' to modify condition\n",
+			mgr_fail(o, SLURM_ERROR, " Unknown option: %s=%s\n Use keyword 'where' to modify condition\n",
 			     m->sk.v[i], m->sv.v[i]);
 			goto out;
 		}
 	}
 	if (!m->sk.n) {
-		fail(o, SLURM_ERROR, " You didn't give me anything to set\n");
+		mgr_fail(o, SLURM_ERROR, " You didn't give me anything to set\n");
 		goto out;
 	}
 	if (m->level < ACCT_ADMIN_OPERATOR) {
-		denied_change(o);
+		mgr_denied_change(o);
 		goto out;
 	}
 	uint32_t *hit = xmalloc((am->nqos + 1) * sizeof(uint32_t)), nhit = 0;
@@ -1412,761 +1395,11 @@ out:
 	strv_free(&names);
 }
 
-/* ---- delete ---- */
-
-/* Jobs not yet finished that belong to a marked association: Slurm
- * refuses to remove those ("Job(s) active, cancel job(s) before
- * remove"). 1 (and the error in o) if there are any. O(jobs). */
-static int assocs_busy(ctld_t *cd, const uint8_t *del, mgr_out_t *o)
-{
-	acct_t *am = &cd->acct;
-	strbuf_t lines;
-	strbuf_init(&lines);
-	for (uint32_t i = 0; i < cd->njobs; i++) {
-		const job_t *j = cd->jobs[i];
-		if (!j || !j->assoc_id || JOB_IS_FINISHED(j->state))
-			continue;
-		acct_assoc_t *a = acct_assoc_by_id(cd, j->assoc_id);
-		if (!a || !del[a - am->assocs])
-			continue;
-		strbuf_addf(&lines, "  JobID = %-10u C = %-10.10s A = %-10.10s U = %-9.9s\n", j->job_id,
-			    am->cluster, a->account, a->user ? a->user : "");
-	}
-	int busy = lines.len > 0;
-	if (busy)
-		fail(o, SLURM_ERROR, " Error with request: Job(s) active, cancel job(s) before remove\n%s",
-		     lines.buf);
-	strbuf_release(&lines);
-	return busy;
-}
-
-/* Remove the associations marked in del (by index); O(n). */
-static void drop_assocs(ctld_t *cd, const uint8_t *del)
-{
-	acct_t *am = &cd->acct;
-	uint32_t w = 0;
-	for (uint32_t i = 0; i < am->nassocs; i++) {
-		acct_assoc_t *a = &am->assocs[i];
-		if (del[i]) {
-			char *g = xasprintf("s\t%u", a->id);
-			strv_push(&am->gone, g);
-			free(g);
-			free(a->account);
-			free(a->user);
-			free(a->partition);
-			free(a->qos_ids);
-			continue;
-		}
-		if (w != i)
-			am->assocs[w] = *a;
-		w++;
-	}
-	am->nassocs = w;
-}
-
-static void drop_user(acct_t *am, uint32_t i)
-{
-	acct_user_t *u = &am->users[i];
-	char *g = xasprintf("u\t%s", u->name);
-	strv_push(&am->gone, g);
-	free(g);
-	free(u->name);
-	free(u->default_account);
-	for (uint32_t c = 0; c < u->ncoord; c++)
-		free(u->coord_accounts[c]);
-	free(u->coord_accounts);
-	memmove(u, u + 1, (am->nusers - i - 1) * sizeof(*u));
-	am->nusers--;
-}
-
-static void delete_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
-{
-	acct_t *am = &cd->acct;
-	strv_t names = { 0 }, accts = { 0 }, parts = { 0 };
-	for (uint32_t i = 0; i < m->names.n; i++)
-		strv_push(&names, m->names.v[i]);
-	mgr_where(m, "Names|Name|Users|User", &names);
-	mgr_where(m, "Accounts|Account|Acct", &accts);
-	mgr_where(m, "Partitions|Partition", &parts);
-	for (uint32_t i = 0; i < names.n; i++)
-		acct_name_lower(names.v[i]);
-	for (uint32_t i = 0; i < accts.n; i++)
-		acct_name_lower(accts.v[i]);
-	if (m->sk.n) {
-		fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", m->sk.v[0], m->sv.v[0]);
-		goto out;
-	}
-	if (!names.n) {
-		fail(o, SLURM_ERROR, " No conditions given to remove, not executing.\n");
-		goto out;
-	}
-	uint8_t *del = xcalloc(am->nassocs + 1, 1);
-	uint32_t ndel = 0;
-	for (uint32_t i = 0; i < am->nassocs; i++) {
-		const acct_assoc_t *a = &am->assocs[i];
-		if (a->user && mgr_strv_has_ci(&names, a->user) &&
-		    (!accts.n || mgr_strv_has_ci(&accts, a->account)) &&
-		    (!parts.n || (a->partition && mgr_strv_has_ci(&parts, a->partition)))) {
-			del[i] = 1;
-			ndel++;
-		}
-	}
-	int by_assoc = accts.n || parts.n;
-	/* users that go: all named ones (no account given), or those left
-	 * with no association */
-	strv_t gone = { 0 };
-	for (uint32_t u = 0; u < am->nusers; u++) {
-		const acct_user_t *us = &am->users[u];
-		if (!mgr_strv_has_ci(&names, us->name))
-			continue;
-		int left = 0, lost_default = 0;
-		for (uint32_t i = 0; i < am->nassocs; i++) {
-			const acct_assoc_t *a = &am->assocs[i];
-			if (!a->user || strcmp(a->user, us->name))
-				continue;
-			if (!del[i])
-				left = 1;
-			else if (us->default_account && !strcmp(a->account, us->default_account))
-				lost_default = 1;
-		}
-		if (!by_assoc || !left)
-			strv_push(&gone, us->name);
-		else if (lost_default) {
-			/* the default account's association would go */
-			int still = 0;
-			for (uint32_t i = 0; i < am->nassocs; i++) {
-				const acct_assoc_t *a = &am->assocs[i];
-				if (a->user && !strcmp(a->user, us->name) && !del[i] &&
-				    !strcmp(a->account, us->default_account))
-					still = 1;
-			}
-			if (!still) {
-				fail(o, SLURM_ERROR, " Error with request: You can not remove the default account of a user\n"
-				     "  C = %-15.15s A = %-10.10s U = %-9.9s\n"
-				     " Please either remove the accounts listed above from list and resubmit,\n"
-				     " or change these users' default accounts to remove the account(s).\n"
-				     " Changes Discarded\n", am->cluster, us->default_account, us->name);
-				free(del);
-				strv_free(&gone);
-				goto out;
-			}
-		}
-	}
-	int allowed = m->level >= ACCT_ADMIN_OPERATOR;
-	if (!allowed && by_assoc) {
-		allowed = ndel > 0;
-		for (uint32_t i = 0; i < am->nassocs; i++)
-			if (del[i])
-				allowed &= acct_is_coord(cd, m->uid, am->assocs[i].account);
-	}
-	if (!allowed) {
-		denied_change(o);
-	} else if (assocs_busy(cd, del, o)) {
-		/* o has the jobs */
-	} else if (!ndel && !gone.n) {
-		strbuf_addstr(&o->out, " Nothing deleted\n");
-		o->rc = ACCT_MGR_NOTHING;
-	} else {
-		if (by_assoc) {
-			strbuf_addstr(&o->out, " Deleting user associations...\n");
-			for (uint32_t i = 0; i < am->nassocs; i++) {
-				if (!del[i])
-					continue;
-				const acct_assoc_t *a = &am->assocs[i];
-				strbuf_addf(&o->out, "  C = %-10.10s A = %-10.10s U = %-9.9s", am->cluster,
-					    a->account, a->user);
-				if (a->partition)
-					strbuf_addf(&o->out, " P = %s", a->partition);
-				strbuf_addch(&o->out, '\n');
-			}
-			if (gone.n) {
-				strbuf_addstr(&o->out, " Deleting users (No Associations)...\n");
-				for (uint32_t i = 0; i < gone.n; i++)
-					strbuf_addf(&o->out, "  %s\n", gone.v[i]);
-			}
-		} else {
-			strbuf_addstr(&o->out, " Deleting users...\n");
-			for (uint32_t i = 0; i < gone.n; i++)
-				strbuf_addf(&o->out, "  %s\n", gone.v[i]);
-		}
-		if (m->commit) {
-			drop_assocs(cd, del);
-			for (uint32_t i = 0; i < gone.n; i++)
-				for (uint32_t u = 0; u < am->nusers; u++)
-					if (!strcmp(am->users[u].name, gone.v[i])) {
-						drop_user(am, u);
-						break;
-					}
-			info("sacctmgr: %u user association(s), %u user(s) deleted by uid %u", ndel,
-			     gone.n, m->uid);
-			acct_changed(cd);
-		}
-	}
-	free(del);
-	strv_free(&gone);
-out:
-	strv_free(&names);
-	strv_free(&accts);
-	strv_free(&parts);
-}
-
-static void delete_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
-{
-	acct_t *am = &cd->acct;
-	strv_t names = { 0 };
-	for (uint32_t i = 0; i < m->names.n; i++)
-		strv_push(&names, m->names.v[i]);
-	mgr_where(m, "Names|Name|Accounts|Account|Acct", &names);
-	for (uint32_t i = 0; i < names.n; i++)
-		acct_name_lower(names.v[i]);
-	if (m->sk.n) {
-		fail(o, SLURM_ERROR, " Unknown option: %s=%s\n", m->sk.v[0], m->sv.v[0]);
-		goto out;
-	}
-	if (!names.n) {
-		fail(o, SLURM_ERROR, " No conditions given to remove, not executing.\n");
-		goto out;
-	}
-	if (mgr_strv_has_ci(&names, "root")) {
-		fail(o, SLURM_ERROR, " You can not remove the root account\n");
-		goto out;
-	}
-	if (m->level < ACCT_ADMIN_OPERATOR) {
-		int ok = 1;
-		for (uint32_t i = 0; i < names.n; i++) {
-			/* a coordinator removes sub-accounts of its accounts */
-			const acct_assoc_t *a = acct_assoc_find(cd, NULL, names.v[i], NULL);
-			const acct_assoc_t *p = acct_assoc_parent(cd, a);
-			ok &= p && acct_is_coord(cd, m->uid, p->account);
-		}
-		if (!ok) {
-			denied_change(o);
-			goto out;
-		}
-	}
-	uint8_t *del = xcalloc(am->nassocs + 1, 1);
-	strv_t hit = { 0 };
-	for (uint32_t i = 0; i < am->naccounts; i++)
-		if (mgr_strv_has_ci(&names, am->accounts[i].name))
-			strv_push(&hit, am->accounts[i].name);
-	/* the accounts' associations and everything under them */
-	for (uint32_t i = 0; i < am->nassocs; i++) {
-		const acct_assoc_t *a = &am->assocs[i];
-		for (const acct_assoc_t *x = a; x && !del[i]; x = acct_assoc_parent(cd, x))
-			if (!x->user && mgr_strv_has_ci(&hit, x->account))
-				del[i] = 1;
-	}
-	/* a user's default account must not lose the user's association */
-	strbuf_t bad;
-	strbuf_init(&bad);
-	for (uint32_t i = 0; i < am->nassocs; i++) {
-		const acct_assoc_t *a = &am->assocs[i];
-		if (!del[i] || !a->user)
-			continue;
-		const acct_user_t *u = acct_user_find(cd, a->user);
-		if (!u || !u->default_account || strcmp(u->default_account, a->account))
-			continue;
-		strbuf_addf(&bad, "  C = %-15.15s A = %-10.10s U = %-9.9s\n", am->cluster, a->account, a->user);
-	}
-	if (hit.n && assocs_busy(cd, del, o)) {
-		/* o has the jobs */
-	} else if (bad.len) {
-		fail(o, SLURM_ERROR, " Error with request: You can not remove the default account of a user\n%s"
-		     " Please either remove the accounts listed above from list and resubmit,\n"
-		     " or change these users' default accounts to remove the account(s).\n"
-		     " Changes Discarded\n", bad.buf);
-	} else if (!hit.n) {
-		strbuf_addstr(&o->out, " Nothing deleted\n");
-		o->rc = ACCT_MGR_NOTHING;
-	} else {
-		strbuf_addstr(&o->out, " Deleting accounts...\n");
-		for (uint32_t i = 0; i < hit.n; i++)
-			strbuf_addf(&o->out, "  %s\n", hit.v[i]);
-		if (m->commit) {
-			/* users left with no association go too */
-			strv_t users = { 0 };
-			for (uint32_t i = 0; i < am->nassocs; i++)
-				if (del[i] && am->assocs[i].user && !mgr_strv_has_ci(&users, am->assocs[i].user))
-					strv_push(&users, am->assocs[i].user);
-			drop_assocs(cd, del);
-			for (uint32_t i = 0; i < hit.n; i++)
-				for (uint32_t a = 0; a < am->naccounts; a++)
-					if (!strcmp(am->accounts[a].name, hit.v[i])) {
-						acct_account_t *ac = &am->accounts[a];
-						char *g = xasprintf("a\t%s", ac->name);
-						strv_push(&am->gone, g);
-						free(g);
-						free(ac->name);
-						free(ac->description);
-						free(ac->organization);
-						memmove(ac, ac + 1, (am->naccounts - a - 1) * sizeof(*ac));
-						am->naccounts--;
-						break;
-					}
-			acct_changed(cd);
-			for (uint32_t i = 0; i < users.n; i++) {
-				int left = 0;
-				for (uint32_t j = 0; j < am->nassocs && !left; j++)
-					left = am->assocs[j].user && !strcmp(am->assocs[j].user, users.v[i]);
-				for (uint32_t u = 0; u < am->nusers && !left; u++)
-					if (!strcmp(am->users[u].name, users.v[i])) {
-						drop_user(am, u);
-						break;
-					}
-			}
-			/* coordinators of a gone account */
-			for (uint32_t u = 0; u < am->nusers; u++) {
-				acct_user_t *us = &am->users[u];
-				uint32_t w = 0;
-				for (uint32_t c = 0; c < us->ncoord; c++) {
-					if (mgr_strv_has_ci(&hit, us->coord_accounts[c])) {
-						free(us->coord_accounts[c]);
-						us->dirty = 1;
-					} else {
-						us->coord_accounts[w++] = us->coord_accounts[c];
-					}
-				}
-				us->ncoord = w;
-			}
-			strv_free(&users);
-			info("sacctmgr: %u account(s) deleted by uid %u", hit.n, m->uid);
-			acct_changed(cd);
-		}
-	}
-	strbuf_release(&bad);
-	strv_free(&hit);
-	free(del);
-out:
-	strv_free(&names);
-}
-
-static void delete_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
-{
-	acct_t *am = &cd->acct;
-	strv_t names = { 0 };
-	for (uint32_t i = 0; i < m->names.n; i++)
-		strv_push(&names, m->names.v[i]);
-	mgr_where(m, "Names|Name|QOS", &names);
-	if (!names.n) {
-		fail(o, SLURM_ERROR, " No conditions given to remove, not executing.\n");
-		goto out;
-	}
-	if (m->level < ACCT_ADMIN_OPERATOR) {
-		denied_change(o);
-		goto out;
-	}
-	strv_t hit = { 0 };
-	for (uint32_t i = 0; i < am->nqos; i++)
-		if (mgr_strv_has_ci(&names, am->qos[i].name))
-			strv_push(&hit, am->qos[i].name);
-	if (!hit.n) {
-		strbuf_addstr(&o->out, " Nothing deleted\n");
-		o->rc = ACCT_MGR_NOTHING;
-		strv_free(&hit);
-		goto out;
-	}
-	strbuf_addstr(&o->out, " Deleting QOS(s)...\n");
-	for (uint32_t i = 0; i < hit.n; i++)
-		strbuf_addf(&o->out, "  %s\n", hit.v[i]);
-	if (m->commit) {
-		for (uint32_t h = 0; h < hit.n; h++) {
-			acct_qos_t *q = acct_qos_by_name(cd, hit.v[h]);
-			uint32_t id = q->id;
-			char *g = xasprintf("q\t%u", id);
-			strv_push(&am->gone, g);
-			free(g);
-			uint32_t qi = (uint32_t)(q - am->qos);
-			free(q->name);
-			free(q->description);
-			free(q->preempt_ids);
-			memmove(q, q + 1, (am->nqos - qi - 1) * sizeof(*q));
-			am->nqos--;
-			/* and wherever it is named */
-			for (uint32_t i = 0; i < am->nassocs; i++) {
-				acct_assoc_t *a = &am->assocs[i];
-				uint32_t w = 0;
-				for (uint32_t k = 0; k < a->nqos; k++)
-					if (a->qos_ids[k] != id)
-						a->qos_ids[w++] = a->qos_ids[k];
-				if (w != a->nqos || a->def_qos_id == id) {
-					a->nqos = w;
-					if (a->def_qos_id == id)
-						a->def_qos_id = 0;
-					a->dirty = 1;
-				}
-			}
-			for (uint32_t i = 0; i < am->nqos; i++) {
-				acct_qos_t *x = &am->qos[i];
-				uint32_t w = 0;
-				for (uint32_t k = 0; k < x->npreempt; k++)
-					if (x->preempt_ids[k] != id)
-						x->preempt_ids[w++] = x->preempt_ids[k];
-				if (w != x->npreempt) {
-					x->npreempt = w;
-					x->dirty = 1;
-				}
-			}
-			acct_qos_fix_names(am);
-			acct_changed(cd);
-		}
-		info("sacctmgr: %u QOS deleted by uid %u", hit.n, m->uid);
-	}
-	strv_free(&hit);
-out:
-	strv_free(&names);
-}
-
-static void delete_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
-{
-	strv_t names = { 0 }, accts = { 0 };
-	for (uint32_t i = 0; i < m->names.n; i++)
-		strv_push(&names, m->names.v[i]);
-	mgr_where(m, "Names|Name|Users|User", &names);
-	mgr_where(m, "Accounts|Account|Acct", &accts);
-	for (uint32_t i = 0; i < m->sk.n; i++) {
-		if (mgr_key_is(m->sk.v[i], "Names|Name|Users|User"))
-			split_into(&names, m->sv.v[i]);
-		else if (mgr_key_is(m->sk.v[i], "Accounts|Account|Acct"))
-			split_into(&accts, m->sv.v[i]);
-	}
-	for (uint32_t i = 0; i < accts.n; i++)
-		acct_name_lower(accts.v[i]);
-	if (!names.n) {
-		fail(o, SLURM_ERROR, " You need to specify a user list here.\n");
-		goto out;
-	}
-	if (m->level < ACCT_ADMIN_OPERATOR) {
-		denied_change(o);
-		goto out;
-	}
-	strbuf_t lines;
-	strbuf_init(&lines);
-	for (uint32_t i = 0; i < names.n; i++) {
-		acct_user_t *u = acct_user_find(cd, names.v[i]);
-		if (!u)
-			continue;
-		uint32_t w = 0;
-		for (uint32_t c = 0; c < u->ncoord; c++) {
-			if (!accts.n || mgr_strv_has_ci(&accts, u->coord_accounts[c])) {
-				strbuf_addf(&lines, "  U = %-9.9s A = %-10.10s\n", u->name, u->coord_accounts[c]);
-				if (m->commit) {
-					free(u->coord_accounts[c]);
-					u->dirty = 1;
-					continue;
-				}
-			}
-			u->coord_accounts[w++] = u->coord_accounts[c];
-		}
-		u->ncoord = w;
-	}
-	if (!lines.len) {
-		strbuf_addstr(&o->out, " Nothing deleted\n");
-		o->rc = ACCT_MGR_NOTHING;
-	} else {
-		strbuf_addstr(&o->out, " Removing Coordinators with user name\n");
-		for (uint32_t i = 0; i < names.n; i++)
-			strbuf_addf(&o->out, "  %s\n", names.v[i]);
-		if (accts.n) {
-			strbuf_addstr(&o->out, " From Account(s)\n");
-			for (uint32_t i = 0; i < accts.n; i++)
-				strbuf_addf(&o->out, "  %s\n", accts.v[i]);
-		}
-		strbuf_addf(&o->out, " Removed Coordinators (sub accounts not listed)...\n%s", lines.buf);
-		if (m->commit)
-			acct_changed(cd);
-	}
-	strbuf_release(&lines);
-out:
-	strv_free(&names);
-	strv_free(&accts);
-}
-
 static uint32_t uid_of_name(const char *name)
 {
 	/* sacctmgr add user: one NSS lookup, operator-driven and rare */
 	struct passwd *pw = getpwnam(name);
 	return pw ? pw->pw_uid : UINT32_MAX;
-}
-
-/* ---- load ---- */
-
-/* One line of a dump file: "Type - 'name':Key=Value:Key='v a l'". */
-typedef struct load_line {
-	char type[16];
-	char *name;
-	strv_t keys, vals;
-} load_line_t;
-
-static int load_parse(const char *line, load_line_t *l)
-{
-	memset(l, 0, sizeof(*l));
-	const char *p = strstr(line, " - ");
-	if (!p || (size_t)(p - line) >= sizeof(l->type))
-		return -1;
-	memcpy(l->type, line, (size_t)(p - line));
-	p += 3;
-	/* fields split on ':' outside quotes */
-	strbuf_t f;
-	strbuf_init(&f);
-	int q = 0, first = 1;
-	for (;; p++) {
-		if (*p == '\'' ) {
-			q = !q;
-			continue;
-		}
-		if ((*p == ':' && !q) || !*p) {
-			char *fld = strbuf_detach(&f);
-			if (first) {
-				l->name = fld;
-				first = 0;
-			} else {
-				char *eq = strchr(fld, '=');
-				if (!eq) {
-					free(fld);
-					return -1;
-				}
-				*eq = 0;
-				strv_push(&l->keys, fld);
-				strv_push(&l->vals, eq + 1);
-				free(fld);
-			}
-			if (!*p)
-				break;
-			continue;
-		}
-		strbuf_addch(&f, *p);
-	}
-	strbuf_release(&f);
-	if (q || !l->name || !*l->name)
-		return -1;
-	acct_name_lower(l->name);
-	return 0;
-}
-
-static void load_line_free(load_line_t *l)
-{
-	free(l->name);
-	strv_free(&l->keys);
-	strv_free(&l->vals);
-}
-
-/* Run a verb as if typed (the load's own lines): into o; 0 if it went. */
-static int load_run(ctld_t *cd, const mgr_req_t *m, void (*fn)(ctld_t *, const mgr_req_t *, mgr_out_t *),
-		    mgr_req_t *sub, mgr_out_t *o)
-{
-	sub->uid = m->uid;
-	sub->level = m->level;
-	sub->commit = 1;
-	mgr_out_t x = { 0 };
-	fn(cd, sub, &x);
-	int rc = x.rc;
-	if (rc && rc != ACCT_MGR_NOTHING) {
-		strbuf_addstr(&o->err, x.err.buf ? x.err.buf : "");
-		o->rc = rc;
-	}
-	strbuf_release(&x.out);
-	strbuf_release(&x.err);
-	req_free(sub);
-	memset(sub, 0, sizeof(*sub));
-	return rc && rc != ACCT_MGR_NOTHING ? -1 : 0;
-}
-
-static void mgr_load(ctld_t *cd, const msg_acct_req_t *req, mgr_req_t *m, mgr_out_t *o)
-{
-	acct_t *am = &cd->acct;
-	int clean = mgr_strv_has_ci(&m->names, "clean") || mgr_where(m, "clean", NULL);
-	if (m->level < ACCT_ADMIN_OPERATOR) {
-		denied_change(o);
-		return;
-	}
-	if (!req->body || !*req->body) {
-		fail(o, SLURM_ERROR, " No file given to load (file=FILE)\n");
-		return;
-	}
-	/* parse it all first: a bad file changes nothing */
-	load_line_t *lines = NULL;
-	size_t n = 0, cap = 0, lineno = 0;
-	char *body = xstrdup(req->body), *save = NULL;
-	int bad = 0;
-	for (char *ln = strtok_r(body, "\n", &save); ln && !bad; ln = strtok_r(NULL, "\n", &save)) {
-		lineno++;
-		while (*ln == ' ' || *ln == '\t')
-			ln++;
-		size_t len = strlen(ln);
-		while (len && (ln[len - 1] == ' ' || ln[len - 1] == '\r'))
-			ln[--len] = 0;
-		if (!*ln || *ln == '#')
-			continue;
-		lines = xgrow(lines, sizeof(*lines), n + 1, &cap);
-		if (load_parse(ln, &lines[n]) ||
-		    (strcasecmp(lines[n].type, "Cluster") && strcasecmp(lines[n].type, "Parent") &&
-		     strcasecmp(lines[n].type, "Account") && strcasecmp(lines[n].type, "User"))) {
-			fail(o, SLURM_ERROR, " Bad line %zu of the file: %s\n", lineno, ln);
-			load_line_free(&lines[n]);
-			bad = 1;
-			break;
-		}
-		n++;
-	}
-	free(body);
-	if (!bad && (!n || strcasecmp(lines[0].type, "Cluster"))) {
-		fail(o, SLURM_ERROR, " The file must start with a Cluster - 'name' line\n");
-		bad = 1;
-	}
-	if (!bad && strcasecmp(lines[0].name, am->cluster)) {
-		fail(o, SLURM_ERROR, " The file is for cluster '%s'; this controller keeps cluster '%s'\n",
-		     lines[0].name, am->cluster);
-		bad = 1;
-	}
-	size_t naccts = 0, nusers = 0;
-	for (size_t i = 0; i < n; i++) {
-		naccts += !strcasecmp(lines[i].type, "Account");
-		nusers += !strcasecmp(lines[i].type, "User");
-	}
-	if (!bad) {
-		strbuf_addf(&o->out, " For cluster %s\n", am->cluster);
-		if (clean)
-			strbuf_addstr(&o->out, " Removing the cluster's accounts, users and associations first (clean)\n");
-		strbuf_addf(&o->out, " Loading %zu account line(s) and %zu user line(s)\n", naccts, nusers);
-	}
-	if (bad || !m->commit)
-		goto out;
-	if (clean) {
-		uint8_t *del = xcalloc(am->nassocs + 1, 1);
-		for (uint32_t i = 1; i < am->nassocs; i++)
-			del[i] = 1;
-		drop_assocs(cd, del);
-		free(del);
-		while (am->nusers)
-			drop_user(am, am->nusers - 1);
-		for (uint32_t a = 0; a < am->naccounts;) {
-			acct_account_t *ac = &am->accounts[a];
-			if (!strcmp(ac->name, "root")) {
-				a++;
-				continue;
-			}
-			char *g = xasprintf("a\t%s", ac->name);
-			strv_push(&am->gone, g);
-			free(g);
-			free(ac->name);
-			free(ac->description);
-			free(ac->organization);
-			memmove(ac, ac + 1, (am->naccounts - a - 1) * sizeof(*ac));
-			am->naccounts--;
-		}
-		acct_changed(cd);
-	}
-	const char *parent = "root";
-	strv_t coord_u = { 0 }, coord_a = { 0 };
-	for (size_t i = 0; i < n; i++) {
-		load_line_t *l = &lines[i];
-		mgr_req_t sub = { 0 };
-		if (!strcasecmp(l->type, "Cluster")) {
-			assoc_set_t s = { 0 };
-			lim_set_clear(&s.lim);
-			int ok = 1;
-			for (uint32_t k = 0; k < l->keys.n && ok; k++)
-				ok = assoc_opt(cd, &s, l->keys.v[k], l->vals.v[k], o) > 0;
-			if (ok)
-				assoc_apply(cd, &am->assocs[0], &s);
-			assoc_set_free(&s);
-			if (!ok) {
-				if (!o->rc)
-					fail(o, SLURM_ERROR, " Bad option on the Cluster line\n");
-				break;
-			}
-			acct_changed(cd);
-			continue;
-		}
-		if (!strcasecmp(l->type, "Parent")) {
-			if (!acct_assoc_find(cd, NULL, l->name, NULL)) {
-				fail(o, SLURM_ERROR, " Parent account '%s' doesn't exist (yet)\n", l->name);
-				break;
-			}
-			parent = l->name;
-			continue;
-		}
-		int is_user = !strcasecmp(l->type, "User");
-		const char *lpart = NULL;
-		for (uint32_t k = 0; k < l->keys.n; k++)
-			if (mgr_key_is(l->keys.v[k], "Partition"))
-				lpart = l->vals.v[k];
-		int exists = is_user ? acct_assoc_find(cd, l->name, parent, lpart) != NULL
-			: acct_account_find(cd, l->name) != NULL;
-		char *kv;
-		strv_push(&sub.names, l->name);
-		if (is_user) {
-			kv = xasprintf("%s", parent);
-			strv_push(&sub.sk, "Account");
-			strv_push(&sub.sv, kv);
-			free(kv);
-		} else if (!exists) {
-			strv_push(&sub.sk, "Parent");
-			strv_push(&sub.sv, parent);
-		}
-		for (uint32_t k = 0; k < l->keys.n; k++) {
-			const char *key = l->keys.v[k];
-			if (is_user && mgr_key_is(key, "Coordinator")) {
-				strv_t ac = { 0 };
-				split_into(&ac, l->vals.v[k]);
-				for (uint32_t c = 0; c < ac.n; c++) {
-					strv_push(&coord_u, l->name);
-					strv_push(&coord_a, ac.v[c]);
-				}
-				strv_free(&ac);
-				continue;
-			}
-			if (exists && (mgr_key_is(key, "DefaultAccount|AdminLevel|Partition") ||
-				       (!is_user && mgr_key_is(key, "Description|Organization"))))
-				continue;
-			strv_push(&sub.sk, key);
-			strv_push(&sub.sv, l->vals.v[k]);
-		}
-		int rc;
-		if (!exists) {
-			rc = load_run(cd, m, is_user ? add_user : add_account, &sub, o);
-		} else {
-			/* there already: set what the line sets */
-			if (is_user) {
-				strv_t keep_k = sub.sk, keep_v = sub.sv;
-				memset(&sub.sk, 0, sizeof(sub.sk));
-				memset(&sub.sv, 0, sizeof(sub.sv));
-				strv_push(&sub.wk, "Account");
-				strv_push(&sub.wv, parent);
-				/* that one association: of the partition, or the one
-				 * for any partition */
-				strv_push(&sub.wk, lpart ? "Partition" : "NoPartition");
-				strv_push(&sub.wv, lpart ? lpart : "1");
-				for (uint32_t k = 1; k < keep_k.n; k++) {
-					strv_push(&sub.sk, keep_k.v[k]);
-					strv_push(&sub.sv, keep_v.v[k]);
-				}
-				strv_free(&keep_k);
-				strv_free(&keep_v);
-			}
-			rc = sub.sk.n ? load_run(cd, m, is_user ? modify_user : modify_account, &sub, o) : 0;
-			req_free(&sub);
-		}
-		if (rc)
-			break;
-	}
-	for (uint32_t i = 0; i < coord_u.n && !o->rc; i++) {
-		mgr_req_t sub = { 0 };
-		strv_push(&sub.names, coord_u.v[i]);
-		strv_push(&sub.sk, "Account");
-		strv_push(&sub.sv, coord_a.v[i]);
-		load_run(cd, m, add_coord, &sub, o);
-	}
-	strv_free(&coord_u);
-	strv_free(&coord_a);
-	if (o->rc)
-		strbuf_addstr(&o->err, " The load stopped there: the lines before it were applied\n");
-	else
-		info("sacctmgr: load of cluster %s by uid %u%s", am->cluster, m->uid, clean ? " (clean)" : "");
-out:
-	for (size_t i = 0; i < n; i++)
-		load_line_free(&lines[i]);
-	free(lines);
 }
 
 /* ---- dispatch ---- */
@@ -2179,54 +1412,54 @@ void acct_mgr_op(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_r
 	m.level = acct_admin_level(cd, uid);
 	if (!strcmp(m.verb, "show")) {
 		mgr_show(cd, &m, r);
-		req_free(&m);
+		mgr_req_free(&m);
 		return;
 	}
 	if (!strcmp(m.verb, "dump")) {
 		mgr_dump(cd, &m, r);
-		req_free(&m);
+		mgr_req_free(&m);
 		return;
 	}
 	mgr_out_t o = { 0 };
 	const char *e = m.entity;
 	if (!strcmp(m.verb, "add")) {
 		if (!strcmp(e, "account"))
-			add_account(cd, &m, &o);
+			mgr_add_account(cd, &m, &o);
 		else if (!strcmp(e, "user"))
-			add_user(cd, &m, &o);
+			mgr_add_user(cd, &m, &o);
 		else if (!strcmp(e, "qos"))
 			add_qos(cd, &m, &o);
 		else if (!strcmp(e, "coordinator"))
-			add_coord(cd, &m, &o);
+			mgr_add_coord(cd, &m, &o);
 		else
-			fail(&o, SLURM_ERROR, " Adding a %s is not supported: this controller keeps one cluster (%s)\n",
+			mgr_fail(&o, SLURM_ERROR, " Adding a %s is not supported: this controller keeps one cluster (%s)\n",
 			     e, cd->acct.cluster);
 	} else if (!strcmp(m.verb, "modify")) {
 		if (!strcmp(e, "account"))
-			modify_account(cd, &m, &o);
+			mgr_modify_account(cd, &m, &o);
 		else if (!strcmp(e, "user"))
-			modify_user(cd, &m, &o);
+			mgr_modify_user(cd, &m, &o);
 		else if (!strcmp(e, "qos"))
 			modify_qos(cd, &m, &o);
 		else
-			fail(&o, SLURM_ERROR, " Modifying a %s is not supported here: modify the account or user\n", e);
+			mgr_fail(&o, SLURM_ERROR, " Modifying a %s is not supported here: modify the account or user\n", e);
 	} else if (!strcmp(m.verb, "delete")) {
 		if (!strcmp(e, "account"))
-			delete_account(cd, &m, &o);
+			mgr_delete_account(cd, &m, &o);
 		else if (!strcmp(e, "user"))
-			delete_user(cd, &m, &o);
+			mgr_delete_user(cd, &m, &o);
 		else if (!strcmp(e, "qos"))
-			delete_qos(cd, &m, &o);
+			mgr_delete_qos(cd, &m, &o);
 		else if (!strcmp(e, "coordinator"))
-			delete_coord(cd, &m, &o);
+			mgr_delete_coord(cd, &m, &o);
 		else
-			fail(&o, SLURM_ERROR, " Deleting a %s is not supported: this controller keeps one cluster (%s)\n",
+			mgr_fail(&o, SLURM_ERROR, " Deleting a %s is not supported: this controller keeps one cluster (%s)\n",
 			     e, cd->acct.cluster);
 	} else if (!strcmp(m.verb, "load")) {
 		mgr_load(cd, req, &m, &o);
 	} else {
-		fail(&o, SLURM_ERROR, " Unknown sacctmgr verb '%s'\n", m.verb);
+		mgr_fail(&o, SLURM_ERROR, " Unknown sacctmgr verb '%s'\n", m.verb);
 	}
 	finish(&o, r);
-	req_free(&m);
+	mgr_req_free(&m);
 }

@@ -318,9 +318,9 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 		sj->part_job_factor = cd->parts[j->part].priority_job_factor;
 	sj->req_switch = d->req_switch;
 	sj->wait4switch = d->wait4switch;
+	limits_job_fill(cd, j, sj);   /* association, QOS, their priorities */
 	/* accounting: the fair-share factor of its association */
 	sj->fairshare = acct_usage_fs_factor(cd, j->assoc_id);
-	limits_job_fill(cd, j, sj);
 }
 
 void sched_glue_job(ctld_t *cd, const job_t *j, sched_job_t *sj)

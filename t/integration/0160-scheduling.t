@@ -128,6 +128,7 @@ test_expect_success 'topology: jobs land within the leaf with the fewest spare n
 	wait_job_state $t RUNNING &&
 	test "$(job_field $t NodeList)" = "comp[005-006]" &&
 	scancel $o && wait_for 20 sh -c "test -z \"\$(squeue -h -j $o -t R,CG)\"" &&
+	wait_for 20 sh -c "test \"\$(sinfo -h -n comp004 -o %T)\" = idle" &&
 	s1=$(sbatch --parsable -n 1 -t 5 -o /dev/null --wrap="sleep 297") &&
 	wait_job_state $s1 RUNNING &&
 	test "$(job_field $s1 NodeList)" = comp004 &&

@@ -278,6 +278,7 @@ static void test_query(void)
 	is_str(query(1, "start=0 all=1 jobs=1,4 nosteps=1"), "1 4", "-X");
 	is_str(query(1, "start=0 all=1 jobs=1.batch"), "1.batch", "-j N.batch: that step only");
 	is_str(query(1, "start=0 all=1 jobs=1.1,4"), "1.1 4 4.batch", "-j N.S and M");
+	is_str(query(1, "start=0 all=1 jobs=1.1 nosteps=1"), "1", "-j N.S -X: the job");
 	sqlite3_close(db);
 }
 
