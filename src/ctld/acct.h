@@ -239,8 +239,6 @@ void acct_steps_commit(struct ctld *cd);
 void acct_steps_committed(struct ctld *cd);
 
 /* ---- acct_usage.c ---- */
-/* Migration step (state_db.c): the acct_usage table. */
-int acct_usage_migrate(sqlite3 *db, char **err);
 /* Its statements (from db_open, after the migrations); freed by db_close. */
 int acct_usage_db_init(struct ctld *cd, char **err);
 int acct_usage_migrate(sqlite3 *db, char **err);      /* migration step */
@@ -274,7 +272,6 @@ const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
 uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
 
 /* ---- acct_rollup.c (driven by acct_usage.c) ---- */
-int acct_rollup_migrate(sqlite3 *db, char **err);   /* migration step */
 int acct_rollup_db_init(struct ctld *cd, char **err);
 int acct_rollup_migrate(sqlite3 *db, char **err);     /* migration step */
 /* With the usage (its watermark known): the open hour, open node events. */
