@@ -239,7 +239,7 @@ void acct_steps_commit(struct ctld *cd);
 void acct_steps_committed(struct ctld *cd);
 
 /* ---- acct_usage.c ---- */
-/* The table (from db_open) and its statements; freed by db_close. */
+/* Its statements (from db_open, after the migrations); freed by db_close. */
 int acct_usage_db_init(struct ctld *cd, char **err);
 int acct_usage_migrate(sqlite3 *db, char **err);      /* migration step */
 void acct_usage_db_close(struct ctld *cd);

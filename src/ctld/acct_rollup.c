@@ -450,7 +450,7 @@ static void event_write(ctld_t *cd, struct acct_rollup *r, const ev_op_t *op)
 		sqlite3_bind_text(r->st_ev_close, 1, name, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(r->st_ev_close, 2, op->start);
 		sqlite3_bind_int64(r->st_ev_close, 3, op->end);
-		db_step(cd, r->st_ev_close, "close node event");
+		db_exec_step(cd, r->st_ev_close, "close node event");
 		return;
 	}
 	int64_t start = op->start;
@@ -465,7 +465,7 @@ static void event_write(ctld_t *cd, struct acct_rollup *r, const ev_op_t *op)
 	sqlite3_bind_int64(st, 5, n->reason_uid);
 	sqlite3_bind_int64(st, 6, (int64_t)t[LIM_TRES_CPU]);
 	sqlite3_bind_text(st, 7, tres, -1, SQLITE_STATIC);
-	db_step(cd, st, "open node event");
+	db_exec_step(cd, st, "open node event");
 	free(tres);
 }
 
@@ -522,7 +522,7 @@ static void close_hour(ctld_t *cd, int64_t hs)
 		sqlite3_bind_double(upd, 4, down);
 		sqlite3_bind_double(upd, 5, planned);
 		sqlite3_bind_double(upd, 6, idle);
-		db_step(cd, upd, "close rollup hour");
+		db_exec_step(cd, upd, "close rollup hour");
 	}
 	sqlite3_finalize(upd);
 }
@@ -550,7 +550,7 @@ static void sum_up(ctld_t *cd, int p, int64_t from, int64_t to)
 		sqlite3_bind_int(st, 1, p);
 		sqlite3_bind_int64(st, 2, from);
 		sqlite3_bind_int64(st, 3, to);
-		db_step(cd, st, "roll up");
+		db_exec_step(cd, st, "roll up");
 		sqlite3_finalize(st);
 	}
 }
@@ -563,7 +563,7 @@ static void hour_write(ctld_t *cd, struct acct_rollup *r, const ru_hour_t *h)
 		sqlite3_bind_int(st, 2, k);
 		for (int c = 0; c < RU_N; c++)
 			sqlite3_bind_double(st, 3 + c, h->cl[k][c]);
-		db_step(cd, st, "add to rollup hour");
+		db_exec_step(cd, st, "add to rollup hour");
 	}
 	for (uint32_t i = 0; i < h->nas; i++) {
 		const as_delta_t *d = &h->as[i];
@@ -578,7 +578,7 @@ static void hour_write(ctld_t *cd, struct acct_rollup *r, const ru_hour_t *h)
 			sqlite3_bind_text(st, 5, d->user, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 6, d->lineage, -1, SQLITE_STATIC);
 			sqlite3_bind_double(st, 7, d->alloc[k]);
-			db_step(cd, st, "add to association rollup hour");
+			db_exec_step(cd, st, "add to association rollup hour");
 		}
 	}
 	if (!h->closed)
@@ -610,7 +610,7 @@ void acct_rollup_commit(ctld_t *cd, int64_t now)
 		hour_write(cd, r, &r->hours[i]);
 	if (r->nhours) {
 		sqlite3_bind_int64(r->st_meta, 1, r->hour);
-		db_step(cd, r->st_meta, "save rollup hour");
+		db_exec_step(cd, r->st_meta, "save rollup hour");
 	}
 }
 

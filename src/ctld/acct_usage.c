@@ -375,7 +375,7 @@ void acct_usage_commit(ctld_t *cd)
 		return;
 	acct_rollup_commit(cd, ctld_now());   /* may charge (node events): first */
 	if (u->rewrite_all) {
-		db_step(cd, u->st_clear, "clear usage");
+		db_exec_step(cd, u->st_clear, "clear usage");
 		memset(u->adirty, 1, u->nfs);
 		u->any_dirty = u->qos_dirty = 1;
 	}
@@ -385,13 +385,13 @@ void acct_usage_commit(ctld_t *cd)
 				continue;
 			const acct_assoc_t *a = &cd->acct.assocs[i];
 			bind_usage(u->st_save, 0, a->id, a->usage_raw, a->usage_tres, a->usage_wall);
-			db_step(cd, u->st_save, "save association usage");
+			db_exec_step(cd, u->st_save, "save association usage");
 		}
 	if (u->qos_dirty)
 		for (uint32_t i = 0; i < cd->acct.nqos; i++) {
 			const acct_qos_t *q = &cd->acct.qos[i];
 			bind_usage(u->st_save, 1, q->id, 0, q->s.usage_tres, q->s.usage_wall);
-			db_step(cd, u->st_save, "save QOS usage");
+			db_exec_step(cd, u->st_save, "save QOS usage");
 		}
 	if (u->meta_dirty) {
 		const char *keys[] = { "usage_last", "usage_reset" };
@@ -399,7 +399,7 @@ void acct_usage_commit(ctld_t *cd)
 		for (int k = 0; k < 2; k++) {
 			sqlite3_bind_text(u->st_meta, 1, keys[k], -1, SQLITE_STATIC);
 			sqlite3_bind_int64(u->st_meta, 2, vals[k]);
-			db_step(cd, u->st_meta, "save usage watermark");
+			db_exec_step(cd, u->st_meta, "save usage watermark");
 		}
 	}
 }

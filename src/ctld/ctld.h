@@ -279,9 +279,6 @@ int db_commit(ctld_t *cd);
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
 void db_job_update_desc(ctld_t *cd, const job_t *j);
-/* Step a write statement of the open transaction (reset after); a failure
- * is logged once and fails the transaction (db_commit returns -1). */
-int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what);
 int db_load(ctld_t *cd);             /* recovery at start */
 /* A migration step (state_db.c's migrations[]): DDL on db inside the
  * step's transaction; 0, or -1 with *err (malloc'd). */

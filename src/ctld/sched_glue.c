@@ -236,11 +236,6 @@ static void prio_sync_parts(ctld_t *cd)
 	}
 	pc->parts = cd->sched.parts;
 	pc->nparts = cd->sched.nparts;
-	/* QOS priorities can change (sacctmgr modify qos) */
-	pc->max_qos_priority = 0;
-	for (uint32_t q = 0; q < cd->acct.nqos; q++)
-		if (cd->acct.qos[q].s.priority > pc->max_qos_priority)
-			pc->max_qos_priority = cd->acct.qos[q].s.priority;
 }
 
 /* Partition state (possibly recovered from the DB) into the mirror. */

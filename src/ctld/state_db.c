@@ -693,11 +693,6 @@ int db_commit(ctld_t *cd)
 	return 0;
 }
 
-int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
-{
-	return step_done(cd, st, what);
-}
-
 /* ---- recovery ---- */
 
 static void load_meta(ctld_t *cd)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctld/ctld.h"
+#include "prom.h"
 #include "states.h"
 #include "strbuf.h"
 #include "tap.h"
@@ -108,6 +109,7 @@ static char *sshare_rows(ctld_t *cd, const char *a1, const char *a2, uint32_t ui
 static void open_cd(ctld_t *cd, conf_t *conf, const char *db)
 {
 	memset(cd, 0, sizeof(*cd));
+	ctld_metrics_init(cd);     /* db_commit records its latency */
 	cd->conf = conf;
 	char *err = NULL;
 	if (db_open(cd, db, &err)) {
@@ -120,6 +122,10 @@ static void open_cd(ctld_t *cd, conf_t *conf, const char *db)
 static void close_cd(ctld_t *cd)
 {
 	db_close(cd);
+	prom_hist_release(&cd->mstats.sched_cycle);
+	prom_hist_release(&cd->mstats.bf_cycle);
+	prom_hist_release(&cd->mstats.commit);
+	prom_hist_release(&cd->mstats.turn);
 	free(cd->acct.assocs);
 	free(cd->acct.qos);
 }
