@@ -15,7 +15,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -Isrc -Isrc/lib -MMD -MP
-LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lm
+LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lmicrohttpd -lm
 
 LIB_SRC := $(sort $(wildcard src/lib/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
@@ -33,9 +33,9 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sluice
+LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -62,7 +62,7 @@ $(eval $(call layer_lib,libcmd,$(CMD_OBJ)))
 ifeq ($(SAN),1)
 BIN_LDLIBS := $(LDLIBS)
 else
-BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lm
+BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lmicrohttpd -lm
 endif
 $(BUILD)/sluice: $(BUILD)/obj/src/sluice.o $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/src/sluice.o -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(BIN_LDLIBS)
@@ -77,7 +77,8 @@ $(BUILD)/t/%: t/unit/%.c $(ALL_LIBS)
 
 # Debian packages the build and the tests need (installed only if missing).
 DEPS := gcc make libsqlite3-dev libmunge-dev munge nettle-dev libssl-dev libjansson-dev \
-	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind iproute2
+	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind iproute2 \
+	libmicrohttpd-dev prometheus
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -115,7 +116,7 @@ test-san: deps
 # script whose daemons logged valgrind errors or definite leaks.
 VG_TESTS := 0010-basic.t 0030-cancel.t 0040-restart.t 0060-auth.t 0080-srun.t 0190-select.t \
 	0200-job-inherit.t 0210-option-privilege.t 0220-step-cred.t 0270-dead-supervisor.t \
-	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t
+	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t 0500-ctld-metrics.t
 test-valgrind: deps
 	$(MAKE) BUILD=build-vg OPT=-O1 build-vg/sluice $(addprefix build-vg/bin/,$(LINKS)) build-vg/t/test_ctld_requests
 	t/setup-users.sh
@@ -135,6 +136,14 @@ fuzz-run: fuzz
 	  $(BUILD)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
 	    $(BUILD)/fuzz/corpus-$$n || exit 1; done
 
+# The cost of one resource-use sample on the node (bench/jobacct_sample.c).
+bench-jobacct: $(BUILD)/bench/jobacct_sample
+	$(BUILD)/bench/jobacct_sample
+
+$(BUILD)/bench/jobacct_sample: bench/jobacct_sample.c $(BUILD)/libnoded.a $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
+
 # The scheduler core's pass benchmark (bench/sched_pass.c): builds and runs it.
 bench-sched: $(BUILD)/bench/sched_pass
 	$(BUILD)/bench/sched_pass
@@ -142,6 +151,32 @@ bench-sched: $(BUILD)/bench/sched_pass
 $(BUILD)/bench/sched_pass: bench/sched_pass.c $(BUILD)/libsched.a $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
+
+# The controller's /metrics at 10,000 nodes and 100,000 jobs
+# (bench/metrics_scrape.c; docs/benchmarks.md).
+bench-metrics: $(BUILD)/bench/metrics_scrape
+	$(BUILD)/bench/metrics_scrape
+
+$(BUILD)/bench/metrics_scrape: bench/metrics_scrape.c t/unit/ctld_fixture.h $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The node daemon's /metrics render time and size with 8 fake GPUs, 8 IB
+# ports and 4 jobs (bench/node_scrape.c; --lib libnvidia-ml.so.1 for real GPUs).
+bench-node: $(BUILD)/bench/node_scrape
+	$(BUILD)/bench/node_scrape
+
+$(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The controller's side of `sshare -a` on 1,000 users (bench/sshare_tree.c).
+bench-sshare: $(BUILD)/bench/sshare_tree
+	$(BUILD)/bench/sshare_tree
+
+$(BUILD)/bench/sshare_tree: bench/sshare_tree.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 
 clean:
 	rm -rf build build-san build-vg

@@ -3,7 +3,7 @@
 # measured real Slurm 22.05 (same client commands, one process per command,
 # run as root, same job counts), so the two can be compared as ratios.
 #
-# Usage: bench/run.sh [base|a|c|d|e|f|all]   (key=value lines to stdout and
+# Usage: [BENCH_CONF="Key=Value ..."] bench/run.sh [base|a|c|d|e|f|all]   (key=value lines to stdout and
 # to $RES, default bench/results/latest.txt). Builds nothing: run `make` first.
 # Every wait is bounded.
 set -uo pipefail
@@ -34,8 +34,12 @@ submit_n() { # submit_n N [sbatch args]: sequential, one process per job
 }
 clean() { scancel -u root >/dev/null 2>&1; wait_empty 120 >/dev/null; }
 
+# BENCH_CONF: more slurm.conf lines, space separated (e.g.
+# "JobAcctGatherType=jobacct_gather/linux JobAcctGatherFrequency=task=30").
 start() {
-	cluster_write_conf "$NODES" "MaxJobCount=1000000" || exit 1
+	local extra
+	read -ra extra <<<"${BENCH_CONF:-}"
+	cluster_write_conf "$NODES" "MaxJobCount=1000000" "${extra[@]}" || exit 1
 	ctld_start || exit 1
 	for i in $(seq 1 "$NODES"); do noded_start "$(printf 'comp%03d' "$i")"; done
 	wait_for 30 nodes_idle || exit 1

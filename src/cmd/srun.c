@@ -426,11 +426,20 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 	char digest[CRED_DIGEST_HEX + 1];
 	cred_launch_digest(&tmpl, digest);
 
+	/* The step's name (sacct JobName): -J, else the command's; inside
+	 * an allocation SLURM_JOB_NAME (the job's name, which every step
+	 * inherits) is ignored, as Slurm does. */
+	const char *step_name = o->desc.name, *env_name = getenv("SLURM_JOB_NAME");
+	if (!standalone && ncmd > 0 &&
+	    (!step_name || (env_name && !strcmp(env_name, step_name)))) {
+		const char *slash = strrchr(cmd[0], '/');
+		step_name = slash ? slash + 1 : cmd[0];
+	}
 	msg_step_create_t sc = {
 		.job_id = job_id,
 		.ntasks = o->desc.ntasks,
 		.min_nodes = o->desc.min_nodes,
-		.name = o->desc.name,
+		.name = (char *)step_name,
 		.digest = digest,
 	};
 	void *reply = NULL;

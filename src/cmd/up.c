@@ -56,6 +56,8 @@ struct up_opts {
 	int nodes, gpus, cpus;
 	long mem;
 	int port;
+	int metrics_port;      /* MetricsPort written to a new config */
+	int node_metrics_off;  /* SlurmdMetricsPort=+N: each node's Port + N */
 	const char *dir;
 };
 
@@ -229,8 +231,15 @@ static int write_config(const struct up_opts *o, const char *dir)
 		"KillWait=5\n"
 		"MinJobAge=300\n"
 		"# Jobs that ask for no memory get 1 GB per CPU, so they share nodes.\n"
-		"DefMemPerCPU=1024\n",
-		host, o->port, o->port + 1, user, dir, dir, dir, dir, dir, dir);
+		"DefMemPerCPU=1024\n"
+		"# The controller's Prometheus metrics (docs/monitoring.md), on loopback.\n"
+		"MetricsType=metrics/openmetrics\n"
+		"MetricsAddress=127.0.0.1\n"
+		"MetricsPort=%d\n"
+		"# Each node daemon's metrics (GPUs, jobs) on its Port + %d, on its NodeAddr.\n"
+		"SlurmdMetricsPort=+%d\n",
+		host, o->port, o->port + 1, user, dir, dir, dir, dir, dir, dir, o->metrics_port,
+		o->node_metrics_off, o->node_metrics_off);
 	for (int i = 0; i < o->nodes; i++) {
 		char *n = node_name(i);
 		strbuf_addf(&sb, "NodeName=%s NodeAddr=127.0.0.1 NodeHostname=%s Port=%d "
@@ -590,6 +599,19 @@ int cmd_up(int argc, char **argv)
 				return 1;
 			}
 		}
+		/* The metrics port: the first free one after the cluster's. */
+		for (int p = o.port + o.nodes + 1; p < 65535 && !o.metrics_port; p++)
+			if (port_free(p))
+				o.metrics_port = p;
+		/* The node daemons' metrics: the first run of free ports
+		 * after it, one per node, as an offset from the node ports. */
+		for (int b = o.metrics_port + 1; b + o.nodes < 65535 && !o.node_metrics_off; b++) {
+			int ok = 1;
+			for (int k = 0; k < o.nodes && ok; k++)
+				ok = port_free(b + k);
+			if (ok)
+				o.node_metrics_off = b - (o.port + 1);
+		}
 		if (write_config(&o, dir) < 0) {
 			fprintf(stderr, "sluice up: cannot write the config in '%s/etc': %s\n",
 				dir, strerror(errno));
@@ -705,6 +727,16 @@ int cmd_up(int argc, char **argv)
 				       reused ? " (reused)" : "", conf->ctld_port, conf->nnodes, nodes);
 				if (conf->nnodes && conf_node_gpus(&conf->nodes[0]))
 					printf(" with %u GPUs each", conf_node_gpus(&conf->nodes[0]));
+				const char *mp = conf_get(conf, "MetricsPort");
+				if (mp && conf_get(conf, "MetricsType"))
+					printf("\n  metrics:          http://%s:%s/metrics",
+					       conf_get(conf, "MetricsAddress") ? conf_get(conf, "MetricsAddress")
+					       : "127.0.0.1", mp);
+				if (conf->nnodes && conf_node_metrics_port(conf, &conf->nodes[0]))
+					printf("\n  node metrics:     http://%s:%u/metrics (%s; one port per node)",
+					       conf->nodes[0].addr ? conf->nodes[0].addr : "127.0.0.1",
+					       (unsigned)conf_node_metrics_port(conf, &conf->nodes[0]),
+					       conf->nodes[0].name);
 				printf("\n  config and state: %s\n  logs:             %s/log\n\n"
 				       "In another shell:\n  source %s\n  sinfo\n\n"
 				       "Ctrl-C stops the cluster.\n", dir, dir, envsh);

@@ -105,6 +105,11 @@ typedef struct acct {
 	acct_qos_t *qos; uint32_t nqos;
 	uint64_t gen;             /* bumped by every change of the above */
 	int dirty;                /* something to write at the next commit */
+	/* assoc.c's own: lookup tables (rebuilt by acct_changed) and the rows
+	 * deleted since the last commit ("a\tNAME", "u\tNAME", "s\tID", "q\tID") */
+	struct acct_index *ix;
+	strv_t gone;
+	uint32_t next_assoc_id, next_qos_id;
 } acct_t;
 
 /* ---- assoc.c ---- */
@@ -114,7 +119,37 @@ typedef struct acct {
 int acct_init(struct ctld *cd, char **err);
 /* Write the changed model rows inside the open transaction (db_commit). */
 void acct_commit(struct ctld *cd);
+/* Create the model's tables (from db_open). 0 or -1 with *err. */
+int acct_store_create(sqlite3 *db, char **err);
+/* After any change of the model: rebuild the lookups, bump gen, mark it
+ * to be written at the next commit (records changed carry dirty = 1). */
+void acct_changed(struct ctld *cd);
+/* Lookups: O(1) (hash tables rebuilt by acct_changed). Pointers are valid
+ * until the next change of the model. */
 acct_assoc_t *acct_assoc_by_id(struct ctld *cd, uint32_t id);
+acct_account_t *acct_account_find(struct ctld *cd, const char *name);
+acct_user_t *acct_user_find(struct ctld *cd, const char *name);
+acct_user_t *acct_user_by_uid(struct ctld *cd, uint32_t uid);
+/* The association of (user, account, partition); user NULL: the
+ * account's own; partition NULL: the one for any partition. */
+acct_assoc_t *acct_assoc_find(struct ctld *cd, const char *user, const char *account,
+			      const char *partition);
+acct_assoc_t *acct_assoc_parent(struct ctld *cd, const acct_assoc_t *a);
+/* What a association has by inheritance (walks up the tree): its
+ * DefaultQOS (0 = none), the association whose QOS list applies, whether
+ * it may use a QOS, and its limits with the Max* ones inherited from the
+ * ancestors (Grp* are not inherited, as in Slurm). */
+uint32_t acct_assoc_def_qos(struct ctld *cd, const acct_assoc_t *a);
+const acct_assoc_t *acct_assoc_qos_src(struct ctld *cd, const acct_assoc_t *a);
+int acct_assoc_qos_allowed(struct ctld *cd, const acct_assoc_t *a, uint32_t qos_id);
+void acct_assoc_eff_lim(struct ctld *cd, const acct_assoc_t *a, lim_set_t *out);
+/* Is uid a coordinator of account or of one of its ancestors? */
+int acct_is_coord(struct ctld *cd, uint32_t uid, const char *account);
+/* AdminLevel Operator or more (root and SlurmUser included). */
+int acct_is_operator(struct ctld *cd, uint32_t uid);
+/* A recovered job: its assoc_id/qos_id from its account and QOS names
+ * (never refuses: the job was accepted). */
+void acct_job_relink(struct ctld *cd, struct job *j);
 acct_qos_t *acct_qos_by_id(struct ctld *cd, uint32_t id);
 acct_qos_t *acct_qos_by_name(struct ctld *cd, const char *name);
 /* The AdminLevel of uid (root and SlurmUser: ACCT_ADMIN_SUPER). */
@@ -128,12 +163,35 @@ uint32_t acct_admin_level(struct ctld *cd, uint32_t uid);
  * scontrol update changes Account=, QOS= or Partition=. */
 int acct_job_resolve(struct ctld *cd, struct job *j, uint32_t uid, char **msg);
 
+/* ---- sacctmgr_rpc.c ---- */
+/* ACCT_OP_MGR: sacctmgr's verbs (sacctmgr_int.h has the request). */
+void acct_mgr_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+
 /* ---- limits.c ---- */
 /* Submit-time limit checks (MaxSubmitJobs, DenyOnLimit, ...): 0 or an
  * errors.h number with *msg (ESLURM_ACCOUNTING_POLICY "Job violates
  * accounting/QOS policy (job submit limit, user's size and/or time
- * limits)"). */
-int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
+ * limits)"). asked_time: the --time the job was submitted with
+ * (TIME_NO_VAL: none; it then gets the QOS's or association's MaxWall
+ * within the partition's MaxTime, as Slurm). */
+int limits_submit_check(struct ctld *cd, struct job *j, uint32_t asked_time, char **msg);
+/* Hand the scheduler core (cd->sched) the association and QOS tables,
+ * the enforce flags, PreemptType/PreemptMode and the QOS/association
+ * priority normalizers; rebuilt only when the model changed (acct.gen),
+ * else O(1). Before a pass, a priority, a submit check. */
+void limits_sync(struct ctld *cd);
+/* limits_sync and the decayed usage of associations and QOS: O(assocs +
+ * QOS), once per pass. */
+void limits_sync_usage(struct ctld *cd);
+void limits_free(struct ctld *cd);
+/* A job's association and QOS indexes, QOS and association priority. */
+struct sched_job;
+void limits_job_fill(struct ctld *cd, const struct job *j, struct sched_job *sj);
+/* Preempt running job v for job by: requeue (PreemptMode=REQUEUE of v's
+ * QOS, else the cluster's; a job that may not be requeued is cancelled)
+ * or cancel (state PREEMPTED; SIGTERM, SIGKILL after its QOS GraceTime,
+ * else KillWait). */
+void limits_preempt(struct ctld *cd, const struct job *by, struct job *v);
 
 /* ---- acct_jobs.c ---- */
 /* The job's accounting record changed (called for each dirty or newly
@@ -144,9 +202,104 @@ int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
 void acct_job_record(struct ctld *cd, struct job *j);
 /* The transaction that held the job's last record write committed. */
 void acct_job_recorded(struct job *j);
-/* Migration step: the acct_job table and its indexes (state_db.c). */
+/* Migration steps: the acct_job table and its indexes, and the indexes
+ * as sacct's queries use them (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
+int acct_jobs_migrate_indexes(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
+
+/* ---- acct_steps.c ---- */
+/* Migration step: create acct_step (state_db.c's migrations[]). */
+int acct_steps_migrate(sqlite3 *db, char **err);
+/* Its statements, once the DB is migrated (db_open); 0 or -1 with *err. */
+int acct_steps_db_init(struct ctld *cd, char **err);
+void acct_steps_db_close(struct ctld *cd);
+/* A step started: its row (state RUNNING) is written with the turn's
+ * commit. mem_mb and cpus make its AllocTRES. */
+void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const char *name,
+		     const char *nodelist, uint32_t nnodes, uint32_t ntasks, uint32_t cpus,
+		     uint64_t mem_mb, int64_t start);
+/* The job started (j->start_time, j->alloc set): its batch step, and its
+ * extern step with PrologFlags=Contain. */
+void acct_steps_job_start(struct ctld *cd, const struct job *j);
+/* The job ended: its steps still open are closed with it. */
+void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
+			uint32_t exit_status, int64_t now);
+/* MSG_STEP_COMPLETE: a node's share of a step (node traffic only). 0 or
+ * an errors.h number. */
+int acct_step_complete(struct ctld *cd, const msg_step_complete_t *m, uint32_t uid);
+/* Queue a node's report as acct_step_complete does once it has checked
+ * it (also for tests). */
+void acct_steps_queue_report(struct ctld *cd, const msg_step_complete_t *m);
+/* db_commit: anything queued? apply the queue inside the open
+ * transaction; drop it once committed. */
+int acct_steps_pending(const struct ctld *cd);
+void acct_steps_commit(struct ctld *cd);
+void acct_steps_committed(struct ctld *cd);
+
+/* ---- acct_usage.c ---- */
+/* The table (from db_open) and its statements; freed by db_close. */
+int acct_usage_db_init(struct ctld *cd, char **err);
+int acct_usage_migrate(sqlite3 *db, char **err);      /* migration step */
+void acct_usage_db_close(struct ctld *cd);
+/* Inside db_commit's transaction: write the changed usage; after a
+ * successful commit: forget what was written. */
+void acct_usage_commit(struct ctld *cd);
+void acct_usage_committed(struct ctld *cd);
+/* Every few seconds (ctld_main.c): once a PriorityCalcPeriod has passed,
+ * decay, charge the running jobs and recompute the fair-share factors. */
+void acct_usage_periodic(struct ctld *cd, int64_t now);
+/* Decay and charge up to now (the periodic step without the factors). */
+void acct_usage_advance(struct ctld *cd, int64_t now);
+/* A running job stops running (it ends or is requeued): charge it up to
+ * now. Call before its state changes. */
+void acct_usage_job_stop(struct ctld *cd, const struct job *j, int64_t now);
+/* A pending job starts: its wait counts as Planned (rollups). Call
+ * before its state changes. */
+void acct_usage_job_start(struct ctld *cd, const struct job *j, int64_t now);
+/* The job's TRES as charged: CPUs, MB, nodes, GPUs, billing. */
+void acct_usage_job_tres(const struct ctld *cd, const struct job *j, double tres[LIM_TRES_N]);
+/* 2^(-dt / half_life); 1 without decay. */
+double acct_usage_decay_factor(int64_t half_life, int64_t dt);
+/* The fair-share factor [0,1] of an association (0: none known). */
+double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
+/* The association tree with its fair-share values (index i mirrors
+ * acct.assocs[i]); NULL with *n = 0 if there is none. Valid until the
+ * loop's next turn. */
+const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
+/* The index in acct.assocs of association id (UINT32_MAX: none). */
+uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
+
+/* ---- acct_rollup.c (driven by acct_usage.c) ---- */
+int acct_rollup_db_init(struct ctld *cd, char **err);
+int acct_rollup_migrate(sqlite3 *db, char **err);     /* migration step */
+/* With the usage (its watermark known): the open hour, open node events. */
+void acct_rollup_load(struct ctld *cd, int64_t last);
+void acct_rollup_db_close(struct ctld *cd);
+int64_t rollup_hour_floor(int64_t t);     /* the start of t's hour */
+int64_t rollup_hour_next(int64_t hs);      /* the start of the next one */
+int rollup_hour_is_test(void);             /* SLUICE_ROLLUP_HOUR_S is set */
+/* A step [last, last + secs) of a running job: its TRES-seconds. */
+void acct_rollup_alloc(struct ctld *cd, int64_t last, const struct job *j, double secs,
+		       const double tres[LIM_TRES_N]);
+/* A pending job was eligible and waited over [from, to). */
+void acct_rollup_planned(struct ctld *cd, int64_t last, const struct job *j, int64_t from, int64_t to);
+/* The cluster's and the down nodes' TRES-seconds over [from, to). */
+void acct_rollup_span(struct ctld *cd, int64_t from, int64_t to);
+/* The hour starting at hour_start ended (every step of it was reported). */
+void acct_rollup_hour_end(struct ctld *cd, int64_t hour_start);
+/* In the commit: node events, the hours' sums and closes; after it. */
+void acct_rollup_commit(struct ctld *cd, int64_t now);
+void acct_rollup_committed(struct ctld *cd);
+/* An hour's close (pure): Down cut so that Allocated + Down + PLND Down
+ * fit in Reported (a job on a node counted down), Idle the rest, Planned
+ * cut to Idle and taken from it. */
+void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
+			    double reported, double *idle);
+
+/* ---- acct_sshare.c ---- */
+/* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */
+void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
 
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */
@@ -189,5 +342,10 @@ void acct_reply_col(msg_acct_reply_t *r, const char *name);
 void acct_reply_cell(msg_acct_reply_t *r, const char *value);   /* NULL -> "" */
 void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- acct_sreport.c ---- */
+/* ACCT_OP_SREPORT (store read): rollup sums (see acct_sreport.c). */
+void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		  msg_acct_reply_t *out);
 
 #endif

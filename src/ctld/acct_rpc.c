@@ -30,6 +30,9 @@ static const struct acct_op_def {
 } ops[] = {
 	{ ACCT_OP_NONE, NULL, NULL },
 	{ ACCT_OP_SACCT, NULL, acct_sacct_read },
+	{ ACCT_OP_MGR, acct_mgr_op, NULL },
+	{ ACCT_OP_SSHARE, acct_sshare, NULL },
+	{ ACCT_OP_SREPORT, NULL, acct_sreport },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)

@@ -25,6 +25,9 @@
 #include "proto.h"
 #include "sched/sched.h"
 #include "acct.h"
+#include "http.h"
+#include "prom.h"
+#include "states.h"
 
 enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK };
 typedef struct dep {
@@ -158,6 +161,24 @@ typedef struct ctld_stats {
 	ctld_rpc_stat_t *rpc_users; size_t nrpc_users, arpc_users;
 } ctld_stats_t;
 
+/* What the metrics endpoint adds to the sdiag counters (metrics.c): never
+ * reset by sdiag -r (Prometheus counters and histograms). */
+typedef struct ctld_mstats {
+	uint64_t jobs_submitted, jobs_started;
+	uint64_t jobs_ended[JOB_END];   /* by base end state */
+	prom_hist_t sched_cycle, bf_cycle;   /* seconds */
+	prom_hist_t commit;             /* seconds, commits that wrote */
+	uint64_t commit_failures;
+	uint32_t commit_last_us, commit_max_us;
+	prom_hist_t turn;               /* loop turn busy time, seconds */
+	uint32_t turn_max_us;
+	struct { char *part; prom_hist_t h; } *wait;   /* job wait by partition */
+	size_t nwait, await;
+	http_server_t *http;            /* NULL: metrics off */
+	uint32_t scrape_last_us;
+	size_t scrape_last_bytes;
+} ctld_mstats_t;
+
 typedef struct ctld {
 	conf_t *conf;
 	const char *conf_path;
@@ -231,14 +252,23 @@ typedef struct ctld {
 	uint32_t max_pjf, total_cpus;
 
 	ctld_stats_t stats;      /* sdiag */
+	ctld_mstats_t mstats;    /* metrics endpoint (metrics.c) */
 
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
+	struct limits_state *limits;  /* limits.c: the core's association/QOS tables */
+	struct acct_steps *steps;     /* acct_steps.c: step record changes to commit */
+	struct acct_usage *usage;     /* acct_usage.c: decayed usage, fair share */
+	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
 } ctld_t;
 
 /* ---- state_db.c ---- */
 int db_open(ctld_t *cd, const char *path, char **err);
 void db_close(ctld_t *cd);
+/* Run a statement of the open transaction that returns no rows; a failure
+ * is logged and fails the transaction (as every write of db_commit). 0 or
+ * -1. */
+int db_exec_step(ctld_t *cd, sqlite3_stmt *st, const char *what);
 void db_begin(ctld_t *cd);           /* lazily opens the turn's transaction */
 /* Write the dirty records and commit. 0, or -1 (cd->db_errno says why):
  * the transaction is rolled back, but nothing is forgotten: the dirty
@@ -249,6 +279,9 @@ int db_commit(ctld_t *cd);
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
 void db_job_update_desc(ctld_t *cd, const job_t *j);
+/* Step a write statement of the open transaction (reset after); a failure
+ * is logged once and fails the transaction (db_commit returns -1). */
+int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what);
 int db_load(ctld_t *cd);             /* recovery at start */
 /* A migration step (state_db.c's migrations[]): DDL on db inside the
  * step's transaction; 0, or -1 with *err (malloc'd). */
@@ -313,6 +346,15 @@ uint32_t job_ntasks(const job_t *j);
 /* ---- job_env.c ---- */
 char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n);
 int is_admin(const ctld_t *cd, uint32_t uid);
+/* assoc.c: sacctmgr AdminLevel. is_super: root, SlurmUser or
+ * Administrator (nodes, partitions, reconfigure: Slurm's super user);
+ * is_operator: those or Operator (other users' jobs). is_admin above stays
+ * the daemons' identity (root/SlurmUser: node registration, job ends). */
+int is_super(const ctld_t *cd, uint32_t uid);
+int is_operator(const ctld_t *cd, uint32_t uid);
+/* May uid act on j as its owner's manager: an operator, or a coordinator
+ * of the job's account (cancel, hold, release, update). */
+int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
 
 /* ---- nodes.c ---- */
@@ -351,6 +393,8 @@ void sched_glue_free(ctld_t *cd);
  * allocation, once; a no-op without allocation or when already built. */
 void job_detail_build(ctld_t *cd, job_t *j);
 void ctld_schedule(ctld_t *cd);
+/* The scheduler core's view of a job (for checks outside a pass). */
+void sched_glue_job(ctld_t *cd, const job_t *j, sched_job_t *sj);
 int job_launch(ctld_t *cd, job_t *j);
 /* Could the job ever run (sched_job_validate)? An errors.h number, and in
  * *msg (if not NULL and unset) Slurm's detail line for the refusal. */
@@ -399,6 +443,24 @@ void ctld_stats_rpc(ctld_t *cd, const ctld_rpc_mark_t *mark, uint32_t uid);
 /* One scheduling pass: started at t0, cd->sched.last holds its counters. */
 void ctld_stats_pass(ctld_t *cd, uint64_t t0);
 void ctld_stats_job_end(ctld_t *cd, uint32_t state);
+/* sdiag's numbers (MSG_STATS), for sdiag and the metrics alike; free with
+ * proto_free(MSG_STATS, m). */
+void ctld_stats_fill(ctld_t *cd, msg_stats_t *m);
+
+/* ---- metrics.c (MetricsType=metrics/openmetrics) ---- */
+void ctld_metrics_init(ctld_t *cd);
+/* Serve /metrics on MetricsPort if MetricsType says so: 0 (also when
+ * off), or -1 with *err (malloc'd). Call after recovery, before the loop. */
+int ctld_metrics_start(ctld_t *cd, char **err);
+/* The exposition text: what NULL for everything, or one of Slurm's
+ * endpoint names ("jobs", "nodes", "partitions", "scheduler",
+ * "jobs-users-accts"). */
+void ctld_metrics_render(ctld_t *cd, const char *what, strbuf_t *sb);
+void ctld_metrics_cycle(ctld_t *cd, uint64_t us, int backfill);
+void ctld_metrics_commit(ctld_t *cd, uint64_t us, int rc);
+void ctld_metrics_turn(ctld_t *cd, uint64_t us);
+void ctld_metrics_job_start(ctld_t *cd, const job_t *j, int64_t now);
+void ctld_metrics_job_end(ctld_t *cd, uint32_t state);
 
 /* ---- helpers ---- */
 int64_t ctld_now(void);

@@ -130,6 +130,12 @@ static void before_sleep(loop_t *l, void *arg)
 		loop_stop(l);
 }
 
+static void turn_hook(loop_t *l, uint64_t busy_us, void *arg)
+{
+	ctld_metrics_turn(arg, busy_us);
+	(void)l;
+}
+
 /* Node liveness on its own, shorter period (SlurmdTimeout / 4): pings
  * and timeouts, and the detection of time this loop did not run. */
 static void nodes_cb(loop_t *l, void *arg)
@@ -144,6 +150,7 @@ static void periodic_cb(loop_t *l, void *arg)
 	ctld_t *cd = arg;
 	int64_t now = ctld_now();
 	jobs_periodic(cd, now);
+	acct_usage_periodic(cd, now);    /* usage, fair share, rollups */
 	ctld_sched_request(cd);
 	loop_add_timer(l, PERIODIC_MS, periodic_cb, cd);
 }
@@ -329,7 +336,7 @@ static ctld_t *volatile ctld_state;
 	| NET_MSG(MSG_UPDATE_JOB) | NET_MSG(MSG_JOB_WAIT) | NET_MSG(MSG_STEP_CREATE) \
 	| NET_MSG(MSG_JOB_COMPLETE) | NET_MSG(MSG_NODE_REGISTER) | NET_MSG(MSG_NODE_HEARTBEAT) \
 	| NET_MSG(MSG_RECONFIGURE) | NET_MSG(MSG_SHUTDOWN) | NET_MSG(MSG_PRIO_INFO_REQ) \
-	| NET_MSG(MSG_STATS_REQ) | NET_MSG(MSG_ACCT_REQ))
+	| NET_MSG(MSG_STATS_REQ) | NET_MSG(MSG_ACCT_REQ) | NET_MSG(MSG_STEP_COMPLETE))
 static const net_policy_t ctld_tcp_policy = {
 	.name = "controller port", .allowed = CTLD_REQUESTS, .unsigned_ok = 0,
 	.max_unauth = 256, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
@@ -383,6 +390,7 @@ int cmd_ctld(int argc, char **argv)
 	cd->conf = conf;
 	cd->boot_time = ctld_now();
 	ctld_stats_init(cd);
+	ctld_metrics_init(cd);
 	cd->slurm_uid = 0;
 	gid_t slurm_gid = 0;
 	if (conf->slurm_user) {
@@ -451,6 +459,8 @@ int cmd_ctld(int argc, char **argv)
 	if (db_open(cd, dbpath, &err))
 		return startup_fail("%s", err);
 	cd->db_path = dbpath;
+	if (acct_init(cd, &err))
+		return startup_fail("%s", err);
 	/* SQLite made sluice.db-wal and -shm: give them to SlurmUser too. */
 	if (state_dir_prepare(ssl, cd->slurm_uid, slurm_gid))
 		return 1;
@@ -498,6 +508,11 @@ int cmd_ctld(int argc, char **argv)
 	for (size_t i = 0; i < conf->nunsupported; i++)
 		verbose("slurm.conf: %s is accepted but not acted on", conf->unsupported[i]);
 
+	/* The metrics port: after recovery, so a scrape never sees a
+	 * half-loaded state. */
+	if (ctld_metrics_start(cd, &err))
+		return startup_fail("%s", err);
+
 	sigset_t ss;
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -510,6 +525,7 @@ int cmd_ctld(int argc, char **argv)
 		loop_add_fd(cd->loop, sfd, LOOP_READ, signal_cb, cd);
 
 	loop_set_before_sleep(cd->loop, before_sleep, cd);
+	loop_set_turn_hook(cd->loop, turn_hook, cd);
 	loop_add_timer(cd->loop, PERIODIC_MS, periodic_cb, cd);
 	loop_add_timer(cd->loop, nodes_tick_interval(cd), nodes_cb, cd);
 	cd->nodes_tick_ms = loop_now_ms(cd->loop);   /* a stall before the first tick counts too */

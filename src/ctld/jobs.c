@@ -667,7 +667,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	part_t *p = &cd->parts[pi];
 	/* Only operators may raise a job's priority with a negative nice
 	 * (as Slurm). */
-	if (d->nice < 0 && !is_admin(cd, uid))
+	if (d->nice < 0 && !is_operator(cd, uid))
 		return ESLURM_ACCESS_DENIED;
 	if (!(d->flags & JOB_F_INTERACTIVE) && (!d->script || !*d->script))
 		return ESLURM_JOB_SCRIPT_MISSING;
@@ -705,7 +705,14 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 
 	/* The partition's access, limits, defaults and policy. */
+	uint32_t asked_time = d->time_limit;
 	if ((rc = job_apply_part(cd, j, pi, is_admin(cd, uid), msg)))
+		goto fail;
+	/* Its account, association and QOS (AccountingStorageEnforce). */
+	if ((rc = acct_job_resolve(cd, j, uid, msg)))
+		goto fail;
+	/* Accounting limits that refuse at submission. */
+	if ((rc = limits_submit_check(cd, j, asked_time, msg)))
 		goto fail;
 
 	int64_t now = ctld_now();
@@ -730,7 +737,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	j->submit_time = now;
 	j->eligible_time = d->begin_time > now ? d->begin_time : now;
 	if (d->flags & (JOB_F_HOLD | JOB_F_HELD_ADMIN))
-		j->hold = (d->flags & JOB_F_HELD_ADMIN) && is_admin(cd, uid) ? WAIT_HELD : WAIT_HELD_USER;
+		j->hold = (d->flags & JOB_F_HELD_ADMIN) && is_operator(cd, uid) ? WAIT_HELD : WAIT_HELD_USER;
 	job_resolve_deps(cd, j);
 	if (j->dep_state == 2 && d->kill_on_invalid_dep) {
 		rc = ESLURM_DEPENDENCY;
@@ -764,6 +771,7 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 {
 	j->group_name = intern_take(names_group(j->group_id));
 	desc_intern(j->desc);
+	acct_job_relink(cd, j);
 	resolve_nodes(cd, j->desc->req_nodes, &j->req_idx, &j->nreq);
 	resolve_nodes(cd, j->desc->exc_nodes, &j->exc_idx, &j->nexc);
 	char t2[32];
@@ -800,6 +808,7 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 
 void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 {
+	acct_usage_job_start(cd, j, now);   /* its wait, for the rollups */
 	sched_alloc_free(&j->alloc);
 	j->alloc = *a;
 	memset(a, 0, sizeof(*a));
@@ -809,6 +818,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	strv_free(&j->gres_detail);
 	j->alloc_held = 1;
 	j->state = JOB_RUNNING;
+	ctld_metrics_job_start(cd, j, now);
 	j->reason = WAIT_NO_REASON;
 	xfree(j->reason_detail);
 	j->start_time = now;
@@ -818,6 +828,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	free(j->nodes);
 	j->nodes = alloc_nodes_string(cd, &j->alloc);
 	job_set_tres(cd, j);
+	acct_steps_job_start(cd, j);
 	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
 		node_t *n = &cd->nodes[j->alloc.nodes[i]];
 		n->last_busy = now;
@@ -847,6 +858,9 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	/* A pending job's start_time is backfill's estimate, not a start. */
 	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
 		j->start_time = 0;
+	else if (!JOB_IS_FINISHED(j->state))
+		acct_steps_job_end(cd, j, state, exit_code, now);   /* its open steps */
+	acct_usage_job_stop(cd, j, now);   /* usage up to its end */
 	xfree(j->sched_nodes);
 	ctld_stats_job_end(cd, state);     /* sdiag */
 	j->state = state;
@@ -869,6 +883,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 
 void job_requeue(ctld_t *cd, job_t *j)
 {
+	acct_usage_job_stop(cd, j, ctld_now());
 	job_release(cd, j);
 	sched_alloc_free(&j->alloc);
 	xfree(j->nodes);
@@ -905,6 +920,8 @@ void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now)
 		/* the ping goes after the kill on the same connection */
 		j->fence[j->nfence++] = (fence_t){ n->idx, node_ping(cd, n) };
 	}
+	/* the old run's steps end here (a late report still merges in) */
+	acct_steps_job_end(cd, j, JOB_CANCELLED, 0, now);
 	job_requeue(cd, j);
 	j->restarts++;
 	j->submit_time = now;
@@ -1011,7 +1028,7 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	job_t *j = job_find(cd, id);
 	if (!j)
 		return ESLURM_INVALID_JOB_ID;
-	if (j->user_id != uid && !is_admin(cd, uid))
+	if (j->user_id != uid && !job_manager_ok(cd, j, uid))
 		return ESLURM_ACCESS_DENIED;
 	if (JOB_IS_FINISHED(j->state))
 		return ESLURM_ALREADY_DONE;
@@ -1119,7 +1136,9 @@ int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uint32_t uid,
 			    int *desc_changed)
 {
-	int admin = is_admin(cd, uid);
+	/* operators and the coordinators of the job's account manage it as
+	 * root does (Slurm's validate_operator / account coordinator) */
+	int admin = job_manager_ok(cd, j, uid);
 	if (j->user_id != uid && !admin)
 		return ESLURM_ACCESS_DENIED;
 	uint32_t base = j->state & JOB_STATE_BASE;
@@ -1214,11 +1233,37 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 			if (why)
 				info("job %u: move to partition %s refused: %s", j->job_id, v, why);
 			free(why);
+			why = NULL;
 			if (prc)
 				return prc;
-			j->priority = job_priority(cd, j, now);
-			intern_put(j->desc->partition);
+			/* its association may be per partition */
+			char *oldp = j->desc->partition;
 			j->desc->partition = intern_get(v);
+			if ((prc = acct_job_resolve(cd, j, uid, &why))) {
+				intern_put(j->desc->partition);
+				j->desc->partition = oldp;
+				free(why);
+				return prc;
+			}
+			intern_put(oldp);
+			j->priority = job_priority(cd, j, now);
+			*desc_changed = 1;
+		} else if (!strcasecmp(k, "Account") || !strcasecmp(k, "QOS")) {
+			if (base != JOB_PENDING)
+				return ESLURM_JOB_NOT_PENDING;
+			int qos = !strcasecmp(k, "QOS");
+			char **field = qos ? &j->desc->qos : &j->desc->account;
+			char *old = *field, *why = NULL;
+			*field = *v ? intern_get(v) : NULL;
+			int arc = acct_job_resolve(cd, j, uid, &why);
+			free(why);
+			if (arc) {
+				intern_put(*field);
+				*field = old;
+				return arc;
+			}
+			intern_put(old);
+			j->priority = job_priority(cd, j, now);
 			*desc_changed = 1;
 		} else {
 			return ESLURM_NOT_SUPPORTED;

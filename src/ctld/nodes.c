@@ -656,7 +656,7 @@ static int node_apply_state(ctld_t *cd, node_t *n, int op, int64_t now, int *kil
 
 int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg)
 {
-	if (!is_admin(cd, uid))
+	if (!is_super(cd, uid))
 		return ESLURM_ACCESS_DENIED;
 	char *err = NULL;
 	hostlist_t *hl = m->names && *m->names ? hostlist_create(m->names, &err) : NULL;
@@ -739,7 +739,7 @@ int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg
 
 int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg)
 {
-	if (!is_admin(cd, uid))
+	if (!is_super(cd, uid))
 		return ESLURM_ACCESS_DENIED;
 	long pi = part_find(cd, m->name);
 	if (pi < 0)

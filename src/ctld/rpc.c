@@ -54,6 +54,7 @@ static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint3
 	int interactive = d->flags & JOB_F_INTERACTIVE;
 	int rc = job_submit(cd, d, uid, gid, &id, &msg);
 	cd->stats.jobs_submitted += rc == 0;
+	cd->mstats.jobs_submitted += rc == 0;
 	cd->jobs_accepted += rc == 0;
 	/* srun asks right after whether it got its allocation; answer that
 	 * from a pass made in this very turn, as Slurm's allocate call does. */
@@ -257,6 +258,18 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	}
 	r.nodes = alloc_nodes_string(cd, &(sched_alloc_t){ .nnodes = nn, .nodes = j->alloc.nodes });
 	free(names);
+	/* its record: CPUs as the tasks take them, memory in proportion */
+	uint32_t cpt = j->desc->cpus_per_task ? j->desc->cpus_per_task : 1;
+	uint64_t scpus = 0, smem = 0;
+	for (uint32_t i = 0; i < nn; i++) {
+		uint64_t c = (uint64_t)r.ntasks_per_node[i] * cpt, have = j->alloc.cpus[i];
+		if (c > have)
+			c = have;
+		scpus += c;
+		smem += have ? j->alloc.mem[i] * c / have : 0;
+	}
+	acct_step_start(cd, j->job_id, r.step_id, m->name && *m->name ? m->name : "", r.nodes, nn,
+			ntasks, (uint32_t)scpus, smem, ctld_now());
 	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
 		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
 		      .ntasks = ntasks, .digest = m->digest,
@@ -287,6 +300,7 @@ static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
 	switch (type) {
 	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
 	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
+	case MSG_STEP_COMPLETE:
 		reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
 		return 1;
 	default:
@@ -350,6 +364,10 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		rc = job_complete(cd, msg, uid);
 		reply_rc(c, rc, NULL);
 		break;
+	case MSG_STEP_COMPLETE:
+		rc = acct_step_complete(cd, msg, uid);
+		reply_rc(c, rc, NULL);
+		break;
 	case MSG_NODE_REGISTER:
 	case MSG_NODE_HEARTBEAT:
 		if (!is_admin(cd, uid)) {
@@ -361,7 +379,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 			reply_rc(c, rc, NULL);
 		break;
 	case MSG_RECONFIGURE:
-		if (!is_admin(cd, uid)) {
+		if (!is_super(cd, uid)) {
 			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
 			break;
 		}
@@ -372,7 +390,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		reply_rc(c, rc, m);
 		break;
 	case MSG_SHUTDOWN:
-		if (!is_admin(cd, uid)) {
+		if (!is_super(cd, uid)) {
 			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);
 			break;
 		}

@@ -161,8 +161,10 @@ void ctld_stats_pass(ctld_t *cd, uint64_t t0)
 	st->sched_depth_sum += p->main_depth;
 	st->sched_last_queue = p->queue_len;
 	st->jobs_started += p->main_started + p->bf_started;
+	ctld_metrics_cycle(cd, us, 0);
 	if (!p->bf_ran)
 		return;
+	ctld_metrics_cycle(cd, us, 1);
 	/* The core runs backfill inside the same pass and has no clock, so
 	 * the backfill cycle's time is the whole pass it ran in. */
 	st->bf_cycles++;
@@ -185,6 +187,7 @@ void ctld_stats_pass(ctld_t *cd, uint64_t t0)
 
 void ctld_stats_job_end(ctld_t *cd, uint32_t state)
 {
+	ctld_metrics_job_end(cd, state);
 	switch (state & JOB_STATE_BASE) {
 	case JOB_COMPLETE: cd->stats.jobs_completed++; break;
 	case JOB_CANCELLED: cd->stats.jobs_canceled++; break;
@@ -227,6 +230,14 @@ void rpc_stats_info(ctld_t *cd, conn_t *c, const void *req, uint32_t uid)
 		conn_send_rc(c, 0, NULL);
 		return;
 	}
+	msg_stats_t m;
+	ctld_stats_fill(cd, &m);
+	conn_send(c, MSG_STATS, &m);
+	proto_free(MSG_STATS, &m);
+}
+
+void ctld_stats_fill(ctld_t *cd, msg_stats_t *out)
+{
 	const ctld_stats_t *st = &cd->stats;
 	int64_t now = ctld_now();
 	msg_stats_t m = {
@@ -279,8 +290,7 @@ void rpc_stats_info(ctld_t *cd, conn_t *c, const void *req, uint32_t uid)
 					       st->rpc_users[i].time_us };
 	qsort(m.rpc_types, m.nrpc_types, sizeof(rpc_stat_t), cmp_rpc_stat);
 	qsort(m.rpc_users, m.nrpc_users, sizeof(rpc_stat_t), cmp_rpc_stat);
-	conn_send(c, MSG_STATS, &m);
-	proto_free(MSG_STATS, &m);
+	*out = m;
 }
 
 /* ---- sprio ---- */

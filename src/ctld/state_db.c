@@ -142,6 +142,11 @@ static const struct db_migration {
 } migrations[] = {
 	{ "base schema (jobs, nodes, parts, meta)", migrate_base },
 	{ "accounting job records (acct_job)", acct_jobs_migrate },
+	{ "accounts, users, associations, QOS", acct_store_create },
+	{ "accounting step records (acct_step)", acct_steps_migrate },
+	{ "decayed usage (acct_usage)", acct_usage_migrate },
+	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
+	{ "job record indexes for sacct (acct_job)", acct_jobs_migrate_indexes },
 };
 
 int db_schema_version(void)
@@ -260,6 +265,11 @@ static int step_done(ctld_t *cd, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+int db_exec_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
+{
+	return step_done(cd, st, what);
+}
+
 char *store_error_msg(const ctld_t *cd)
 {
 	return xasprintf("state save location '%s': %s", cd->conf->state_save_location,
@@ -293,6 +303,10 @@ int db_open(ctld_t *cd, const char *path, char **err)
 	free(sql);
 	if (db_migrate(cd->db, path, err))
 		return -1;
+	if (acct_steps_db_init(cd, err))
+		return -1;
+	if (acct_usage_db_init(cd, err))
+		return -1;
 	cd->st_begin = prep(cd, "BEGIN");
 	cd->st_commit = prep(cd, "COMMIT");
 	cd->st_job_ins = prep(cd, "INSERT OR REPLACE INTO jobs(job_id, state, reason, reason_detail,"
@@ -324,6 +338,8 @@ void db_close(ctld_t *cd)
 		sqlite3_finalize(all[i]);
 	sqlite3_finalize(cd->st_node_weight);
 	acct_jobs_close(cd);
+	acct_steps_db_close(cd);
+	acct_usage_db_close(cd);
 	sqlite3_close(cd->db);
 	cd->db = NULL;
 }
@@ -544,7 +560,8 @@ int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 
 int db_commit(ctld_t *cd)
 {
-	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo) {
+	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo &&
+	    !cd->acct.dirty && !acct_steps_pending(cd)) {
 		int any = 0;
 		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
 			any = cd->nodes[i].dirty;
@@ -553,6 +570,7 @@ int db_commit(ctld_t *cd)
 		if (!any)
 			return 0;
 	}
+	uint64_t t0 = ctld_stats_us();
 	db_begin(cd);
 	/* After a rollback: the inserts and description rewrites that the
 	 * rolled back transaction held, from what was kept of them. */
@@ -630,11 +648,14 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(st, 6, p->min_nodes);
 		step_done(cd, st, "save partition");
 	}
+	acct_commit(cd);
+	acct_steps_commit(cd);     /* step records (acct_steps.c) */
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
 		step_done(cd, cd->st_meta_set, "save next job id");
 	}
+	acct_usage_commit(cd);
 	if (!cd->db_failed)
 		step_done(cd, cd->st_commit, "commit");
 	if (cd->db_failed) {
@@ -645,8 +666,10 @@ int db_commit(ctld_t *cd)
 		cd->in_txn = 0;
 		cd->db_failed = 0;
 		cd->db_redo = 1;
+		ctld_metrics_commit(cd, ctld_stats_us() - t0, -1);
 		return -1;
 	}
+	ctld_metrics_commit(cd, ctld_stats_us() - t0, 0);
 	cd->in_txn = 0;
 	cd->db_redo = 0;
 	for (size_t i = 0; i < cd->npending; i++) {
@@ -655,6 +678,7 @@ int db_commit(ctld_t *cd)
 			acct_job_recorded(j);
 	}
 	pending_clear(cd);
+	acct_steps_committed(cd);
 	for (size_t i = 0; i < cd->ndirty_jobs; i++) {
 		acct_job_recorded(cd->dirty_jobs[i]);
 		cd->dirty_jobs[i]->dirty = 0;
@@ -666,7 +690,13 @@ int db_commit(ctld_t *cd)
 	for (uint32_t i = 0; i < cd->nparts; i++)
 		cd->parts[i].dirty = 0;
 	cd->meta_dirty = 0;
+	acct_usage_committed(cd);
 	return 0;
+}
+
+int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
+{
+	return step_done(cd, st, what);
 }
 
 /* ---- recovery ---- */

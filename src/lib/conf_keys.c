@@ -88,8 +88,8 @@ static const struct conf_keydef global_keys[] = {
 	{ "HealthCheckProgram", CV_STR, A, NULL },
 	{ "InactiveLimit", CV_UINT, A, NULL },
 	{ "InteractiveStepOptions", CV_STR, 0, NULL },
-	{ "JobAcctGatherType", CV_STR, 0, NULL },
-	{ "JobAcctGatherFrequency", CV_STR, 0, NULL },
+	{ "JobAcctGatherType", CV_ENUM, A, "jobacct_gather/none|jobacct_gather/linux|jobacct_gather/cgroup" },
+	{ "JobAcctGatherFrequency", CV_STR, A, NULL },
 	{ "JobAcctGatherParams", CV_STR, 0, NULL },
 	{ "JobCompHost", CV_STR, 0, NULL },
 	{ "JobCompLoc", CV_STR, 0, NULL },
@@ -125,6 +125,11 @@ static const struct conf_keydef global_keys[] = {
 	{ "MCSParameters", CV_STR, 0, NULL },
 	{ "MCSPlugin", CV_STR, 0, NULL },
 	{ "MessageTimeout", CV_UINT, A, NULL },
+	{ "MetricsAddress", CV_STR, A, NULL },      /* Sluice: bind address of MetricsPort */
+	{ "MetricsAllowFrom", CV_STR, A, NULL },    /* Sluice: addresses/CIDRs allowed */
+	{ "MetricsPort", CV_UINT, A, NULL },        /* Sluice: the HTTP port of /metrics */
+	{ "MetricsTokenFile", CV_STR, A, NULL },    /* Sluice: bearer token file (0600) */
+	{ "MetricsType", CV_ENUM, A, "metrics/openmetrics|metrics/none" },   /* Slurm 25.11 */
 	{ "MinJobAge", CV_UINT, A, NULL },
 	{ "MpiDefault", CV_STR, A, NULL },
 	{ "MpiParams", CV_STR, 0, NULL },
@@ -201,6 +206,8 @@ static const struct conf_keydef global_keys[] = {
 	{ "SlurmctldTimeout", CV_UINT, A, NULL },
 	{ "SlurmdDebug", CV_DEBUG, A, NULL },
 	{ "SlurmdLogFile", CV_STR, A, NULL },
+	{ "SlurmdMetricsDcgmMapDir", CV_STR, A, NULL }, /* Sluice: dcgm-exporter job mapping files */
+	{ "SlurmdMetricsPort", CV_STR, A, NULL },       /* Sluice: node /metrics, "N" or "+N" */
 	{ "SlurmdParameters", CV_STR, 0, NULL },
 	{ "SlurmdPidFile", CV_STR, A, NULL },
 	{ "SlurmdPort", CV_PORT, A, NULL },
@@ -491,6 +498,11 @@ const struct conf_showdef conf_show_keys[] = {
 	{ "MCSPlugin", SF_STR, "mcs/none" },
 	{ "MCSParameters", SF_STR, "(null)" },
 	{ "MessageTimeout", SF_SEC, "10" },
+	{ "MetricsAddress", SF_IFSET, NULL },
+	{ "MetricsAllowFrom", SF_IFSET, NULL },
+	{ "MetricsPort", SF_IFSET, NULL },
+	{ "MetricsTokenFile", SF_IFSET, NULL },
+	{ "MetricsType", SF_IFSET, NULL },
 	{ "MinJobAge", SF_SEC, "300" },
 	{ "MpiDefault", SF_STR, "none" },
 	{ "MpiParams", SF_STR, "(null)" },
@@ -565,6 +577,8 @@ const struct conf_showdef conf_show_keys[] = {
 	{ "SlurmctldParameters", SF_STR, "(null)" },
 	{ "SlurmdDebug", SF_STR, "info" },
 	{ "SlurmdLogFile", SF_STR, "(null)" },
+	{ "SlurmdMetricsDcgmMapDir", SF_IFSET, NULL },
+	{ "SlurmdMetricsPort", SF_IFSET, NULL },
 	{ "SlurmdParameters", SF_STR, "(null)" },
 	{ "SlurmdPidFile", SF_STR, "/var/run/slurmd.pid" },
 	{ "SlurmdPort", SF_STR, "6818" },

@@ -77,6 +77,8 @@ enum conf_showfmt {
 	SF_USER,      /* "name(uid)" */
 	SF_TIME,      /* Slurm time in minutes printed "[D-]HH:MM:SS" */
 	SF_SPECIAL,   /* computed in conf.c */
+	SF_IFSET,     /* Sluice's and newer Slurm's keys: shown only when set,
+	               * so the list stays Slurm 22.05's by default */
 };
 
 struct conf_showdef {

@@ -150,6 +150,8 @@ size_t conf_show_lines(const conf_t *conf, char ***keys, char ***vals)
 		}
 		const char *raw = conf_get(conf, d->show);
 		const char *v = raw ? raw : d->def;
+		if (d->fmt == SF_IFSET && !raw)
+			continue;
 		int b;
 		uint32_t m;
 		switch (d->fmt) {

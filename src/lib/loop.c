@@ -49,6 +49,8 @@ struct loop {
 	uint64_t next_id;
 	loop_hook_f before_sleep;
 	void *before_sleep_arg;
+	loop_turn_f turn_hook;
+	void *turn_arg;
 	uint64_t turn_start_us;  /* when the current turn's events came in */
 	uint64_t turn_start_cpu; /* and the thread's CPU time then */
 	uint64_t max_turn_us, max_turn_cpu_us, turns;
@@ -59,6 +61,12 @@ static uint64_t clock_us(clockid_t id)
 	struct timespec ts;
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void loop_set_turn_hook(loop_t *l, loop_turn_f cb, void *arg)
+{
+	l->turn_hook = cb;
+	l->turn_arg = arg;
 }
 
 uint64_t loop_max_turn_us(const loop_t *l, uint64_t *cpu_us, uint64_t *turns)
@@ -344,6 +352,8 @@ int loop_run(loop_t *l)
 			if (c > l->max_turn_cpu_us)
 				l->max_turn_cpu_us = c;
 			l->turns++;
+			if (l->turn_hook && !l->stop)
+				l->turn_hook(l, d, l->turn_arg);
 		}
 		if (l->stop)
 			break;

@@ -29,6 +29,11 @@ void loop_del_fd(loop_t *l, int fd);          /* safe inside callbacks */
 uint64_t loop_add_timer(loop_t *l, uint64_t ms, loop_timer_f cb, void *arg);
 void loop_cancel_timer(loop_t *l, uint64_t id);
 void loop_set_before_sleep(loop_t *l, loop_hook_f cb, void *arg);
+/* Called once per turn, just before the loop blocks, with the
+ * microseconds the turn was busy (from the wake-up through its events,
+ * timers and before_sleep): the daemons' loop latency metric. */
+typedef void (*loop_turn_f)(loop_t *l, uint64_t busy_us, void *arg);
+void loop_set_turn_hook(loop_t *l, loop_turn_f cb, void *arg);
 /* Run until loop_stop(); returns 0. Signals: use signalfd or a self-pipe
  * from the daemon. */
 int loop_run(loop_t *l);

@@ -140,7 +140,7 @@ uint32_t net_frame_cap(enum msg_type type)
 	 * I/O) keep the whole-frame limit: a command chose its peer. */
 	switch (type) {
 	case MSG_PING: case MSG_CONFIG_REQ: case MSG_RECONFIGURE: case MSG_SHUTDOWN:
-	case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
+	case MSG_STEP_COMPLETE: case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
 	case MSG_SIGNAL_JOB: case MSG_NODE_ACK: case MSG_NODE_PING:
 		return 64u << 10;
 	case MSG_JOB_INFO_REQ: case MSG_NODE_INFO_REQ: case MSG_PART_INFO_REQ:
@@ -972,6 +972,11 @@ static listener_t *listeners;
 
 /* How many conns may be open at once: the descriptor limit less what the
  * daemon needs for itself (state, logs, spool, children). */
+size_t net_conn_count(void)
+{
+	return nconns;
+}
+
 static size_t conn_limit(void)
 {
 	struct rlimit rl;

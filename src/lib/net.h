@@ -149,6 +149,8 @@ void conn_set_autoflush(conn_t *c, int on);
 /* Write out every conn's held output (non-blocking; the rest follows on
  * LOOP_WRITE). Call after durable commit. */
 void conn_flush_all(loop_t *l);
+/* Connections alive (all loops of the process). */
+size_t net_conn_count(void);
 /* The controller, when a commit failed: on every conn of l with held
  * output that keep(c, arg) does not claim (keep NULL: all), drop that
  * output (it announced changes that are not durable) and hold an MSG_RC

@@ -75,6 +75,7 @@ enum msg_type {
 	MSG_NODE_PING,           /* msg_node_ping_t (ctld -> noded) -> MSG_NODE_HEARTBEAT */
 	MSG_ACCT_REQ,            /* msg_acct_req_t -> MSG_ACCT_REPLY (sacct, sacctmgr, sreport, sshare) */
 	MSG_ACCT_REPLY,          /* msg_acct_reply_t */
+	MSG_STEP_COMPLETE,       /* msg_step_complete_t -> MSG_RC (supervisor -> ctld) */
 	MSG_TYPE_END
 };
 
@@ -368,6 +369,40 @@ typedef struct msg_job_complete {
 	int64_t end_time;
 } msg_job_complete_t;
 
+/* Resource use of a step's tasks (jobacct.c gathers it on the node;
+ * step_usage.c merges it: tasks into a node's, nodes into the step's).
+ * Sums are over the tasks covered (ntasks), so averages merge exactly;
+ * *_task is the global rank holding the max (min for CPU). Memory in KiB,
+ * disk in bytes (rchar/wchar), CPU in microseconds. */
+typedef struct step_usage {
+	uint32_t ntasks;
+	uint64_t user_cpu_us, sys_cpu_us;
+	uint64_t max_rss_kb, sum_rss_kb;
+	uint64_t max_vmsize_kb, sum_vmsize_kb;
+	uint64_t max_pages, sum_pages;
+	uint64_t min_cpu_us, sum_cpu_us;
+	uint64_t max_disk_read, sum_disk_read;
+	uint64_t max_disk_write, sum_disk_write;
+	uint32_t max_rss_task, max_vmsize_task, max_pages_task, min_cpu_task;
+	uint32_t max_disk_read_task, max_disk_write_task;
+} step_usage_t;
+
+/* A step ended on one node (its supervisor, batch or srun step): the
+ * node's share of the step, retried until the controller answers. */
+typedef struct msg_step_complete {
+	uint32_t job_id, step_id;
+	uint32_t launch_seq;     /* batch step: as msg_launch_job_t */
+	char *node;
+	uint32_t node_id;        /* the node's index in the step (0..nnodes-1) */
+	uint32_t nnodes;         /* nodes of the step */
+	uint32_t exit_status;    /* raw wait status, the worst task's */
+	uint32_t end_state;      /* JOB_COMPLETE/FAILED/CANCELLED/TIMEOUT/NODE_FAIL */
+	int64_t start_time, end_time;
+	uint32_t gathered;       /* 1: usage holds sampled memory/disk figures
+	                          * (JobAcctGatherType not none) */
+	step_usage_t usage;
+} msg_step_complete_t;
+
 typedef struct msg_node_register {
 	char *name;
 	uint32_t port;
@@ -580,6 +615,9 @@ enum acct_op {
 	ACCT_OP_SSHARE = 3,      /* fair-share tree */
 	ACCT_OP_SREPORT = 4,     /* rollup reports */
 };
+/* sacctmgr (ACCT_OP_MGR): nothing was changed (" Nothing new added.",
+ * " Nothing modified"): the text on stdout, exit status 1. */
+#define ACCT_MGR_NOTHING 1
 typedef struct msg_acct_req {
 	uint32_t op;             /* enum acct_op */
 	strv_t args;             /* "key=value" words */

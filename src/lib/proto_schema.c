@@ -338,6 +338,25 @@ static const proto_field_t job_complete_f[] = {
 };
 SCHEMA(job_complete_schema, msg_job_complete_t, "msg_job_complete", job_complete_f);
 
+#define SC msg_step_complete_t
+static const proto_field_t step_complete_f[] = {
+	U32(SC, job_id, 1), U32(SC, step_id, 2), U32(SC, launch_seq, 3), STR(SC, node, 4),
+	U32(SC, node_id, 5), U32(SC, nnodes, 6), U32(SC, exit_status, 7), U32(SC, end_state, 8),
+	I64(SC, start_time, 9), I64(SC, end_time, 10), U32(SC, gathered, 11),
+	U32(SC, usage.ntasks, 20), U64(SC, usage.user_cpu_us, 21), U64(SC, usage.sys_cpu_us, 22),
+	U64(SC, usage.max_rss_kb, 23), U64(SC, usage.sum_rss_kb, 24),
+	U64(SC, usage.max_vmsize_kb, 25), U64(SC, usage.sum_vmsize_kb, 26),
+	U64(SC, usage.max_pages, 27), U64(SC, usage.sum_pages, 28),
+	U64(SC, usage.min_cpu_us, 29), U64(SC, usage.sum_cpu_us, 30),
+	U64(SC, usage.max_disk_read, 31), U64(SC, usage.sum_disk_read, 32),
+	U64(SC, usage.max_disk_write, 33), U64(SC, usage.sum_disk_write, 34),
+	U32(SC, usage.max_rss_task, 35), U32(SC, usage.max_vmsize_task, 36),
+	U32(SC, usage.max_pages_task, 37), U32(SC, usage.min_cpu_task, 38),
+	U32(SC, usage.max_disk_read_task, 39), U32(SC, usage.max_disk_write_task, 40),
+};
+#undef SC
+SCHEMA(step_complete_schema, msg_step_complete_t, "msg_step_complete", step_complete_f);
+
 static const proto_field_t node_register_f[] = {
 	STR(msg_node_register_t, name, 1),
 	U32(msg_node_register_t, port, 2),
@@ -598,6 +617,7 @@ static const struct {
 	[MSG_NODE_PING] = { "MSG_NODE_PING", &node_ping_schema },
 	[MSG_ACCT_REQ] = { "MSG_ACCT_REQ", &acct_req_schema },
 	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
+	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

@@ -41,6 +41,7 @@ typedef struct noded {
 	int64_t start_time;
 	int listen_fd;
 	ctld_link_t *link;
+	struct node_metrics *metrics; /* /metrics collector, NULL when not served */
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
@@ -195,6 +196,8 @@ int step_server_start(noded_t *nd);
 
 ctld_link_t *ctld_link_start(noded_t *nd);
 void ctld_link_destroy(ctld_link_t *lk);
+/* 1 while registered on an open connection (metrics). */
+int ctld_link_registered(const ctld_link_t *lk);
 
 /* ---- shared helpers (supervisor.c) ---- */
 
@@ -203,6 +206,13 @@ void ctld_link_destroy(ctld_link_t *lk);
  * (-1 on failure, else 1) gets control back after the intermediate child
  * exits. */
 int detach_fork(noded_t *nd, const int *keep, int nkeep);
+/* CLOCK_MONOTONIC in ms. */
+int64_t mono_ms(void);
+/* Send a supervisor's end report (type, msg) to the controller until it
+ * answers (backing off to 10 s); gives up once dir is removed. what names
+ * it in the log ("step 12.0"). */
+void sup_report(noded_t *nd, const char *dir, enum msg_type type, const void *msg,
+		const char *what);
 /* Rename this process (comm and cmdline) to "slurmstepd: [what]", so that
  * `pkill -f 'sluice noded'` aimed at noded leaves supervisors alone. */
 void set_proctitle(noded_t *nd, const char *what);

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -42,6 +43,8 @@
 #include "cred.h"
 #include "errors.h"
 #include "hostlist.h"
+#include "jobacct.h"
+#include "metrics.h"
 #include "noded.h"
 #include "states.h"
 #include "timefmt.h"
@@ -178,6 +181,26 @@ static int send_io(rpc_t *r, uint32_t rank, uint32_t stream, const char *buf, si
 	return rpc_send(r, MSG_STEP_IO, &io);
 }
 
+/* A step's state and exit status on this node, as Slurm records them:
+ * a task killed by a signal makes it CANCELLED (raw status "0:9"), a
+ * task's non-zero exit FAILED ("3:0"), the worst task deciding; past its
+ * time limit TIMEOUT; stopped for a lost node NODE_FAIL. */
+static void step_node_state(const task_t *t, uint32_t n, int timed_out, uint32_t req_state,
+			    uint32_t *state, uint32_t *exit_status)
+{
+	*state = JOB_COMPLETE;
+	*exit_status = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int st = t[i].status;
+		uint32_t ts = WIFSIGNALED(st) ? JOB_CANCELLED : st ? JOB_FAILED : JOB_COMPLETE;
+		step_state_merge(state, exit_status, ts, (uint32_t)st);
+	}
+	if (timed_out && *state != JOB_COMPLETE)
+		*state = JOB_TIMEOUT;
+	if ((req_state & JOB_STATE_BASE) == JOB_NODE_FAIL)
+		*state = JOB_NODE_FAIL;
+}
+
 static void __attribute__((noreturn))
 step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	  const char *dir, int ready_fd)
@@ -243,6 +266,15 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		t[i].err = pe[0];
 	}
 
+	/* resource use of the tasks (jobacct.c) */
+	jobacct_conf_t jc;
+	jobacct_conf_from(nd->conf, &jc);
+	jobacct_t *ja = jobacct_new(&jc, n, NULL);
+	int64_t started = time(NULL);
+	for (uint32_t i = 0; i < n; i++)
+		jobacct_task_start(ja, i, t[i].pid, t[i].rank, mono_ms());
+	int timed_out = 0;
+
 	/* what noded kills should this process die (supervisor_watch) */
 	if (spool_tasks_write(dir, pgids, n) < 0)
 		error("step %u.%u: cannot record its process groups: %m", m->job_id, m->step_id);
@@ -292,6 +324,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			if (!srun_gone && send_io(r, m->first_task, STEP_IO_STDERR, line, strlen(line)))
 				srun_gone = 1;
 			free(line);
+			timed_out = 1;
 			job_ctl_terminate(&ctl, ctl.kill_wait);
 		}
 		/* Fencing, as the batch supervisor: past the node's lease the
@@ -309,6 +342,13 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		}
 		if (tmo < 0 || tmo > 1000)
 			tmo = 1000;    /* the lease check */
+		int64_t due = jobacct_due_ms(ja, mono_ms());
+		if (due == 0) {
+			jobacct_sample(ja, mono_ms());
+			due = jobacct_due_ms(ja, mono_ms());
+		}
+		if (due >= 0 && due < tmo)
+			tmo = due;
 		if (poll(pf, np, (int)tmo + 20) < 0 && errno != EINTR)
 			break;
 		for (size_t k = 0; k < np; k++) {
@@ -328,7 +368,15 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				}
 				int st;
 				pid_t w;
-				while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+				/* A task ended: one sample while it is a zombie (the
+				 * totals of its tree), then the exact rusage. */
+				siginfo_t wi;
+				memset(&wi, 0, sizeof(wi));
+				if (waitid(P_ALL, 0, &wi, WEXITED | WNOHANG | WNOWAIT) == 0 && wi.si_pid)
+					jobacct_sample(ja, mono_ms());
+				struct rusage ru;
+				while ((w = wait4(-1, &st, WNOHANG, &ru)) > 0) {
+					jobacct_task_end(ja, w, &ru);
 					for (uint32_t i = 0; i < n; i++) {
 						if (t[i].pid != w)
 							continue;
@@ -397,6 +445,26 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		}
 	}
 	rpc_close(r);
+
+	/* This node's share of the step, to the controller. */
+	msg_step_complete_t sc = {
+		.job_id = m->job_id, .step_id = m->step_id, .node = nd->name,
+		.node_id = m->node_id, .nnodes = m->nnodes, .start_time = started,
+		.end_time = time(NULL), .gathered = jc.type != JAG_NONE,
+		.end_state = JOB_COMPLETE,
+	};
+	step_node_state(t, n, timed_out, ctl.end_state, &sc.end_state, &sc.exit_status);
+	jobacct_usage(ja, &sc.usage);
+	jobacct_free(ja);
+	rec.done = 1;
+	rec.exit_status = sc.exit_status;
+	rec.end_state = sc.end_state;
+	rec.end_time = sc.end_time;
+	if (spool_rec_write(dir, &rec) < 0)
+		error("step %u.%u: cannot record the result: %m", m->job_id, m->step_id);
+	char what[48];
+	snprintf(what, sizeof(what), "step %u.%u", m->job_id, m->step_id);
+	sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
 	rm_rf(dir);
 	for (uint32_t i = 0; i < n; i++)
 		task_stdin_close(&t[i]);
@@ -430,6 +498,8 @@ static void step_launch(noded_t *nd, conn_t *c, const msg_launch_step_t *m, cons
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
 		error("step %u.%u: cannot create %s: %m", m->job_id, m->step_id, dir);
+	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 1) < 0)
+		error("step %u.%u: cannot record its metrics labels in %s: %m", m->job_id, m->step_id, dir);
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		conn_send_rc(c, SLURM_ERROR, "cannot start the step supervisor");

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -50,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -58,6 +60,8 @@
 #include <unistd.h>
 
 #include "errors.h"
+#include "jobacct.h"
+#include "metrics.h"
 #include "noded.h"
 #include "states.h"
 #include "timefmt.h"
@@ -399,34 +403,73 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	_exit(1);
 }
 
-/* Report the end to ctld until it answers. */
-static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r)
+int64_t mono_ms(void)
 {
-	msg_job_complete_t c = {
-		.job_id = r->job_id, .step_id = NO_VAL32, .launch_seq = r->launch_seq,
-		.exit_status = r->exit_status, .end_state = r->end_state,
-		.node = nd->name, .end_time = r->end_time,
-	};
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void sup_report(noded_t *nd, const char *dir, enum msg_type type, const void *msg,
+		const char *what)
+{
 	uint64_t backoff_ms = 100;
 	for (;;) {
 		char *emsg = NULL;
-		int rc = rpc_call_ctld_rc(nd->conf, MSG_JOB_COMPLETE, &c, &emsg);
+		int rc = rpc_call_ctld_rc(nd->conf, type, msg, &emsg);
 		if (rc == 0 || rc >= 2000 || rc == SLURM_ERROR) {
 			if (rc && rc != ESLURM_INVALID_JOB_ID && rc != ESLURM_ALREADY_DONE)
-				error("job %u: completion refused by controller: %s%s%s", r->job_id,
+				error("%s: end refused by controller: %s%s%s", what,
 				      slurm_strerror(rc), emsg ? ": " : "", emsg ? emsg : "");
 			free(emsg);
 			return;
 		}
-		debug("job %u: cannot report completion yet: %s", r->job_id, slurm_strerror(rc));
+		debug("%s: cannot report the end yet: %s", what, slurm_strerror(rc));
 		free(emsg);
 		if (!dir_exists(dir)) {
-			info("job %u: spool dir removed, giving up the report", r->job_id);
+			info("%s: spool dir removed, giving up the report", what);
 			return;
 		}
 		struct timespec ts = { (time_t)(backoff_ms / 1000), (long)(backoff_ms % 1000) * 1000000L };
 		nanosleep(&ts, NULL);
 		backoff_ms = backoff_ms * 2 > 10000 ? 10000 : backoff_ms * 2;
+	}
+}
+
+/* Report the end to ctld until it answers: the batch step's record
+ * (with its resource use), then the job's end. */
+static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r,
+			    const msg_step_complete_t *sc)
+{
+	char what[48];
+	snprintf(what, sizeof(what), "step %u.batch", r->job_id);
+	if (sc)
+		sup_report(nd, dir, MSG_STEP_COMPLETE, sc, what);
+	msg_job_complete_t c = {
+		.job_id = r->job_id, .step_id = NO_VAL32, .launch_seq = r->launch_seq,
+		.exit_status = r->exit_status, .end_state = r->end_state,
+		.node = nd->name, .end_time = r->end_time,
+	};
+	snprintf(what, sizeof(what), "job %u", r->job_id);
+	sup_report(nd, dir, MSG_JOB_COMPLETE, &c, what);
+}
+
+/* The batch step's state and exit status as Slurm records them: the
+ * script's exit code (FAILED when not 0); killed by a signal: CANCELLED
+ * with the signal, but after scancel FAILED with the signal number as
+ * exit code ("15:0", as slurmstepd reports a cancelled batch script). */
+static void batch_step_state(int st, int cancelled, int timed_out, uint32_t *state,
+			     uint32_t *exit_status)
+{
+	if (WIFSIGNALED(st) && cancelled && !timed_out) {
+		*state = JOB_FAILED;
+		*exit_status = (uint32_t)WTERMSIG(st) << 8;
+	} else if (WIFSIGNALED(st)) {
+		*state = JOB_CANCELLED;
+		*exit_status = (uint32_t)st;
+	} else {
+		*state = st ? JOB_FAILED : JOB_COMPLETE;
+		*exit_status = (uint32_t)st;
 	}
 }
 
@@ -514,10 +557,20 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	free(errp);
 	free(in);
 
+	/* The batch step's record: its one task's resource use. */
+	jobacct_conf_t jc;
+	jobacct_conf_from(nd->conf, &jc);
+	jobacct_t *ja = jobacct_new(&jc, 1, NULL);
+	msg_step_complete_t sc = {
+		.job_id = m->job_id, .step_id = NODED_BATCH_STEP, .launch_seq = m->launch_seq,
+		.node = nd->name, .nnodes = 1, .start_time = time(NULL),
+		.exit_status = status, .end_state = end_state, .gathered = jc.type != JAG_NONE,
+	};
 	if (pid > 0) {
 		pid_t pg = pid;
 		job_ctl_t ctl = { .pgids = &pg, .npgids = 1, .kill_wait = m->kill_wait };
-		int timed_out = 0, orphaned = 0, st = 0;
+		int timed_out = 0, orphaned = 0, cancelled = 0, st = 0;
+		jobacct_task_start(ja, 0, pid, 0, mono_ms());
 		for (;;) {
 			int64_t now = time(NULL);
 			if (time_limit_at && !ctl.killing && now >= time_limit_at) {
@@ -546,6 +599,13 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 				if (left < wait_ms)
 					wait_ms = left < 0 ? 0 : left;
 			}
+			int64_t due = jobacct_due_ms(ja, mono_ms());
+			if (due == 0) {
+				jobacct_sample(ja, mono_ms());
+				due = jobacct_due_ms(ja, mono_ms());
+			}
+			if (due >= 0 && due < wait_ms)
+				wait_ms = due;
 			struct pollfd pfd = { sfd, POLLIN, 0 };
 			poll(&pfd, 1, (int)wait_ms + (wait_ms < SUP_CHECK_MS ? 20 : 0));
 			struct signalfd_siginfo si;
@@ -564,8 +624,10 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 						}
 						/* scancel: Slurm's line, once */
 						if ((req.flags & SIGNAL_F_KILL_JOB) && !ctl.killing &&
-						    !timed_out && (req.end_state & JOB_STATE_BASE) == JOB_CANCELLED)
+						    !timed_out && (req.end_state & JOB_STATE_BASE) == JOB_CANCELLED) {
 							job_stderr_note(nd, m, job_err, NULL);
+							cancelled = 1;
+						}
 						job_ctl_request(&ctl, &req);
 					}
 				} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
@@ -574,9 +636,20 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					job_ctl_request(&ctl, &req);
 				}
 			}
-			pid_t w = waitpid(pid, &st, WNOHANG);
-			if (w == pid)
+			/* Ended? Sample its zombie (the totals of the tree) before
+			 * reaping it, then take the exact rusage. */
+			siginfo_t wi;
+			memset(&wi, 0, sizeof(wi));
+			if (waitid(P_PID, (id_t)pid, &wi, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    wi.si_pid == pid) {
+				jobacct_sample(ja, mono_ms());
+				struct rusage ru;
+				pid_t w;
+				while ((w = wait4(pid, &st, 0, &ru)) < 0 && errno == EINTR)
+					;
+				jobacct_task_end(ja, pid, w == pid ? &ru : NULL);
 				break;
+			}
 			if (!orphaned && !dir_exists(dir)) {
 				orphaned = 1;
 				info("job %u: spool dir removed, killing the job", m->job_id);
@@ -594,6 +667,15 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			end_state = st == 0 ? JOB_COMPLETE : JOB_FAILED;
 		info("job %u: ended, status %#x, state %s", m->job_id, status,
 		     job_state_string(end_state));
+		if (end_state == JOB_NODE_FAIL) {
+			sc.end_state = JOB_NODE_FAIL;
+			sc.exit_status = 0;
+		} else {
+			batch_step_state(st, cancelled, timed_out, &sc.end_state, &sc.exit_status);
+		}
+		if (ja->samples)
+			debug("job %u: %" PRIu64 " accounting samples, %" PRIu64 " us each",
+			      m->job_id, ja->samples, ja->sample_ns / ja->samples / 1000);
 		if (orphaned)
 			_exit(0);
 	}
@@ -608,7 +690,11 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		error("job %u: cannot record the result: %m", m->job_id);
 	/* before the controller hears of the end, so no step starts after */
 	spool_revoke(nd->spool, m->job_id, rec.end_time);
-	report_complete(nd, dir, &rec);
+	sc.end_time = rec.end_time;
+	jobacct_usage(ja, &sc.usage);
+	jobacct_free(ja);
+	/* a launch that failed ran no batch step: the job's end closes it */
+	report_complete(nd, dir, &rec, pid > 0 ? &sc : NULL);
 	rm_rf(dir);
 	_exit(0);
 }
@@ -642,6 +728,8 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
 		error("job %u: cannot create %s: %m", m->job_id, dir);
+	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 0) < 0)
+		error("job %u: cannot record its metrics labels in %s: %m", m->job_id, dir);
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		error("job %u: pipe: %m", m->job_id);

@@ -5,11 +5,12 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
 test_expect_success 'a good config directory passes and lists unsupported keys' '
-	cluster_write_conf 4 "JobAcctGatherType=jobacct_gather/linux" &&
+	cluster_write_conf 4 "JobCompType=jobcomp/filetxt" "JobAcctGatherType=jobacct_gather/linux" &&
 	sluice check-config "$CL/etc" >out 2>err &&
 	test_must_be_empty err &&
 	grep -q "4 nodes, 2 partitions" out &&
-	grep -q "JobAcctGatherType" out
+	grep -q "JobCompType" out &&
+	! grep -q "JobAcctGatherType" out
 '
 
 test_expect_success 'the captured Slurm 22.05 config passes' '

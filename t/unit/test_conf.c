@@ -101,8 +101,12 @@ static void test_compat(void)
 	is_str(c->gres_autodetect, "off", "compat: AutoDetect");
 	int noted = 0;
 	for (size_t i = 0; i < c->nunsupported; i++)
+		noted |= !strcmp(c->unsupported[i], "SlurmdParameters");
+	ok(noted, "compat: SlurmdParameters noted as unsupported");
+	noted = 0;
+	for (size_t i = 0; i < c->nunsupported; i++)
 		noted |= !strcmp(c->unsupported[i], "JobAcctGatherType");
-	ok(noted, "compat: JobAcctGatherType noted as unsupported");
+	ok(!noted, "compat: JobAcctGatherType is acted on (step resource use)");
 	is_str(conf_get(c, "priorityweightage"), "1000", "compat: conf_get is case-insensitive");
 
 	/* scontrol show config, against real Slurm's output. */

@@ -206,24 +206,32 @@ static void test_speed(void)
 	is_str(s, "node[00001-10000]", "10k hosts compress");
 	ok(best < 0.010, "10k create+compress in %.2f ms (< 10 ms)", best * 1e3);
 	free(s);
+	s = NULL;
 
-	/* unsorted, many gaps: sort + compress still fast */
-	hostlist_t *g = hostlist_create_empty();
+	/* unsorted, many gaps: sort + compress still fast (best of three:
+	 * one run can lose its core on a loaded machine) */
+	best = 1e9;
 	char name[32];
-	for (int i = 9999; i >= 0; i--) {
-		if (i % 3 == 0)
-			continue;
-		snprintf(name, sizeof(name), "gpu%d", i);
-		hostlist_push_host(g, name);
+	for (int k = 0; k < 3; k++) {
+		hostlist_t *g = hostlist_create_empty();
+		for (int i = 9999; i >= 0; i--) {
+			if (i % 3 == 0)
+				continue;
+			snprintf(name, sizeof(name), "gpu%d", i);
+			hostlist_push_host(g, name);
+		}
+		free(s);
+		t0 = now();
+		hostlist_uniq(g);
+		s = hostlist_ranged_string(g);
+		t1 = now();
+		if (t1 - t0 < best)
+			best = t1 - t0;
+		hostlist_destroy(g);
 	}
-	t0 = now();
-	hostlist_uniq(g);
-	s = hostlist_ranged_string(g);
-	t1 = now();
 	ok(!strncmp(s, "gpu[1-2,4-5,7-8,", 16), "gap list sorted");
-	ok(t1 - t0 < 0.010, "uniq+compress of 6.6k hosts in %.2f ms", (t1 - t0) * 1e3);
+	ok(best < 0.010, "uniq+compress of 6.6k hosts in %.2f ms", best * 1e3);
 	free(s);
-	hostlist_destroy(g);
 	hostlist_destroy(hl);
 }
 
