@@ -222,6 +222,9 @@ void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const c
 /* The job started (j->start_time, j->alloc set): its batch step, and its
  * extern step with PrologFlags=Contain. */
 void acct_steps_job_start(struct ctld *cd, const struct job *j);
+/* The job goes back to pending in the turn it started (its launch
+ * failed): the step rows its start queued are not written. */
+void acct_steps_job_unstart(struct ctld *cd, uint32_t job_id);
 /* The job ended: its steps still open are closed with it. */
 void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
 			uint32_t exit_status, int64_t now);

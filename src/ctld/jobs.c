@@ -884,6 +884,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 void job_requeue(ctld_t *cd, job_t *j)
 {
 	acct_usage_job_stop(cd, j, ctld_now());
+	acct_steps_job_unstart(cd, j->job_id);   /* a start of this turn */
 	job_release(cd, j);
 	sched_alloc_free(&j->alloc);
 	xfree(j->nodes);

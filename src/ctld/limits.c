@@ -101,6 +101,7 @@ static void rebuild(ctld_t *cd, struct limits_state *ls)
 		if (s->parent == (int32_t)i)
 			s->parent = -1;
 		s->uid = a->user ? a->uid : UINT32_MAX;
+		s->is_user = a->user != NULL;
 		s->account = a->account;
 		s->partition = a->partition;
 		s->lim = a->lim;
@@ -250,7 +251,8 @@ static uint64_t assoc_max(const struct limits_state *ls, int32_t a, size_t off)
 /* The account association of a: its parent for a user's. */
 static int32_t acct_of(const struct limits_state *ls, int32_t a)
 {
-	if (a >= 0 && ls->assocs[a].uid != UINT32_MAX && ls->assocs[a].parent >= 0)
+	if (a >= 0 && (ls->assocs[a].is_user || ls->assocs[a].uid != UINT32_MAX) &&
+	    ls->assocs[a].parent >= 0)
 		return ls->assocs[a].parent;
 	return a;
 }

@@ -160,6 +160,8 @@ void prom_hist_release(prom_hist_t *h)
 
 void prom_hist_observe(prom_hist_t *h, double v)
 {
+	if (!h->counts)           /* never set up (a daemon without metrics) */
+		return;
 	uint32_t i = 0;
 	while (i < h->nbounds && v > h->bounds[i])
 		i++;

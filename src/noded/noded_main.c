@@ -125,6 +125,10 @@ static void reconfigure(noded_t *nd)
 	else if (nc->nodes[idx].port != nd->node->port)
 		info("reconfigure: Port changed (%u -> %u): needs a restart", nd->node->port,
 		     nc->nodes[idx].port);
+	if (idx >= 0 && conf_node_metrics_port(nc, &nc->nodes[idx]) != conf_node_metrics_port(nd->conf, nd->node))
+		info("reconfigure: SlurmdMetricsPort changed (%u -> %u): needs a restart",
+		     (unsigned)conf_node_metrics_port(nd->conf, nd->node),
+		     (unsigned)conf_node_metrics_port(nc, &nc->nodes[idx]));
 	const char *os = nd->conf->slurmd_spool_dir, *ns = nc->slurmd_spool_dir;
 	if ((os == NULL) != (ns == NULL) || (os && strcmp(os, ns)))
 		info("reconfigure: SlurmdSpoolDir changed: needs a restart");

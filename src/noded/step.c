@@ -181,26 +181,6 @@ static int send_io(rpc_t *r, uint32_t rank, uint32_t stream, const char *buf, si
 	return rpc_send(r, MSG_STEP_IO, &io);
 }
 
-/* A step's state and exit status on this node, as Slurm records them:
- * a task killed by a signal makes it CANCELLED (raw status "0:9"), a
- * task's non-zero exit FAILED ("3:0"), the worst task deciding; past its
- * time limit TIMEOUT; stopped for a lost node NODE_FAIL. */
-static void step_node_state(const task_t *t, uint32_t n, int timed_out, uint32_t req_state,
-			    uint32_t *state, uint32_t *exit_status)
-{
-	*state = JOB_COMPLETE;
-	*exit_status = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		int st = t[i].status;
-		uint32_t ts = WIFSIGNALED(st) ? JOB_CANCELLED : st ? JOB_FAILED : JOB_COMPLETE;
-		step_state_merge(state, exit_status, ts, (uint32_t)st);
-	}
-	if (timed_out && *state != JOB_COMPLETE)
-		*state = JOB_TIMEOUT;
-	if ((req_state & JOB_STATE_BASE) == JOB_NODE_FAIL)
-		*state = JOB_NODE_FAIL;
-}
-
 static void __attribute__((noreturn))
 step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	  const char *dir, int ready_fd)
@@ -453,7 +433,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		.end_time = time(NULL), .gathered = jc.type != JAG_NONE,
 		.end_state = JOB_COMPLETE,
 	};
-	step_node_state(t, n, timed_out, ctl.end_state, &sc.end_state, &sc.exit_status);
+	int *stv = xcalloc(n ? n : 1, sizeof(int));
+	for (uint32_t i = 0; i < n; i++)
+		stv[i] = t[i].status;
+	step_node_state(stv, n, timed_out, ctl.end_state, &sc.end_state, &sc.exit_status);
+	free(stv);
 	jobacct_usage(ja, &sc.usage);
 	jobacct_free(ja);
 	rec.done = 1;

@@ -454,25 +454,6 @@ static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r,
 	sup_report(nd, dir, MSG_JOB_COMPLETE, &c, what);
 }
 
-/* The batch step's state and exit status as Slurm records them: the
- * script's exit code (FAILED when not 0); killed by a signal: CANCELLED
- * with the signal, but after scancel FAILED with the signal number as
- * exit code ("15:0", as slurmstepd reports a cancelled batch script). */
-static void batch_step_state(int st, int cancelled, int timed_out, uint32_t *state,
-			     uint32_t *exit_status)
-{
-	if (WIFSIGNALED(st) && cancelled && !timed_out) {
-		*state = JOB_FAILED;
-		*exit_status = (uint32_t)WTERMSIG(st) << 8;
-	} else if (WIFSIGNALED(st)) {
-		*state = JOB_CANCELLED;
-		*exit_status = (uint32_t)st;
-	} else {
-		*state = st ? JOB_FAILED : JOB_COMPLETE;
-		*exit_status = (uint32_t)st;
-	}
-}
-
 static void __attribute__((noreturn))
 batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd)
 {

@@ -237,7 +237,8 @@ static pair_t *pair_make(lim_ctx_t *c, uint32_t qos, uint32_t key, uint32_t kind
 static uint32_t acct_key(const sched_t *s, int32_t a)
 {
 	const sched_assoc_t *as = &s->assocs[a];
-	if (as->uid != UINT32_MAX && as->parent >= 0 && (uint32_t)as->parent < s->nassocs)
+	if ((as->is_user || as->uid != UINT32_MAX) && as->parent >= 0 &&
+	    (uint32_t)as->parent < s->nassocs)
 		return (uint32_t)as->parent;
 	return (uint32_t)a;
 }

@@ -4,10 +4,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
-# The account tree is built with Sluice's sacctmgr (branch a3): until it is
-# in the build, there is nothing to drive the limits with.
-if ! [ -x "$SLUICE_BUILD/bin/sacctmgr" ] || ! test_have_prereq USERS; then
-	skip_all='needs sluice sacctmgr in the build, root and the users alice and bob'
+# Jobs of alice and bob: root and the test users (t/setup-users.sh).
+if ! test_have_prereq USERS; then
+	skip_all='needs root and the users alice and bob'
 	test_done
 fi
 

@@ -118,6 +118,14 @@ test_expect_success PROM 'the rules fire on what was scraped: ECC errors on comp
 	! has_data "ALERTS{alertname=\"SluiceGpuEccUncorrectable\",gpu=\"0\"}"
 '
 
+test_expect_success PROM 'SIGHUP with a changed SlurmdMetricsPort: said to need a restart, old port kept' '
+	off=$(sed -n "s/^SlurmdMetricsPort=+//p" "$CL/etc/slurm.conf") &&
+	sed -i "s/^SlurmdMetricsPort=.*/SlurmdMetricsPort=+$((off + 100))/" "$CL/etc/slurm.conf" &&
+	kill -HUP "$(cat "$CL/noded-comp001.pid")" &&
+	wait_for 10 grep -q "reconfigure: SlurmdMetricsPort changed (.*): needs a restart" "$CL/log/noded-comp001.stderr" &&
+	curl -sf -H "Authorization: Bearer $(cat "$CL/etc/metrics.token")" "http://127.0.0.1:$((MP + 1))/livez"
+'
+
 test_expect_success PROM 'a stopped node daemon is down for Prometheus' '
 	noded_kill comp002 &&
 	wait_for 30 has_data "up{job=\"sluice-nodes\",node=\"comp002\"} == 0" &&
