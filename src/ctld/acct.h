@@ -202,8 +202,10 @@ void limits_preempt(struct ctld *cd, const struct job *by, struct job *v);
 void acct_job_record(struct ctld *cd, struct job *j);
 /* The transaction that held the job's last record write committed. */
 void acct_job_recorded(struct job *j);
-/* Migration step: the acct_job table and its indexes (state_db.c). */
+/* Migration steps: the acct_job table and its indexes, and the indexes
+ * as sacct's queries use them (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
+int acct_jobs_migrate_indexes(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
 
 /* ---- acct_steps.c ---- */

@@ -278,9 +278,19 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 		goto bad;
 	strbuf_t q = STRBUF_INIT;
 	strbuf_addstr(&q, "SELECT j.job_id, j.array_job_id, j.array_task_id, j.nodelist");
+	int have_steps = has_table(db, "acct_step");
 	for (size_t i = 0; i < cols.n; i++) {
-		if (in_list(job_cols, ARRAY_SIZE(job_cols), cols.v[i]))
-			strbuf_addf(&q, ", j.\"%s\"", cols.v[i]);
+		const char *c = cols.v[i];
+		/* A job's CPU times are its steps' sum, its derived exit code
+		 * the highest of its srun steps' (as Slurm's). */
+		if (have_steps && (!strcmp(c, "user_cpu_us") || !strcmp(c, "sys_cpu_us")))
+			strbuf_addf(&q, ", (SELECT sum(s.%s) FROM acct_step s WHERE s.job_id = j.job_id)", c);
+		else if (have_steps && !strcmp(c, "derived_ec"))
+			strbuf_addf(&q, ", CASE WHEN j.derived_ec THEN j.derived_ec ELSE (SELECT"
+				    " coalesce(max(s.exit_code), 0) FROM acct_step s WHERE s.job_id = j.job_id"
+				    " AND s.step_id < %u) END", STEP_INTERACTIVE);
+		else if (in_list(job_cols, ARRAY_SIZE(job_cols), c))
+			strbuf_addf(&q, ", j.\"%s\"", c);
 		else
 			strbuf_addstr(&q, ", NULL");
 	}

@@ -146,6 +146,7 @@ static const struct db_migration {
 	{ "accounting step records (acct_step)", acct_steps_migrate },
 	{ "decayed usage (acct_usage)", acct_usage_migrate },
 	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
+	{ "job record indexes for sacct (acct_job)", acct_jobs_migrate_indexes },
 };
 
 int db_schema_version(void)

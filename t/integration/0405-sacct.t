@@ -36,12 +36,13 @@ test_expect_success 'completed, failed and cancelled jobs are recorded with Slur
 
 test_expect_success 'the default view: Slurm columns, widths and a cut state' '
 	cd "$CL/work" && read ok fail sig can <ids &&
+	test -n "$(acct $ok Account)" &&
 	sacct -X -j $ok,$can >out &&
 	cat >expect <<-EOF &&
 	JobID           JobName  Partition    Account  AllocCPUS      State ExitCode 
 	------------ ---------- ---------- ---------- ---------- ---------- -------- 
-	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $ok quick-ok defq "" 1 COMPLETED 0:0)
-	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $can to-cancel defq "" 1 CANCELLED+ 0:0)
+	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $ok quick-ok defq "$(acct $ok Account)" 1 COMPLETED 0:0)
+	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $can to-cancel defq "$(acct $can Account)" 1 CANCELLED+ 0:0)
 	EOF
 	test_cmp expect out
 '

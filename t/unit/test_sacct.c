@@ -240,7 +240,7 @@ static void test_query(void)
 	db_exec(db, "CREATE TABLE jobs(job_id INTEGER PRIMARY KEY, state, reason, user_id, group_id,"
 		" partition, priority, hold, time_limit, submit_time, eligible_time, start_time,"
 		" end_time, exit_code, nodes, restarts)", &err);
-	ok(acct_jobs_migrate(db, &err) == 0, "acct_job DDL");
+	ok(acct_jobs_migrate(db, &err) == 0 && acct_jobs_migrate_indexes(db, &err) == 0, "acct_job DDL");
 	free(err);
 	/* uid 1: 1 completed in the window, 2 failed before it, 3 running;
 	 * uid 2: 4 cancelled in the window, 5 held (never eligible) */
