@@ -676,6 +676,49 @@ int acct_init(ctld_t *cd, char **err)
 	return 0;
 }
 
+void acct_free(acct_t *m)
+{
+	for (uint32_t i = 0; i < m->naccounts; i++) {
+		free(m->accounts[i].name);
+		free(m->accounts[i].description);
+		free(m->accounts[i].organization);
+	}
+	for (uint32_t i = 0; i < m->nusers; i++) {
+		acct_user_t *u = &m->users[i];
+		free(u->name);
+		free(u->default_account);
+		for (uint32_t c = 0; c < u->ncoord; c++)
+			free(u->coord_accounts[c]);
+		free(u->coord_accounts);
+	}
+	for (uint32_t i = 0; i < m->nassocs; i++) {
+		acct_assoc_t *a = &m->assocs[i];
+		free(a->account);
+		free(a->user);
+		free(a->partition);
+		free(a->qos_ids);
+	}
+	for (uint32_t i = 0; i < m->nqos; i++) {
+		free(m->qos[i].name);
+		free(m->qos[i].description);
+		free(m->qos[i].preempt_ids);
+	}
+	free(m->accounts);
+	free(m->users);
+	free(m->assocs);
+	free(m->qos);
+	if (m->ix) {
+		hidx_t *t[] = { &m->ix->account, &m->ix->user, &m->ix->user_uid, &m->ix->assoc_id,
+				&m->ix->assoc_key, &m->ix->qos_id, &m->ix->qos_name };
+		for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+			free(t[i]->slot);
+		free(m->ix);
+	}
+	strv_free(&m->gone);
+	free(m->cluster);
+	memset(m, 0, sizeof(*m));
+}
+
 /* ---- writing ---- */
 
 static void step_ok(ctld_t *cd, sqlite3_stmt *st, const char *what)

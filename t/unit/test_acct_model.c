@@ -332,6 +332,7 @@ static void test_scale(void)
 	double us = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / 200000.0;
 	is_int(found, 200000, "every lookup found its record");
 	ok(us < 5.0, "a lookup at 1,000 users x 3 accounts takes %.3f us", us);
+	acct_free(&cd.acct);
 	cd = saved;
 }
 
@@ -340,5 +341,6 @@ int main(void)
 	test_limits();
 	test_model();
 	test_scale();
+	acct_free(&cd.acct);
 	return done_testing();
 }
