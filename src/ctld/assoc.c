@@ -255,16 +255,30 @@ acct_assoc_t *acct_assoc_by_id(ctld_t *cd, uint32_t id)
 	return NULL;
 }
 
+/* s lower-cased into buf (len bytes) or, when longer, a malloc'd copy
+ * (*heap set to free it). */
+static const char *lower_into(const char *s, char *buf, size_t len, char **heap)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	char *d = n < len ? buf : (*heap = xmalloc(n + 1));
+	for (size_t i = 0; i <= n; i++)
+		d[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+	return d;
+}
+
 acct_assoc_t *acct_assoc_find(ctld_t *cd, const char *user, const char *account,
 			      const char *partition)
 {
 	acct_t *m = &cd->acct;
 	if (!m->ix || !account)
 		return NULL;
-	/* names are kept lower-case (as slurmdbd does) */
-	char *u = user ? xstrdup(user) : NULL, *a = xstrdup(account);
-	acct_name_lower(u);
-	acct_name_lower(a);
+	/* names are kept lower-case (as slurmdbd does); no allocation for
+	 * the usual short names: a4/a5 look up per job per pass */
+	char ub[128], ab[128], *uh = NULL, *ah = NULL;
+	const char *u = lower_into(user, ub, sizeof(ub), &uh);
+	const char *a = lower_into(account, ab, sizeof(ab), &ah);
 	uint64_t h = hash_assoc_key(u, a, partition);
 	uint32_t pos = UINT32_MAX, i;
 	acct_assoc_t *found = NULL;
@@ -275,8 +289,8 @@ acct_assoc_t *acct_assoc_find(ctld_t *cd, const char *user, const char *account,
 			break;
 		}
 	}
-	free(u);
-	free(a);
+	free(uh);
+	free(ah);
 	return found;
 }
 
