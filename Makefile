@@ -33,9 +33,9 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacctmgr sluice
+LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -116,7 +116,7 @@ test-san: deps
 # script whose daemons logged valgrind errors or definite leaks.
 VG_TESTS := 0010-basic.t 0030-cancel.t 0040-restart.t 0060-auth.t 0080-srun.t 0190-select.t \
 	0200-job-inherit.t 0210-option-privilege.t 0220-step-cred.t 0270-dead-supervisor.t \
-	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t
+	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t 0500-ctld-metrics.t
 test-valgrind: deps
 	$(MAKE) BUILD=build-vg OPT=-O1 build-vg/sluice $(addprefix build-vg/bin/,$(LINKS)) build-vg/t/test_ctld_requests
 	t/setup-users.sh
@@ -158,6 +158,23 @@ bench-metrics: $(BUILD)/bench/metrics_scrape
 	$(BUILD)/bench/metrics_scrape
 
 $(BUILD)/bench/metrics_scrape: bench/metrics_scrape.c t/unit/ctld_fixture.h $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The node daemon's /metrics render time and size with 8 fake GPUs, 8 IB
+# ports and 4 jobs (bench/node_scrape.c; --lib libnvidia-ml.so.1 for real GPUs).
+bench-node: $(BUILD)/bench/node_scrape
+	$(BUILD)/bench/node_scrape
+
+$(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The controller's side of `sshare -a` on 1,000 users (bench/sshare_tree.c).
+bench-sshare: $(BUILD)/bench/sshare_tree
+	$(BUILD)/bench/sshare_tree
+
+$(BUILD)/bench/sshare_tree: bench/sshare_tree.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 

@@ -19,6 +19,14 @@ calc() { echo "scale=${2:-2}; $1" | bc; }
 qlen() { squeue -h -o %i 2>/dev/null | wc -l; }
 rss_kb() { awk '/VmRSS/{print $2}' "/proc/$CTLD_PID/status"; }
 last_pid() { cat /proc/sys/kernel/ns_last_pid; }
+daemons_cpu_ms() { # user+system CPU of the controller and node daemons so far
+	local f t=0 pid
+	for f in "$CL"/ctld.pid "$CL"/noded-*.pid; do
+		pid=$(cat "$f" 2>/dev/null) || continue
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+	done
+	echo $((t * 1000 / $(getconf CLK_TCK)))
+}
 wait_empty() { # wait_empty LIMIT_S: until no job is pending/running; prints the time
 	local lim=${1:-300} t0
 	t0=$(date +%s)
@@ -109,6 +117,7 @@ bench_d() { # end to end: 2 submitters x 1000 `true` until all COMPLETED
 	clean
 	local t0 t1 t2 p0 p1 n done_n
 	p0=$(last_pid)
+	c0=$(daemons_cpu_ms)
 	t0=$(now)
 	submit_n 1000 >d.1 & submit_n 1000 >d.2 & wait
 	t1=$(now)
@@ -125,6 +134,9 @@ bench_d() { # end to end: 2 submitters x 1000 `true` until all COMPLETED
 	# processes created during the run, per job (includes the 2 submitter
 	# loops' sbatch processes and the squeue polling)
 	rec d_processes_per_job "$(calc "($p1 - $p0) / $n" 2)"
+	# CPU the controller and the node daemons used (not the detached job
+	# supervisors), per job: steadier than wall time on a loaded machine
+	rec d_daemons_cpu_ms_per_job "$(calc "($(daemons_cpu_ms) - $c0) / $n" 3)"
 	clean
 }
 

@@ -12,7 +12,15 @@
  * 8-GPU (whole node), 2-16 node x 8-GPU jobs and CPU-only jobs with time
  * limits from 10 minutes to 2 days, priorities from sched_priority().
  *
- * Usage: sched_pass [-n jobs] [-N nodes] [-t bf_max_job_test] [-q]
+ * -L: with accounting limits (AccountingStorageEnforce=limits): 200 users
+ * in 20 accounts under the root, every running and pending job in one of
+ * two QOS; MaxJobs=160 on the accounts (inherited by their users),
+ * GrpTRES=gres/gpu=<4.5% of the GPUs> on each account and QOS
+ * MaxTRESPerUser=gres/gpu=360: near what the running jobs hold (about
+ * 4.25% of the GPUs per account, 340 per user), so that some jobs stop at
+ * a limit and the others are placed.
+ *
+ * Usage: sched_pass [-n jobs] [-N nodes] [-t bf_max_job_test] [-q] [-L]
  * Without -n/-N it runs the grid (10k/100k/1M jobs x 1k/10k nodes) and the
  * quality run. The clock is read here only: the core never sees it.
  */
@@ -44,6 +52,15 @@ static uint32_t rnd(uint32_t n)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return (uint32_t)(rng % n);
+}
+
+/* CPU seconds of this process (wall time means little on a loaded
+ * machine). */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 typedef struct cluster {
@@ -192,6 +209,51 @@ static sched_job_t *mk_queue(uint32_t nj)
 	return jobs;
 }
 
+/* ---- accounting limits (-L) ---- */
+
+enum { L_ACCTS = 20, L_USERS = 200, L_NA = 1 + L_ACCTS + L_USERS };
+static int with_limits;
+static sched_assoc_t l_assocs[L_NA];
+static sched_qos_t l_qos[2];
+
+/* Association of user u (0..L_USERS-1): after the root and accounts. */
+static int32_t user_assoc(uint32_t u)
+{
+	return (int32_t)(1 + L_ACCTS + u);
+}
+
+static void limits_init(sched_t *s)
+{
+	memset(l_assocs, 0, sizeof(l_assocs));
+	for (uint32_t a = 0; a < L_NA; a++) {
+		sched_assoc_t *as = &l_assocs[a];
+		as->id = a + 1;
+		lim_set_clear(&as->lim);
+		as->uid = UINT32_MAX;
+		if (a == 0) {
+			as->parent = -1;
+		} else if (a <= L_ACCTS) {
+			as->parent = 0;
+			as->lim.max_jobs = 160;
+			as->lim.grp_tres.v[LIM_TRES_GPU] = s->nnodes * 8 / 20 * 18 / 20;
+		} else {
+			as->parent = (int32_t)(1 + (a - 1 - L_ACCTS) % L_ACCTS);
+			as->uid = 1000 + (a - 1 - L_ACCTS);
+		}
+	}
+	memset(l_qos, 0, sizeof(l_qos));
+	for (int q = 0; q < 2; q++) {
+		lim_set_clear(&l_qos[q].lim);
+		l_qos[q].usage_factor = 1.0;
+	}
+	l_qos[1].lim.max_tres_pu.v[LIM_TRES_GPU] = 360;
+	s->assocs = l_assocs;
+	s->nassocs = L_NA;
+	s->qos = l_qos;
+	s->nqos = 2;
+	s->lim_enforce = SCHED_LIM_ENFORCE;
+}
+
 typedef struct result {
 	double prio_s, pass_s;
 	uint32_t started, bf_started, reserved, main_depth, bf_depth;
@@ -205,6 +267,31 @@ static result_t run_pass(uint32_t nn, uint32_t nj, uint32_t bf_test)
 	if (bf_test)
 		c.s.params.bf_max_job_test = bf_test;
 	sched_job_t *jobs = mk_queue(nj);
+	if (with_limits) {
+		limits_init(&c.s);
+		for (uint32_t i = 0; i < c.nrun; i++) {
+			c.rr[i].uid = 1000 + rnd(L_USERS);
+			c.rr[i].assoc = user_assoc(c.rr[i].uid - 1000);
+			c.rr[i].qos = (int32_t)rnd(2);
+		}
+		for (uint32_t i = 0; i < nj; i++) {
+			jobs[i].assoc = user_assoc(jobs[i].user_id - 1000);
+			jobs[i].qos = (int32_t)rnd(2);
+		}
+		/* The limits' own share of a pass: counting the running jobs
+		 * and one check of every pending job. */
+		double l0 = cpu_s();
+		lim_ctx_t *lc = lim_ctx_new(&c.s, jobs, nj, NOW);
+		double l1 = cpu_s();
+		uint32_t blocked = 0;
+		for (uint32_t i = 0; i < nj; i++)
+			blocked += lim_job_check(lc, &jobs[i]) != 0;
+		double l2 = cpu_s();
+		lim_ctx_free(lc);
+		fprintf(stderr, "limits: %u running counted in %.3f CPU s; %u pending checked in "
+			"%.3f CPU s (%.0f ns each), %u over a limit\n", c.nrun, l1 - l0, nj, l2 - l1,
+			(l2 - l1) * 1e9 / (nj ? nj : 1), blocked);
+	}
 	result_t r = { 0 };
 	double t0 = now_s();
 	for (uint32_t i = 0; i < nj; i++)
@@ -344,15 +431,16 @@ int main(int argc, char **argv)
 	uint32_t nj = 0, nn = 0, bf_test = 0;
 	int quality_only = 0, no_quality = 0;
 	int opt;
-	while ((opt = getopt(argc, argv, "n:N:t:qQ")) != -1) {
+	while ((opt = getopt(argc, argv, "n:N:t:qQL")) != -1) {
 		switch (opt) {
 		case 'n': nj = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'N': nn = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 't': bf_test = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'q': quality_only = 1; break;
 		case 'Q': no_quality = 1; break;
+		case 'L': with_limits = 1; break;
 		default:
-			fprintf(stderr, "usage: sched_pass [-n jobs] [-N nodes] [-t bf_max_job_test] [-q|-Q]\n");
+			fprintf(stderr, "usage: sched_pass [-n jobs] [-N nodes] [-t bf_max_job_test] [-q|-Q] [-L]\n");
 			return 2;
 		}
 	}

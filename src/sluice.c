@@ -24,11 +24,15 @@ static const struct command commands[] = {
 	{ "scancel", cmd_scancel, 1, "cancel or signal jobs" },
 	{ "sprio", cmd_sprio, 1, "view the factors of pending jobs' priority" },
 	{ "sdiag", cmd_sdiag, 1, "view scheduling and RPC statistics" },
+	{ "sacct", cmd_sacct, 1, "view job and step accounting records" },
 	{ "sacctmgr", cmd_sacctmgr, 1, "view and change accounts, users, associations and QOS" },
+	{ "sshare", cmd_sshare, 1, "view fair-share usage and factors" },
+	{ "sreport", cmd_sreport, 1, "reports from the usage rollups" },
 	{ "up", cmd_up, 0, "set up and run a local cluster in the foreground" },
 	{ "ctld", cmd_ctld, 0, "run the controller" },
 	{ "noded", cmd_noded, 0, "run a node daemon" },
 	{ "check-config", cmd_check_config, 0, "validate a config directory" },
+	{ "monitoring", cmd_monitoring, 0, "write Prometheus, alert rules and Grafana files for the cluster" },
 };
 
 static void usage(FILE *fp)

@@ -13,12 +13,16 @@ int cmd_scontrol(int argc, char **argv);
 int cmd_scancel(int argc, char **argv);
 int cmd_sprio(int argc, char **argv);
 int cmd_sdiag(int argc, char **argv);
+int cmd_sacct(int argc, char **argv);
 int cmd_sacctmgr(int argc, char **argv);
+int cmd_sshare(int argc, char **argv);
+int cmd_sreport(int argc, char **argv);
 /* sluice subcommands (argv[0] is the subcommand name) */
 int cmd_up(int argc, char **argv);
 int cmd_ctld(int argc, char **argv);
 int cmd_noded(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
+int cmd_monitoring(int argc, char **argv);
 
 /* Slurm's version string printed by -V/--version ("slurm 22.05.8"). */
 #define SLURM_COMPAT_VERSION "22.05.8"

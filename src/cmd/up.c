@@ -57,6 +57,7 @@ struct up_opts {
 	long mem;
 	int port;
 	int metrics_port;      /* MetricsPort written to a new config */
+	int node_metrics_off;  /* SlurmdMetricsPort=+N: each node's Port + N */
 	const char *dir;
 };
 
@@ -234,8 +235,11 @@ static int write_config(const struct up_opts *o, const char *dir)
 		"# The controller's Prometheus metrics (docs/monitoring.md), on loopback.\n"
 		"MetricsType=metrics/openmetrics\n"
 		"MetricsAddress=127.0.0.1\n"
-		"MetricsPort=%d\n",
-		host, o->port, o->port + 1, user, dir, dir, dir, dir, dir, dir, o->metrics_port);
+		"MetricsPort=%d\n"
+		"# Each node daemon's metrics (GPUs, jobs) on its Port + %d, on its NodeAddr.\n"
+		"SlurmdMetricsPort=+%d\n",
+		host, o->port, o->port + 1, user, dir, dir, dir, dir, dir, dir, o->metrics_port,
+		o->node_metrics_off, o->node_metrics_off);
 	for (int i = 0; i < o->nodes; i++) {
 		char *n = node_name(i);
 		strbuf_addf(&sb, "NodeName=%s NodeAddr=127.0.0.1 NodeHostname=%s Port=%d "
@@ -599,6 +603,15 @@ int cmd_up(int argc, char **argv)
 		for (int p = o.port + o.nodes + 1; p < 65535 && !o.metrics_port; p++)
 			if (port_free(p))
 				o.metrics_port = p;
+		/* The node daemons' metrics: the first run of free ports
+		 * after it, one per node, as an offset from the node ports. */
+		for (int b = o.metrics_port + 1; b + o.nodes < 65535 && !o.node_metrics_off; b++) {
+			int ok = 1;
+			for (int k = 0; k < o.nodes && ok; k++)
+				ok = port_free(b + k);
+			if (ok)
+				o.node_metrics_off = b - (o.port + 1);
+		}
 		if (write_config(&o, dir) < 0) {
 			fprintf(stderr, "sluice up: cannot write the config in '%s/etc': %s\n",
 				dir, strerror(errno));
@@ -719,6 +732,11 @@ int cmd_up(int argc, char **argv)
 					printf("\n  metrics:          http://%s:%s/metrics",
 					       conf_get(conf, "MetricsAddress") ? conf_get(conf, "MetricsAddress")
 					       : "127.0.0.1", mp);
+				if (conf->nnodes && conf_node_metrics_port(conf, &conf->nodes[0]))
+					printf("\n  node metrics:     http://%s:%u/metrics (%s; one port per node)",
+					       conf->nodes[0].addr ? conf->nodes[0].addr : "127.0.0.1",
+					       (unsigned)conf_node_metrics_port(conf, &conf->nodes[0]),
+					       conf->nodes[0].name);
 				printf("\n  config and state: %s\n  logs:             %s/log\n\n"
 				       "In another shell:\n  source %s\n  sinfo\n\n"
 				       "Ctrl-C stops the cluster.\n", dir, dir, envsh);

@@ -11,7 +11,8 @@
  *   acct_rpc.c     MSG_ACCT_REQ dispatch; store queries run on a reader
  *                  thread with its own read-only connection, so a heavy
  *                  sacct/sreport never lengthens a loop turn
- *   acct_jobs.c    job records (acct_job), written from db_commit; sacct
+ *   acct_jobs.c    job records (acct_job), written from db_commit
+ *   acct_sacct.c   sacct's query (a store read)
  *   acct_steps.c   step records (acct_step) reported by the node daemons
  *   assoc.c        clusters, accounts, users, associations, QOS, coordinators
  *                  (acct_t below); sacctmgr; Account/QOS of a job at submit
@@ -172,14 +173,37 @@ void acct_mgr_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_a
 /* Submit-time limit checks (MaxSubmitJobs, DenyOnLimit, ...): 0 or an
  * errors.h number with *msg (ESLURM_ACCOUNTING_POLICY "Job violates
  * accounting/QOS policy (job submit limit, user's size and/or time
- * limits)"). */
-int limits_submit_check(struct ctld *cd, struct job *j, char **msg);
+ * limits)"). asked_time: the --time the job was submitted with
+ * (TIME_NO_VAL: none; it then gets the QOS's or association's MaxWall
+ * within the partition's MaxTime, as Slurm). */
+int limits_submit_check(struct ctld *cd, struct job *j, uint32_t asked_time, char **msg);
+/* Hand the scheduler core (cd->sched) the association and QOS tables,
+ * the enforce flags, PreemptType/PreemptMode and the QOS/association
+ * priority normalizers; rebuilt only when the model changed (acct.gen),
+ * else O(1). Before a pass, a priority, a submit check. */
+void limits_sync(struct ctld *cd);
+/* limits_sync and the decayed usage of associations and QOS: O(assocs +
+ * QOS), once per pass. */
+void limits_sync_usage(struct ctld *cd);
+void limits_free(struct ctld *cd);
+/* A job's association and QOS indexes, QOS and association priority. */
+struct sched_job;
+void limits_job_fill(struct ctld *cd, const struct job *j, struct sched_job *sj);
+/* Preempt running job v for job by: requeue (PreemptMode=REQUEUE of v's
+ * QOS, else the cluster's; a job that may not be requeued is cancelled)
+ * or cancel (state PREEMPTED; SIGTERM, SIGKILL after its QOS GraceTime,
+ * else KillWait). */
+void limits_preempt(struct ctld *cd, const struct job *by, struct job *v);
 
 /* ---- acct_jobs.c ---- */
-/* The job's accounting record changed (called for each dirty job from
- * db_commit, inside the transaction, and at its insertion). A failure
- * fails the turn's transaction (cd->db_failed), as any write. */
-void acct_job_record(struct ctld *cd, const struct job *j);
+/* The job's accounting record changed (called for each dirty or newly
+ * inserted job from db_commit, inside the transaction). Nothing is
+ * written when the record already holds these values (a fingerprint of
+ * the last committed write). A failure fails the turn's transaction
+ * (cd->db_failed), as any write. */
+void acct_job_record(struct ctld *cd, struct job *j);
+/* The transaction that held the job's last record write committed. */
+void acct_job_recorded(struct job *j);
 /* Migration step: the acct_job table and its indexes (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
@@ -198,6 +222,9 @@ void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const c
 /* The job started (j->start_time, j->alloc set): its batch step, and its
  * extern step with PrologFlags=Contain. */
 void acct_steps_job_start(struct ctld *cd, const struct job *j);
+/* The job goes back to pending in the turn it started (its launch
+ * failed): the step rows its start queued are not written. */
+void acct_steps_job_unstart(struct ctld *cd, uint32_t job_id);
 /* The job ended: its steps still open are closed with it. */
 void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
 			uint32_t exit_status, int64_t now);
@@ -213,11 +240,78 @@ int acct_steps_pending(const struct ctld *cd);
 void acct_steps_commit(struct ctld *cd);
 void acct_steps_committed(struct ctld *cd);
 
+/* ---- acct_usage.c ---- */
+/* The table (from db_open) and its statements; freed by db_close. */
+int acct_usage_db_init(struct ctld *cd, char **err);
+int acct_usage_migrate(sqlite3 *db, char **err);      /* migration step */
+void acct_usage_db_close(struct ctld *cd);
+/* Inside db_commit's transaction: write the changed usage; after a
+ * successful commit: forget what was written. */
+void acct_usage_commit(struct ctld *cd);
+void acct_usage_committed(struct ctld *cd);
+/* Every few seconds (ctld_main.c): once a PriorityCalcPeriod has passed,
+ * decay, charge the running jobs and recompute the fair-share factors. */
+void acct_usage_periodic(struct ctld *cd, int64_t now);
+/* Decay and charge up to now (the periodic step without the factors). */
+void acct_usage_advance(struct ctld *cd, int64_t now);
+/* A running job stops running (it ends or is requeued): charge it up to
+ * now. Call before its state changes. */
+void acct_usage_job_stop(struct ctld *cd, const struct job *j, int64_t now);
+/* A pending job starts: its wait counts as Planned (rollups). Call
+ * before its state changes. */
+void acct_usage_job_start(struct ctld *cd, const struct job *j, int64_t now);
+/* The job's TRES as charged: CPUs, MB, nodes, GPUs, billing. */
+void acct_usage_job_tres(const struct ctld *cd, const struct job *j, double tres[LIM_TRES_N]);
+/* 2^(-dt / half_life); 1 without decay. */
+double acct_usage_decay_factor(int64_t half_life, int64_t dt);
+/* The fair-share factor [0,1] of an association (0: none known). */
+double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
+/* The association tree with its fair-share values (index i mirrors
+ * acct.assocs[i]); NULL with *n = 0 if there is none. Valid until the
+ * loop's next turn. */
+const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
+/* The index in acct.assocs of association id (UINT32_MAX: none). */
+uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
+
+/* ---- acct_rollup.c (driven by acct_usage.c) ---- */
+int acct_rollup_db_init(struct ctld *cd, char **err);
+int acct_rollup_migrate(sqlite3 *db, char **err);     /* migration step */
+/* With the usage (its watermark known): the open hour, open node events. */
+void acct_rollup_load(struct ctld *cd, int64_t last);
+void acct_rollup_db_close(struct ctld *cd);
+int64_t rollup_hour_floor(int64_t t);     /* the start of t's hour */
+int64_t rollup_hour_next(int64_t hs);      /* the start of the next one */
+int rollup_hour_is_test(void);             /* SLUICE_ROLLUP_HOUR_S is set */
+/* A step [last, last + secs) of a running job: its TRES-seconds. */
+void acct_rollup_alloc(struct ctld *cd, int64_t last, const struct job *j, double secs,
+		       const double tres[LIM_TRES_N]);
+/* A pending job was eligible and waited over [from, to). */
+void acct_rollup_planned(struct ctld *cd, int64_t last, const struct job *j, int64_t from, int64_t to);
+/* The cluster's and the down nodes' TRES-seconds over [from, to). */
+void acct_rollup_span(struct ctld *cd, int64_t from, int64_t to);
+/* The hour starting at hour_start ended (every step of it was reported). */
+void acct_rollup_hour_end(struct ctld *cd, int64_t hour_start);
+/* In the commit: node events, the hours' sums and closes; after it. */
+void acct_rollup_commit(struct ctld *cd, int64_t now);
+void acct_rollup_committed(struct ctld *cd);
+/* An hour's close (pure): Down cut so that Allocated + Down + PLND Down
+ * fit in Reported (a job on a node counted down), Idle the rest, Planned
+ * cut to Idle and taken from it. */
+void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
+			    double reported, double *idle);
+
+/* ---- acct_sshare.c ---- */
+/* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */
+void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
 /* A conn closed: drop the answers the reader still owes it. */
 void acct_rpc_conn_closed(struct ctld *cd, conn_t *c);
+/* At exit: stop the reader thread (after the loop; answers still owed
+ * are dropped). */
+void acct_rpc_shutdown(struct ctld *cd);
 
 /* Operations (the ops[] table of acct_rpc.c names each with its
  * function): a loop operation runs in the loop with the model at hand
@@ -238,6 +332,11 @@ typedef void (*acct_loop_f)(struct ctld *cd, const msg_acct_req_t *req, uint32_t
 typedef void (*acct_read_f)(sqlite3 *db, const acct_read_ctx_t *ctx,
 			    const msg_acct_req_t *req, msg_acct_reply_t *out);
 
+/* ---- acct_sacct.c ---- */
+/* ACCT_OP_SACCT (a store read; its arguments: acct_sacct.c). */
+void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		     msg_acct_reply_t *out);
+
 /* The value of "key=value" in args, or NULL (the first match). */
 const char *acct_arg(const msg_acct_req_t *req, const char *key);
 
@@ -246,5 +345,10 @@ void acct_reply_col(msg_acct_reply_t *r, const char *name);
 void acct_reply_cell(msg_acct_reply_t *r, const char *value);   /* NULL -> "" */
 void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- acct_sreport.c ---- */
+/* ACCT_OP_SREPORT (store read): rollup sums (see acct_sreport.c). */
+void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		  msg_acct_reply_t *out);
 
 #endif

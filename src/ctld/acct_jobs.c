@@ -54,7 +54,9 @@ int acct_jobs_migrate(sqlite3 *db, char **err)
 		"CREATE INDEX IF NOT EXISTS acct_job_start ON acct_job(start);"
 		"CREATE INDEX IF NOT EXISTS acct_job_submit ON acct_job(submit);"
 		"CREATE INDEX IF NOT EXISTS acct_job_uid ON acct_job(uid, submit);"
-		"CREATE INDEX IF NOT EXISTS acct_job_eligible ON acct_job(eligible);"
+		/* partial: costs nothing for the jobs that are no array task */
+		"CREATE INDEX IF NOT EXISTS acct_job_array ON acct_job(array_job_id)"
+		" WHERE array_job_id != 0;"
 		"INSERT OR IGNORE INTO acct_job(job_id, partition, uid, gid, state, reason,"
 		" exit_code, derived_ec, submit, eligible, start, end, suspended, timelimit,"
 		" priority, nodelist, requeues)"
@@ -92,23 +94,47 @@ static char *tres_sorted(const char *t)
 /* The time Slurm calls eligible: 0 while the job cannot start for a
  * reason of its own (held, waiting on a dependency or its begin time);
  * such jobs are outside sacct's default window, as in Slurm. */
-static int64_t job_eligible(const job_t *j, int64_t now)
+static int64_t job_eligible(const job_t *j, int started, int64_t now)
 {
-	if ((j->state & JOB_STATE_BASE) == JOB_PENDING &&
-	    (j->hold || j->dep_state || j->eligible_time > now))
+	if (!started && (j->hold || j->dep_state || j->eligible_time > now))
 		return 0;
 	return j->eligible_time ? j->eligible_time : j->submit_time;
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
+/* Binding also folds the value into *h (FNV-1a), the record's
+ * fingerprint. */
+static void hash_bytes(uint64_t *h, const void *p, size_t n)
 {
-	if (s && *s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++) {
+		*h ^= c[i];
+		*h *= 1099511628211ull;
+	}
 }
 
-void acct_job_record(ctld_t *cd, const job_t *j)
+static void bind_i(sqlite3_stmt *st, int i, uint64_t *h, int64_t v)
+{
+	sqlite3_bind_int64(st, i, v);
+	hash_bytes(h, &v, sizeof(v));
+}
+
+static void bind_null(sqlite3_stmt *st, int i, uint64_t *h)
+{
+	sqlite3_bind_null(st, i);
+	hash_bytes(h, "\1", 1);
+}
+
+static void bind_t(sqlite3_stmt *st, uint64_t *h, int i, const char *s)
+{
+	if (s && *s) {
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);   /* the job's, kept */
+		hash_bytes(h, s, strlen(s) + 1);
+	} else {
+		bind_null(st, i, h);
+	}
+}
+
+void acct_job_record(ctld_t *cd, job_t *j)
 {
 	if (!cd->st_acct_job) {
 		sqlite3_stmt *st = NULL;
@@ -120,7 +146,7 @@ void acct_job_record(ctld_t *cd, const job_t *j)
 				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
 				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
 				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
-				       " name=?14, state=?15, reason=?16, exit_code=?17, derived_ec=?18,"
+				       " name=?14, state=?15, reason=COALESCE(?16, reason), exit_code=?17, derived_ec=?18,"
 				       " submit=?19, eligible=?20, start=?21, end=?22, suspended=?23,"
 				       " timelimit=?24, priority=?25, nice=?26, req_cpus=?27, req_mem=?28,"
 				       " req_mem_per_cpu=?29, req_nodes=?30, alloc_cpus=?31,"
@@ -137,66 +163,83 @@ void acct_job_record(ctld_t *cd, const job_t *j)
 	}
 	sqlite3_stmt *st = cd->st_acct_job;
 	const job_desc_t *d = j->desc;
+	uint64_t h = 14695981039346656037ull;   /* FNV-1a of what is bound */
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int started = base != JOB_PENDING && j->alloc.nnodes;
 	int64_t now = ctld_now();
-	sqlite3_bind_int64(st, 1, j->job_id);
-	sqlite3_bind_int64(st, 2, 0);
-	sqlite3_bind_int64(st, 3, NO_VAL32);
-	bind_text(st, 4, cd->acct.cluster ? cd->acct.cluster : cd->conf->cluster_name);
-	bind_text(st, 5, cd->parts[j->part].cf->name);
-	bind_text(st, 6, d->account);
-	bind_text(st, 7, d->qos);
-	sqlite3_bind_int64(st, 8, j->assoc_id);
-	sqlite3_bind_int64(st, 9, j->qos_id);
-	sqlite3_bind_int64(st, 10, j->user_id);
-	sqlite3_bind_int64(st, 11, j->group_id);
-	bind_text(st, 12, d->user_name);
-	bind_text(st, 13, j->group_name);
-	bind_text(st, 14, d->name);
-	sqlite3_bind_int64(st, 15, j->state);
-	sqlite3_bind_int64(st, 16, j->reason);
-	sqlite3_bind_int64(st, 17, j->exit_code);
-	sqlite3_bind_int64(st, 18, 0);
-	sqlite3_bind_int64(st, 19, j->submit_time);
-	sqlite3_bind_int64(st, 20, job_eligible(j, now));
-	/* Pending: start and end are the scheduler's plans, not facts. */
-	sqlite3_bind_int64(st, 21, base == JOB_PENDING ? 0 : j->start_time);
-	sqlite3_bind_int64(st, 22, JOB_IS_FINISHED(j->state) ? j->end_time : 0);
-	sqlite3_bind_int64(st, 23, 0);
-	sqlite3_bind_int64(st, 24, j->time_limit);
-	sqlite3_bind_int64(st, 25, j->hold ? 0 : j->priority);
-	sqlite3_bind_int64(st, 26, d->nice);
+	bind_i(st, 1, &h, j->job_id);
+	bind_i(st, 2, &h, 0);
+	bind_i(st, 3, &h, NO_VAL32);
+	bind_t(st, &h, 4, cd->acct.cluster ? cd->acct.cluster : cd->conf->cluster_name);
+	bind_t(st, &h, 5, cd->parts[j->part].cf->name);
+	bind_t(st, &h, 6, d->account);
+	bind_t(st, &h, 7, d->qos);
+	bind_i(st, 8, &h, j->assoc_id);
+	bind_i(st, 9, &h, j->qos_id);
+	bind_i(st, 10, &h, j->user_id);
+	bind_i(st, 11, &h, j->group_id);
+	bind_t(st, &h, 12, d->user_name);
+	bind_t(st, &h, 13, j->group_name);
+	bind_t(st, &h, 14, d->name);
+	bind_i(st, 15, &h, j->state);
+	/* The reason kept is the last one it waited for (as slurmdbd's):
+	 * once it runs, its reason stays. */
+	if (base == JOB_PENDING)
+		bind_i(st, 16, &h, j->reason);
+	else
+		bind_null(st, 16, &h);
+	bind_i(st, 17, &h, j->exit_code);
+	bind_i(st, 18, &h, 0);
+	bind_i(st, 19, &h, j->submit_time);
+	bind_i(st, 20, &h, job_eligible(j, started, now));
+	/* Pending: start and end are the scheduler's plans, not facts; a job
+	 * cancelled before it ran never started. */
+	bind_i(st, 21, &h, started ? j->start_time : 0);
+	bind_i(st, 22, &h, JOB_IS_FINISHED(j->state) ? j->end_time : 0);
+	bind_i(st, 23, &h, 0);
+	bind_i(st, 24, &h, j->time_limit);   /* the partition's if no -t */
+	bind_i(st, 25, &h, j->hold ? 0 : j->priority);
+	bind_i(st, 26, &h, d->nice);
 	uint32_t ntasks = job_ntasks(j);
 	uint32_t cpt = d->cpus_per_task ? d->cpus_per_task : 1;
-	sqlite3_bind_int64(st, 27, (int64_t)ntasks * cpt);
-	sqlite3_bind_int64(st, 28, (int64_t)(d->mem_per_cpu ? d->mem_per_cpu : d->mem_per_node));
-	sqlite3_bind_int64(st, 29, d->mem_per_cpu ? 1 : 0);
-	sqlite3_bind_int64(st, 30, d->min_nodes ? d->min_nodes : 1);
+	bind_i(st, 27, &h, (int64_t)ntasks * cpt);
+	bind_i(st, 28, &h, (int64_t)(d->mem_per_cpu ? d->mem_per_cpu : d->mem_per_node));
+	bind_i(st, 29, &h, d->mem_per_cpu ? 1 : 0);
+	bind_i(st, 30, &h, d->min_nodes ? d->min_nodes : 1);
 	uint64_t cpus = 0;
 	for (uint32_t i = 0; started && i < j->alloc.nnodes; i++)
 		cpus += j->alloc.cpus[i];
-	sqlite3_bind_int64(st, 31, (int64_t)cpus);
-	sqlite3_bind_int64(st, 32, started ? j->alloc.nnodes : 0);
-	bind_text(st, 33, started ? j->nodes : NULL);
+	bind_i(st, 31, &h, (int64_t)cpus);
+	bind_i(st, 32, &h, started ? j->alloc.nnodes : 0);
+	bind_t(st, &h, 33, started ? j->nodes : NULL);
 	char *req = job_req_tres(cd, j);
 	char *rq = tres_sorted(req);
 	char *al = started ? tres_sorted(j->tres) : NULL;
 	free(req);
-	sqlite3_bind_text(st, 34, rq, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 35, al, -1, SQLITE_STATIC);
-	bind_text(st, 36, d->work_dir);
-	bind_text(st, 37, d->comment);
-	bind_text(st, 38, d->features);
-	bind_text(st, 39, d->std_out);
-	bind_text(st, 40, d->std_err ? d->std_err : d->std_out);
-	sqlite3_bind_int64(st, 41, d->flags);
-	sqlite3_bind_int64(st, 42, j->restarts);
+	bind_t(st, &h, 34, rq);
+	bind_t(st, &h, 35, al);
+	bind_t(st, &h, 36, d->work_dir);
+	bind_t(st, &h, 37, d->comment);
+	bind_t(st, &h, 38, d->features);
+	bind_t(st, &h, 39, d->std_out);
+	bind_t(st, &h, 40, d->std_err ? d->std_err : d->std_out);
+	bind_i(st, 41, &h, d->flags);
+	bind_i(st, 42, &h, j->restarts);
 	if (j->cancelled_by)
-		sqlite3_bind_int64(st, 43, j->cancel_uid);
+		bind_i(st, 43, &h, j->cancel_uid);
 	else
-		sqlite3_bind_null(st, 43);
-	bind_text(st, 44, d->reservation);
+		bind_null(st, 43, &h);
+	bind_t(st, &h, 44, d->reservation);
+	if (h == j->acct_sum) {
+		/* the record holds this already: no write (a job is often
+		 * dirty for what sacct does not show) */
+		sqlite3_clear_bindings(st);
+		free(rq);
+		free(al);
+		j->acct_sum_new = h;
+		return;
+	}
+	j->acct_sum_new = h;
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -211,6 +254,11 @@ void acct_job_record(ctld_t *cd, const job_t *j)
 		}
 		cd->db_failed = 1;    /* the turn's transaction must not be acknowledged */
 	}
+}
+
+void acct_job_recorded(job_t *j)
+{
+	j->acct_sum = j->acct_sum_new;
 }
 
 void acct_jobs_close(ctld_t *cd)

@@ -5,13 +5,18 @@
  * An operation is either a loop operation (it reads or changes the
  * in-memory model: sacctmgr, sshare; a change is committed with the turn
  * like any other) or a store read (sacct, sreport: SQL over records that
- * may be millions). Store reads run with their own read-only connection
- * to the state DB (WAL: readers never block the writer), so that they
- * never run inside the loop's transaction.
+ * may be millions). Store reads run on a reader thread with its own
+ * read-only connection to the state DB (WAL: readers never block the
+ * writer), so a heavy query never lengthens a loop turn.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "ctld.h"
 #include "errors.h"
@@ -24,7 +29,10 @@ static const struct acct_op_def {
 	acct_read_f read;
 } ops[] = {
 	{ ACCT_OP_NONE, NULL, NULL },
+	{ ACCT_OP_SACCT, NULL, acct_sacct_read },
 	{ ACCT_OP_MGR, acct_mgr_op, NULL },
+	{ ACCT_OP_SSHARE, acct_sshare, NULL },
+	{ ACCT_OP_SREPORT, NULL, acct_sreport },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)
@@ -63,21 +71,251 @@ static void reply_free(msg_acct_reply_t *r)
 	proto_free(MSG_ACCT_REPLY, r);
 }
 
-/* The read-only connection of store reads (opened on first use). */
-static sqlite3 *reader_db(ctld_t *cd, char **err)
+/* ---- the reader thread ----
+ *
+ * Store reads run on one worker thread with its own read-only connection
+ * (WAL: it never blocks the loop's writes, and sees only committed
+ * turns). The loop queues a job (the request taken over, a copy of the
+ * context, the conn); the worker runs the read function, encodes the
+ * reply frame and posts the job back through an eventfd that the loop
+ * watches; the loop hands the frame to the conn (held until the turn's
+ * commit, as every reply). A conn that closed meanwhile has its jobs'
+ * conn cleared (acct_rpc_conn_closed) and their answers are dropped.
+ * Jobs waiting for the worker are bounded (ACCT_READ_QUEUE_MAX). */
+
+#define ACCT_READ_QUEUE_MAX 64
+
+struct read_job {
+	struct read_job *next;
+	conn_t *c;                /* NULL once the conn closed (loop only) */
+	acct_read_f fn;
+	msg_acct_req_t req;       /* taken over from the conn layer */
+	acct_read_ctx_t ctx;      /* ctx.cluster: own copy */
+	strbuf_t frame;           /* the encoded reply (worker) */
+};
+
+struct acct_reader {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct read_job *todo, **todo_tail;   /* for the worker */
+	size_t ntodo;
+	struct read_job *busy;                /* the worker's current job */
+	struct read_job *done, **done_tail;   /* back to the loop */
+	int efd;
+	int stop;
+	char *db_path;
+	sqlite3 *db;                          /* the worker's */
+};
+
+static void read_job_free(struct read_job *rj)
 {
-	static sqlite3 *ro;
-	if (ro)
-		return ro;
-	if (sqlite3_open_v2(cd->db_path, &ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		*err = xasprintf("cannot open '%s' for reading: %s", cd->db_path,
-				 ro ? sqlite3_errmsg(ro) : "out of memory");
-		sqlite3_close(ro);
-		ro = NULL;
+	proto_free(MSG_ACCT_REQ, &rj->req);
+	free((char *)rj->ctx.cluster);
+	strbuf_release(&rj->frame);
+	free(rj);
+}
+
+/* The worker's connection (opened on first use, kept). */
+static sqlite3 *reader_db(struct acct_reader *rd, char **err)
+{
+	if (rd->db)
+		return rd->db;
+	if (sqlite3_open_v2(rd->db_path, &rd->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL)
+	    != SQLITE_OK) {
+		*err = xasprintf("cannot open '%s' for reading: %s", rd->db_path,
+				 rd->db ? sqlite3_errmsg(rd->db) : "out of memory");
+		sqlite3_close(rd->db);
+		rd->db = NULL;
 		return NULL;
 	}
-	sqlite3_busy_timeout(ro, 5000);
-	return ro;
+	/* A checkpoint may hold the WAL index briefly. */
+	sqlite3_busy_timeout(rd->db, 5000);
+	return rd->db;
+}
+
+static void reader_run(struct acct_reader *rd, struct read_job *rj)
+{
+	msg_acct_reply_t r = { 0 };
+	char *err = NULL;
+	sqlite3 *db = reader_db(rd, &err);
+	if (!db) {
+		r.rc = SLURM_ERROR;
+		r.msg = err;
+	} else {
+		rj->fn(db, &rj->ctx, &rj->req, &r);
+	}
+	if (net_frame_encode(&rj->frame, MSG_ACCT_REPLY, &r, &err)) {
+		/* Too big for one frame: say so instead. */
+		reply_free(&r);
+		memset(&r, 0, sizeof(r));
+		r.rc = SLURM_ERROR;
+		r.msg = xasprintf("the answer is too large (%s); narrow the query", err);
+		free(err);
+		strbuf_setlen(&rj->frame, 0);
+		if (net_frame_encode(&rj->frame, MSG_ACCT_REPLY, &r, &err))
+			free(err);
+	}
+	reply_free(&r);
+}
+
+static void *reader_main(void *arg)
+{
+	struct acct_reader *rd = arg;
+	pthread_mutex_lock(&rd->mu);
+	for (;;) {
+		while (!rd->todo && !rd->stop)
+			pthread_cond_wait(&rd->cv, &rd->mu);
+		if (rd->stop)
+			break;
+		struct read_job *rj = rd->todo;
+		rd->todo = rj->next;
+		if (!rd->todo)
+			rd->todo_tail = &rd->todo;
+		rd->ntodo--;
+		rj->next = NULL;
+		rd->busy = rj;
+		pthread_mutex_unlock(&rd->mu);
+		reader_run(rd, rj);
+		pthread_mutex_lock(&rd->mu);
+		rd->busy = NULL;
+		*rd->done_tail = rj;
+		rd->done_tail = &rj->next;
+		uint64_t one = 1;
+		ssize_t n = write(rd->efd, &one, sizeof(one));
+		(void)n;              /* a full counter still wakes the loop */
+	}
+	pthread_mutex_unlock(&rd->mu);
+	sqlite3_close(rd->db);
+	rd->db = NULL;
+	return NULL;
+}
+
+/* The loop: answers are ready. */
+static void reader_done_cb(loop_t *l, int fd, uint32_t events, void *arg)
+{
+	struct acct_reader *rd = arg;
+	uint64_t v;
+	ssize_t n = read(fd, &v, sizeof(v));
+	(void)n;
+	(void)l;
+	(void)events;
+	pthread_mutex_lock(&rd->mu);
+	struct read_job *list = rd->done;
+	rd->done = NULL;
+	rd->done_tail = &rd->done;
+	pthread_mutex_unlock(&rd->mu);
+	while (list) {
+		struct read_job *rj = list;
+		list = rj->next;
+		if (rj->c)
+			conn_send_frame(rj->c, &rj->frame);
+		read_job_free(rj);
+	}
+}
+
+static struct acct_reader *reader_get(ctld_t *cd, char **err)
+{
+	if (cd->reader)
+		return cd->reader;
+	struct acct_reader *rd = xcalloc(1, sizeof(*rd));
+	rd->todo_tail = &rd->todo;
+	rd->done_tail = &rd->done;
+	rd->db_path = xstrdup(cd->db_path);
+	rd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (rd->efd < 0 || loop_add_fd(cd->loop, rd->efd, LOOP_READ, reader_done_cb, rd)) {
+		*err = xasprintf("accounting reader: %s", strerror(errno));
+		goto fail;
+	}
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv, NULL);
+	/* The worker takes no signals: the loop's signalfd must get them. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(&rd->th, NULL, reader_main, rd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		*err = xasprintf("accounting reader: cannot start a thread: %s", strerror(rc));
+		loop_del_fd(cd->loop, rd->efd);
+		pthread_mutex_destroy(&rd->mu);
+		pthread_cond_destroy(&rd->cv);
+		goto fail;
+	}
+	cd->reader = rd;
+	return rd;
+fail:
+	if (rd->efd >= 0)
+		close(rd->efd);
+	free(rd->db_path);
+	free(rd);
+	return NULL;
+}
+
+void acct_rpc_shutdown(ctld_t *cd)
+{
+	struct acct_reader *rd = cd->reader;
+	if (!rd)
+		return;
+	pthread_mutex_lock(&rd->mu);
+	rd->stop = 1;
+	pthread_cond_signal(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+	pthread_join(rd->th, NULL);
+	for (struct read_job *l = rd->todo, *n; l; l = n) {
+		n = l->next;
+		read_job_free(l);
+	}
+	for (struct read_job *l = rd->done, *n; l; l = n) {
+		n = l->next;
+		read_job_free(l);
+	}
+	loop_del_fd(cd->loop, rd->efd);
+	close(rd->efd);
+	pthread_mutex_destroy(&rd->mu);
+	pthread_cond_destroy(&rd->cv);
+	free(rd->db_path);
+	free(rd);
+	cd->reader = NULL;
+}
+
+/* Queue a store read; 0, or -1 with r filled with the refusal. */
+static int reader_queue(ctld_t *cd, conn_t *c, const struct acct_op_def *d,
+			msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *r)
+{
+	char *err = NULL;
+	struct acct_reader *rd = reader_get(cd, &err);
+	if (!rd) {
+		r->rc = SLURM_ERROR;
+		r->msg = err;
+		return -1;
+	}
+	pthread_mutex_lock(&rd->mu);
+	size_t waiting = rd->ntodo;
+	pthread_mutex_unlock(&rd->mu);
+	if (waiting >= ACCT_READ_QUEUE_MAX) {
+		r->rc = SLURM_ERROR;
+		r->msg = xasprintf("too many accounting queries are waiting (%d); try again later",
+				   ACCT_READ_QUEUE_MAX);
+		return -1;
+	}
+	struct read_job *rj = xcalloc(1, sizeof(*rj));
+	rj->c = c;
+	rj->fn = d->read;
+	rj->req = *req;                       /* taken over */
+	memset(req, 0, sizeof(*req));
+	rj->ctx.uid = uid;
+	rj->ctx.admin_level = acct_admin_level(cd, uid);
+	rj->ctx.cluster = xstrdup(cd->acct.cluster ? cd->acct.cluster : cd->conf->cluster_name);
+	rj->ctx.now = ctld_now();
+	rj->frame = (strbuf_t)STRBUF_INIT;
+	pthread_mutex_lock(&rd->mu);
+	*rd->todo_tail = rj;
+	rd->todo_tail = &rj->next;
+	rd->ntodo++;
+	pthread_cond_signal(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+	return 0;
 }
 
 void acct_rpc(ctld_t *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid)
@@ -92,19 +330,8 @@ void acct_rpc(ctld_t *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid)
 		r.msg = xasprintf("unknown accounting operation %u", req->op);
 	} else if (d->loop) {
 		d->loop(cd, req, uid, &r);
-	} else {
-		char *err = NULL;
-		sqlite3 *db = reader_db(cd, &err);
-		if (!db) {
-			r.rc = SLURM_ERROR;
-			r.msg = err;
-		} else {
-			acct_read_ctx_t ctx = {
-				.uid = uid, .admin_level = acct_admin_level(cd, uid),
-				.cluster = cd->acct.cluster, .now = ctld_now(),
-			};
-			d->read(db, &ctx, req, &r);
-		}
+	} else if (reader_queue(cd, c, d, req, uid, &r) == 0) {
+		return;                   /* answered when the reader is done */
 	}
 	conn_send(c, MSG_ACCT_REPLY, &r);
 	reply_free(&r);
@@ -112,6 +339,17 @@ void acct_rpc(ctld_t *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid)
 
 void acct_rpc_conn_closed(ctld_t *cd, conn_t *c)
 {
-	(void)cd;
-	(void)c;
+	struct acct_reader *rd = cd->reader;
+	if (!rd)
+		return;
+	pthread_mutex_lock(&rd->mu);
+	for (struct read_job *l = rd->todo; l; l = l->next)
+		if (l->c == c)
+			l->c = NULL;
+	if (rd->busy && rd->busy->c == c)
+		rd->busy->c = NULL;
+	for (struct read_job *l = rd->done; l; l = l->next)
+		if (l->c == c)
+			l->c = NULL;
+	pthread_mutex_unlock(&rd->mu);
 }

@@ -49,7 +49,7 @@
 #define STEP_MAX_NODES (1u << 20)
 
 static const char *ddl =
-	"CREATE TABLE acct_step(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
+	"CREATE TABLE IF NOT EXISTS acct_step(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL,"
 	" name TEXT, state INTEGER, exit_code INTEGER, start INTEGER, end INTEGER,"
 	" suspended INTEGER, nodelist TEXT, nnodes INTEGER, ntasks INTEGER, alloc_cpus INTEGER,"
 	" alloc_tres TEXT, req_cpufreq TEXT, user_cpu_us INTEGER, sys_cpu_us INTEGER,"
@@ -228,6 +228,22 @@ void acct_steps_job_start(ctld_t *cd, const job_t *j)
 		acct_step_start(cd, j->job_id, STEP_BATCH, "batch", host, 1, 1, j->alloc.cpus[0],
 				j->alloc.mem[0], j->start_time);
 	}
+}
+
+void acct_steps_job_unstart(ctld_t *cd, uint32_t job_id)
+{
+	struct acct_steps *s = cd->steps;
+	if (!s)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < s->nops; i++) {
+		if (s->ops[i].kind == OP_START && s->ops[i].job_id == job_id) {
+			op_release(&s->ops[i]);
+			continue;
+		}
+		s->ops[k++] = s->ops[i];
+	}
+	s->nops = k;
 }
 
 void acct_steps_job_end(ctld_t *cd, const job_t *j, uint32_t state, uint32_t exit_status,

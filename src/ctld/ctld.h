@@ -79,6 +79,9 @@ typedef struct job {
 	uint32_t qos_id;          /* its QOS, 0 = none */
 	uint32_t cancel_uid;      /* who cancelled it (sacct "CANCELLED by"), */
 	uint8_t cancelled_by;     /* when this is set; not kept across restarts */
+	uint64_t acct_sum;        /* fingerprint of its committed accounting
+	                           * record (acct_jobs.c), 0 = none known */
+	uint64_t acct_sum_new;    /* of the record written this turn */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
@@ -253,7 +256,10 @@ typedef struct ctld {
 
 	acct_t acct;             /* accounts, users, associations, QOS (acct.h) */
 	struct acct_reader *reader;   /* acct_rpc.c: store queries off the loop */
+	struct limits_state *limits;  /* limits.c: the core's association/QOS tables */
 	struct acct_steps *steps;     /* acct_steps.c: step record changes to commit */
+	struct acct_usage *usage;     /* acct_usage.c: decayed usage, fair share */
+	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
 } ctld_t;
 
 /* ---- state_db.c ---- */
@@ -273,6 +279,9 @@ int db_commit(ctld_t *cd);
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
 void db_job_update_desc(ctld_t *cd, const job_t *j);
+/* Step a write statement of the open transaction (reset after); a failure
+ * is logged once and fails the transaction (db_commit returns -1). */
+int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what);
 int db_load(ctld_t *cd);             /* recovery at start */
 /* A migration step (state_db.c's migrations[]): DDL on db inside the
  * step's transaction; 0, or -1 with *err (malloc'd). */
@@ -384,6 +393,8 @@ void sched_glue_free(ctld_t *cd);
  * allocation, once; a no-op without allocation or when already built. */
 void job_detail_build(ctld_t *cd, job_t *j);
 void ctld_schedule(ctld_t *cd);
+/* The scheduler core's view of a job (for checks outside a pass). */
+void sched_glue_job(ctld_t *cd, const job_t *j, sched_job_t *sj);
 int job_launch(ctld_t *cd, job_t *j);
 /* Could the job ever run (sched_job_validate)? An errors.h number, and in
  * *msg (if not NULL and unset) Slurm's detail line for the refusal. */

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <pwd.h>
@@ -149,6 +150,7 @@ static void periodic_cb(loop_t *l, void *arg)
 	ctld_t *cd = arg;
 	int64_t now = ctld_now();
 	jobs_periodic(cd, now);
+	acct_usage_periodic(cd, now);    /* usage, fair share, rollups */
 	ctld_sched_request(cd);
 	loop_add_timer(l, PERIODIC_MS, periodic_cb, cd);
 }
@@ -535,9 +537,12 @@ int cmd_ctld(int argc, char **argv)
 	start_pipe = -1;
 	loop_run(cd->loop);
 
+	acct_rpc_shutdown(cd);
 	db_commit(cd);
 	conn_flush_all(cd->loop);
-	info("sluice ctld stopped");
+	uint64_t turns, cpu, longest = loop_max_turn_us(cd->loop, &cpu, &turns);
+	info("sluice ctld stopped (%" PRIu64 " loop turns, the longest %" PRIu64 " us, %" PRIu64
+	     " us of CPU at most)", turns, longest, cpu);
 	/* cd->conf: a reconfigure may have replaced the one loaded here.
 	 * The pid file and socket are ours (we hold the state lock). */
 	if (cd->conf->slurmctld_pid_file)

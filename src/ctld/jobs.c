@@ -705,10 +705,14 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 
 	/* The partition's access, limits, defaults and policy. */
+	uint32_t asked_time = d->time_limit;
 	if ((rc = job_apply_part(cd, j, pi, is_admin(cd, uid), msg)))
 		goto fail;
 	/* Its account, association and QOS (AccountingStorageEnforce). */
 	if ((rc = acct_job_resolve(cd, j, uid, msg)))
+		goto fail;
+	/* Accounting limits that refuse at submission. */
+	if ((rc = limits_submit_check(cd, j, asked_time, msg)))
 		goto fail;
 
 	int64_t now = ctld_now();
@@ -804,6 +808,7 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 
 void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 {
+	acct_usage_job_start(cd, j, now);   /* its wait, for the rollups */
 	sched_alloc_free(&j->alloc);
 	j->alloc = *a;
 	memset(a, 0, sizeof(*a));
@@ -855,6 +860,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 		j->start_time = 0;
 	else if (!JOB_IS_FINISHED(j->state))
 		acct_steps_job_end(cd, j, state, exit_code, now);   /* its open steps */
+	acct_usage_job_stop(cd, j, now);   /* usage up to its end */
 	xfree(j->sched_nodes);
 	ctld_stats_job_end(cd, state);     /* sdiag */
 	j->state = state;
@@ -877,6 +883,8 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 
 void job_requeue(ctld_t *cd, job_t *j)
 {
+	acct_usage_job_stop(cd, j, ctld_now());
+	acct_steps_job_unstart(cd, j->job_id);   /* a start of this turn */
 	job_release(cd, j);
 	sched_alloc_free(&j->alloc);
 	xfree(j->nodes);

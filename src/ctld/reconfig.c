@@ -97,6 +97,12 @@ static void check_fixed(const conf_t *o, const conf_t *n, strbuf_t *err)
 		add_err(err, "%s: SelectType changed: %s", n->path, what);
 	if (!str_eq(o->select_type_parameters, n->select_type_parameters))
 		add_err(err, "%s: SelectTypeParameters changed: %s", n->path, what);
+	/* The metrics port is opened (and its token read) at start. */
+	static const char *const metrics_keys[] = { "MetricsType", "MetricsPort", "MetricsAddress",
+		"MetricsTokenFile", "MetricsAllowFrom" };
+	for (size_t i = 0; i < sizeof(metrics_keys) / sizeof(metrics_keys[0]); i++)
+		if (!str_eq(conf_get(o, metrics_keys[i]), conf_get(n, metrics_keys[i])))
+			add_err(err, "%s: %s changed: %s", n->path, metrics_keys[i], what);
 }
 
 static int job_active(const job_t *j)

@@ -932,7 +932,7 @@ static void add_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	for (uint32_t i = 0; i < add.n; i++)
 		strbuf_addf(&o->out, "  %s\n", add.v[i]);
 	strbuf_addf(&o->out, " Settings\n  Description    = %s\n", s.descr ? s.descr : add.v[0]);
-	if (s.report.n)
+	if (s.report.n)       /* no settings: v is NULL (qsort(NULL) is UB) */
 		qsort(s.report.v, s.report.n, sizeof(char *), str_cmp);
 	for (uint32_t i = 0; i < s.report.n; i++)
 		strbuf_addstr(&o->out, s.report.v[i]);

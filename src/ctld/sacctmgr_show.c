@@ -280,7 +280,7 @@ static int str_cmp(const void *a, const void *b)
 static void coord_cell(msg_acct_reply_t *r, const acct_user_t *u)
 {
 	char **v = xmalloc((u->ncoord + 1) * sizeof(char *));
-	if (u->ncoord)
+	if (u->ncoord)        /* none: coord_accounts may be NULL */
 		memcpy(v, u->coord_accounts, u->ncoord * sizeof(char *));
 	qsort(v, u->ncoord, sizeof(char *), str_cmp);
 	strbuf_t sb;

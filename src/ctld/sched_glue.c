@@ -236,6 +236,11 @@ static void prio_sync_parts(ctld_t *cd)
 	}
 	pc->parts = cd->sched.parts;
 	pc->nparts = cd->sched.nparts;
+	/* QOS priorities can change (sacctmgr modify qos) */
+	pc->max_qos_priority = 0;
+	for (uint32_t q = 0; q < cd->acct.nqos; q++)
+		if (cd->acct.qos[q].s.priority > pc->max_qos_priority)
+			pc->max_qos_priority = cd->acct.qos[q].s.priority;
 }
 
 /* Partition state (possibly recovered from the DB) into the mirror. */
@@ -265,6 +270,7 @@ void sched_glue_free(ctld_t *cd)
 	free(cd->sched.nodes);
 	free((void *)cd->sched.sw_parent);
 	free((void *)cd->sched.sw_level);
+	limits_free(cd);
 	memset(&cd->sched, 0, sizeof(cd->sched));
 }
 
@@ -317,6 +323,14 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 		sj->part_job_factor = cd->parts[j->part].priority_job_factor;
 	sj->req_switch = d->req_switch;
 	sj->wait4switch = d->wait4switch;
+	limits_job_fill(cd, j, sj);   /* association, QOS, their priorities */
+	/* accounting: the fair-share factor of its association */
+	sj->fairshare = acct_usage_fs_factor(cd, j->assoc_id);
+}
+
+void sched_glue_job(ctld_t *cd, const job_t *j, sched_job_t *sj)
+{
+	job_to_sched(cd, j, sj);
 }
 
 uint32_t sched_glue_priority(ctld_t *cd, const job_t *j, int64_t now, sched_prio_factors_t *f)
@@ -334,6 +348,7 @@ uint32_t sched_glue_priority(ctld_t *cd, const job_t *j, int64_t now, sched_prio
 		return p;
 	}
 	prio_sync_parts(cd);
+	limits_sync(cd);
 	sched_job_t sj;
 	job_to_sched(cd, j, &sj);
 	return sched_priority(&cd->sched.prio, &sj, now, f);
@@ -420,6 +435,7 @@ void ctld_schedule(ctld_t *cd)
 	uint64_t t0 = ctld_stats_us();
 	sync_parts(cd);
 	prio_sync_parts(cd);
+	limits_sync_usage(cd);
 	size_t np = 0, nrun = 0;
 	for (size_t i = 0; i < cd->njobs; i++) {
 		uint32_t st = cd->jobs[i]->state & JOB_STATE_BASE;
@@ -430,13 +446,30 @@ void ctld_schedule(ctld_t *cd)
 		return;
 	sched_job_t *sj = xmalloc(np * sizeof(*sj));
 	job_t **map = xmalloc(np * sizeof(*map));
-	sched_running_t *run = xmalloc((nrun ? nrun : 1) * sizeof(*run));
+	sched_running_t *run = xcalloc(nrun ? nrun : 1, sizeof(*run));
+	job_t **rmap = xmalloc((nrun ? nrun : 1) * sizeof(*rmap));
 	size_t k = 0, r = 0;
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
 		if (j->alloc_held && j->alloc.nnodes && r < nrun) {
 			run[r].alloc = &j->alloc;
 			run[r].end_time = j->end_time ? j->end_time : now + 365 * 86400;
+			run[r].job_id = j->job_id;
+			run[r].uid = j->user_id;
+			run[r].start_time = j->start_time;
+			run[r].part = j->part;
+			/* Limits count and preemption picks running jobs only
+			 * (one ending still holds its nodes, not its limits). */
+			run[r].assoc = run[r].qos = -1;
+			run[r].ending = (j->state & JOB_STATE_BASE) != JOB_RUNNING;
+			if (!run[r].ending) {
+				sched_job_t tmp;
+				memset(&tmp, 0, sizeof(tmp));
+				limits_job_fill(cd, j, &tmp);
+				run[r].assoc = tmp.assoc;
+				run[r].qos = tmp.qos;
+			}
+			rmap[r] = j;
 			r++;
 		}
 		if ((j->state & JOB_STATE_BASE) != JOB_PENDING)
@@ -492,6 +525,11 @@ void ctld_schedule(ctld_t *cd)
 	}
 	for (size_t i = 0; i < k; i++) {
 		job_t *j = map[d[i].job_index];
+		/* preempt/qos: end the victims; the job starts when their
+		 * resources are back. */
+		for (uint32_t v = 0; v < d[i].npreempt; v++)
+			if (d[i].preempt[v] < r)
+				limits_preempt(cd, j, rmap[d[i].preempt[v]]);
 		if (d[i].reason != SCHED_REASON_KEEP)
 			j->last_eval = now;
 		/* Sticky while pending: Slurm keeps showing Backfill:* once
@@ -542,6 +580,7 @@ void ctld_schedule(ctld_t *cd)
 	free(sj);
 	free(map);
 	free(run);
+	free(rmap);
 	ctld_stats_pass(cd, t0);
 }
 

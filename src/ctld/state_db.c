@@ -93,10 +93,10 @@ int db_exec(sqlite3 *db, const char *sql, char **err)
 	return -1;
 }
 
-/* Migration 1: the schema as sluice wrote it before versioned migrations
- * (user_version 0). CREATE TABLE IF NOT EXISTS leaves the tables of such
- * a DB as they are, so the columns added in those days are added here. */
-static int migrate_base(sqlite3 *db, char **err)
+/* The columns added to the base tables before versioned migrations,
+ * when missing (idempotent: also checked at every open, so a DB whose
+ * version says more than its tables hold is repaired, not refused). */
+static int base_columns(sqlite3 *db, char **err)
 {
 	static const struct { const char *table, *column, *decl; } added[] = {
 		{ "jobs", "restarts", "INTEGER DEFAULT 0" },
@@ -104,8 +104,6 @@ static int migrate_base(sqlite3 *db, char **err)
 		{ "nodes", "extra", "TEXT" },
 		{ "nodes", "weight", "INTEGER" },
 	};
-	if (db_exec(db, schema, err))
-		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
 		if (db_has_column(db, added[i].table, added[i].column))
 			continue;
@@ -125,6 +123,14 @@ static int migrate_base(sqlite3 *db, char **err)
 	return 0;
 }
 
+/* Migration 1: the schema as sluice wrote it before versioned migrations
+ * (user_version 0). CREATE TABLE IF NOT EXISTS leaves the tables of such
+ * a DB as they are, so the columns added in those days are added too. */
+static int migrate_base(sqlite3 *db, char **err)
+{
+	return db_exec(db, schema, err) ? -1 : base_columns(db, err);
+}
+
 /* The schema's history: step N brings a DB from user_version N-1 to N.
  * Append only (a DB records how many steps it has had); a module adds
  * its tables by adding its step function (acct.h) at the end. A step
@@ -138,6 +144,8 @@ static const struct db_migration {
 	{ "accounting job records (acct_job)", acct_jobs_migrate },
 	{ "accounts, users, associations, QOS", acct_store_create },
 	{ "accounting step records (acct_step)", acct_steps_migrate },
+	{ "decayed usage (acct_usage)", acct_usage_migrate },
+	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
 };
 
 int db_schema_version(void)
@@ -161,6 +169,8 @@ static int db_migrate(sqlite3 *db, const char *path, char **err)
 				 sqlite3_errmsg(db));
 		return -1;
 	}
+	if (version > 0 && base_columns(db, err))
+		return -1;
 	int target = db_schema_version();
 	if (version > target) {
 		*err = xasprintf("state db '%s' has schema version %d, newer than this sluice's %d;"
@@ -294,6 +304,8 @@ int db_open(ctld_t *cd, const char *path, char **err)
 		return -1;
 	if (acct_steps_db_init(cd, err))
 		return -1;
+	if (acct_usage_db_init(cd, err))
+		return -1;
 	cd->st_begin = prep(cd, "BEGIN");
 	cd->st_commit = prep(cd, "COMMIT");
 	cd->st_job_ins = prep(cd, "INSERT OR REPLACE INTO jobs(job_id, state, reason, reason_detail,"
@@ -326,6 +338,7 @@ void db_close(ctld_t *cd)
 	sqlite3_finalize(cd->st_node_weight);
 	acct_jobs_close(cd);
 	acct_steps_db_close(cd);
+	acct_usage_db_close(cd);
 	sqlite3_close(cd->db);
 	cd->db = NULL;
 }
@@ -469,7 +482,6 @@ void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
 	proto_encode(MSG_SUBMIT, full, &sb);
 	pending_add(cd, j->job_id, 1, &sb);
 	job_insert_blob(cd, j, sb.buf, sb.len);
-	acct_job_record(cd, j);
 	strbuf_release(&sb);
 }
 
@@ -567,12 +579,19 @@ int db_commit(ctld_t *cd)
 			job_t *j = job_find(cd, p->job_id);
 			if (!j)
 				continue;         /* purged since; its delete follows */
-			if (p->insert) {
+			if (p->insert)
 				job_insert_blob(cd, j, p->blob, p->len);
-				acct_job_record(cd, j);
-			} else
+			else
 				job_rewrite_desc(cd, j);
 		}
+	}
+	/* The accounting records of the jobs inserted in this transaction
+	 * (a dirty one gets its record with the update below: one write a
+	 * turn for a job submitted and started at once). */
+	for (size_t i = 0; i < cd->npending; i++) {
+		job_t *j = cd->pending[i].insert ? job_find(cd, cd->pending[i].job_id) : NULL;
+		if (j && !j->dirty)
+			acct_job_record(cd, j);
 	}
 	/* Dirty marks are cleared only once the commit succeeded: a failed
 	 * one leaves everything to write again. */
@@ -635,6 +654,7 @@ int db_commit(ctld_t *cd)
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
 		step_done(cd, cd->st_meta_set, "save next job id");
 	}
+	acct_usage_commit(cd);
 	if (!cd->db_failed)
 		step_done(cd, cd->st_commit, "commit");
 	if (cd->db_failed) {
@@ -651,10 +671,17 @@ int db_commit(ctld_t *cd)
 	ctld_metrics_commit(cd, ctld_stats_us() - t0, 0);
 	cd->in_txn = 0;
 	cd->db_redo = 0;
+	for (size_t i = 0; i < cd->npending; i++) {
+		job_t *j = cd->pending[i].insert ? job_find(cd, cd->pending[i].job_id) : NULL;
+		if (j)
+			acct_job_recorded(j);
+	}
 	pending_clear(cd);
 	acct_steps_committed(cd);
-	for (size_t i = 0; i < cd->ndirty_jobs; i++)
+	for (size_t i = 0; i < cd->ndirty_jobs; i++) {
+		acct_job_recorded(cd->dirty_jobs[i]);
 		cd->dirty_jobs[i]->dirty = 0;
+	}
 	cd->ndirty_jobs = 0;
 	cd->ndead_jobs = 0;
 	for (uint32_t i = 0; i < cd->nnodes; i++)
@@ -662,7 +689,13 @@ int db_commit(ctld_t *cd)
 	for (uint32_t i = 0; i < cd->nparts; i++)
 		cd->parts[i].dirty = 0;
 	cd->meta_dirty = 0;
+	acct_usage_committed(cd);
 	return 0;
+}
+
+int db_step(ctld_t *cd, sqlite3_stmt *st, const char *what)
+{
+	return step_done(cd, st, what);
 }
 
 /* ---- recovery ---- */

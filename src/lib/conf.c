@@ -937,6 +937,8 @@ static const conf_kv_t *kv_find(const conf_t *conf, const char *key)
 	return NULL;
 }
 
+static long metrics_port_parse(const char *v, int *offset);
+
 static char *sdef(const conf_t *conf, const char *key, const char *def)
 {
 	const char *v = conf_get(conf, key);
@@ -1075,6 +1077,12 @@ static void finish_globals(struct conf_priv *p)
 	conf->scheduler_parameters = sdef(conf, "SchedulerParameters", NULL);
 	const char *epl = conf_get(conf, "EnforcePartLimits");
 	conf->enforce_part_limits = !epl || !strcasecmp(epl, "NO") ? 0 : !strcasecmp(epl, "ANY") ? 2 : 1;
+	const char *mp = conf_get(conf, "SlurmdMetricsPort");
+	if (mp && metrics_port_parse(mp, NULL) < 0) {
+		const conf_kv_t *kv = kv_find(conf, "SlurmdMetricsPort");
+		conf_err(conf, kv ? kv->file : conf->path, kv ? kv->line : 0,
+			 "SlurmdMetricsPort '%s': expected a port (1-65535) or +OFFSET from each node's Port", mp);
+	}
 	if (conf->first_job_id == 0)
 		conf->first_job_id = 1;
 	if (conf->first_job_id > conf->max_job_id) {
@@ -1536,6 +1544,38 @@ char *conf_ctld_socket(const conf_t *conf)
 	char *path = xasprintf("%s/sluice-ctld.sock", dir);
 	free(dir);
 	return path;
+}
+
+/* SlurmdMetricsPort: "N" (every node daemon on port N) or "+N" (each on
+ * its node's Port plus N, for several virtual nodes on one host). Returns
+ * the port or offset with *offset set, or -1 when malformed. */
+static long metrics_port_parse(const char *v, int *offset)
+{
+	int off = *v == '+';
+	const char *s = v + off;
+	char *end;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	long n = strtol(s, &end, 10);
+	if (*end || n < (off ? 0 : 1) || n > 65535)
+		return -1;
+	if (offset)
+		*offset = off;
+	return n;
+}
+
+uint16_t conf_node_metrics_port(const conf_t *conf, const conf_node_t *n)
+{
+	const char *v = conf_get(conf, "SlurmdMetricsPort");
+	int off = 0;
+	long p = v ? metrics_port_parse(v, &off) : -1;
+	if (p < 0)
+		return 0;
+	if (off) {
+		long port = (long)(n && n->port ? n->port : conf->slurmd_port) + p;
+		return port > 65535 ? 0 : (uint16_t)port;
+	}
+	return (uint16_t)p;
 }
 
 uint32_t conf_node_lease(const conf_t *conf)

@@ -181,6 +181,9 @@ uint32_t conf_node_gpus(const conf_node_t *n);
  * 2 x SlurmdTimeout, so a controller pause of up to about that long
  * leaves jobs alone; 0 (no lease) with SlurmdTimeout=0. */
 uint32_t conf_node_lease(const conf_t *conf);
+/* The port node n's daemon serves /metrics on (SlurmdMetricsPort "N", or
+ * "+N": the node's Port plus N), 0 when node metrics are not configured. */
+uint16_t conf_node_metrics_port(const conf_t *conf, const conf_node_t *n);
 
 /* `scontrol show config` lines: every documented key in Slurm's order and
  * spelling with Slurm's defaults, current values substituted. Returns the

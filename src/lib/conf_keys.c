@@ -206,6 +206,8 @@ static const struct conf_keydef global_keys[] = {
 	{ "SlurmctldTimeout", CV_UINT, A, NULL },
 	{ "SlurmdDebug", CV_DEBUG, A, NULL },
 	{ "SlurmdLogFile", CV_STR, A, NULL },
+	{ "SlurmdMetricsDcgmMapDir", CV_STR, A, NULL }, /* Sluice: dcgm-exporter job mapping files */
+	{ "SlurmdMetricsPort", CV_STR, A, NULL },       /* Sluice: node /metrics, "N" or "+N" */
 	{ "SlurmdParameters", CV_STR, 0, NULL },
 	{ "SlurmdPidFile", CV_STR, A, NULL },
 	{ "SlurmdPort", CV_PORT, A, NULL },
@@ -575,6 +577,8 @@ const struct conf_showdef conf_show_keys[] = {
 	{ "SlurmctldParameters", SF_STR, "(null)" },
 	{ "SlurmdDebug", SF_STR, "info" },
 	{ "SlurmdLogFile", SF_STR, "(null)" },
+	{ "SlurmdMetricsDcgmMapDir", SF_IFSET, NULL },
+	{ "SlurmdMetricsPort", SF_IFSET, NULL },
 	{ "SlurmdParameters", SF_STR, "(null)" },
 	{ "SlurmdPidFile", SF_STR, "/var/run/slurmd.pid" },
 	{ "SlurmdPort", SF_STR, "6818" },

@@ -38,6 +38,10 @@ void loop_set_turn_hook(loop_t *l, loop_turn_f cb, void *arg);
  * from the daemon. */
 int loop_run(loop_t *l);
 void loop_stop(loop_t *l);
+/* The longest turn so far (ready events, due timers and before_sleep,
+ * wall microseconds); in *cpu_us the most CPU time the loop's thread
+ * spent in one turn, in *turns how many turns ran (each if not NULL). */
+uint64_t loop_max_turn_us(const loop_t *l, uint64_t *cpu_us, uint64_t *turns);
 /* Monotonic milliseconds, cached per turn. */
 uint64_t loop_now_ms(loop_t *l);
 

@@ -494,15 +494,24 @@ static void conn_watch(conn_t *c, uint32_t ev)
 }
 
 /* Write what may be written; arrange LOOP_WRITE for the rest. */
+#define NET_WRITE_TURN (1u << 20)
+
 static void conn_write(conn_t *c)
 {
 	if (c->dead)
 		return;
-	while (c->out_off < c->out_limit) {
-		ssize_t n = send(c->fd, c->out.buf + c->out_off, c->out_limit - c->out_off,
-				 MSG_NOSIGNAL);
+	/* At most NET_WRITE_TURN bytes a call: a reader as fast as the loop
+	 * would otherwise have a large answer (sacct over 100,000 records)
+	 * copied to the kernel in one turn; the rest goes on LOOP_WRITE. */
+	size_t turn = 0;
+	while (c->out_off < c->out_limit && turn < NET_WRITE_TURN) {
+		size_t want = c->out_limit - c->out_off;
+		if (want > NET_WRITE_TURN - turn)
+			want = NET_WRITE_TURN - turn;
+		ssize_t n = send(c->fd, c->out.buf + c->out_off, want, MSG_NOSIGNAL);
 		if (n > 0) {
 			c->out_off += (size_t)n;
+			turn += (size_t)n;
 			c->active_ms = loop_now_ms(c->loop);
 			continue;
 		}
@@ -542,6 +551,7 @@ static int reply_signed(enum msg_type type)
 	switch (type) {
 	case MSG_JOB_INFO: case MSG_NODE_INFO: case MSG_PART_INFO:
 	case MSG_CONFIG: case MSG_PRIO_INFO: case MSG_STATS:
+	case MSG_ACCT_REPLY:        /* encoded off the loop (conn_send_frame) */
 		return 0;
 	default:
 		return 1;
@@ -566,6 +576,34 @@ void conn_send(conn_t *c, enum msg_type type, const void *msg)
 			free(err);
 			return;
 		}
+	}
+	if (c->autoflush) {
+		c->out_limit = c->out.len;
+		conn_write(c);
+	} else {
+		held_add(c);
+	}
+}
+
+int net_frame_encode(strbuf_t *out, enum msg_type type, const void *msg, char **err)
+{
+	return net_frame_append(out, NULL, 0, type, msg, err);
+}
+
+void conn_send_frame(conn_t *c, strbuf_t *frame)
+{
+	if (!c || c->closing)
+		return;
+	c->awaiting = 0;
+	c->active_ms = loop_now_ms(c->loop);
+	if (!c->out.len) {
+		/* nothing queued: take the bytes over instead of copying them
+		 * (a large answer would cost the loop a copy) */
+		strbuf_t t = c->out;
+		c->out = *frame;
+		*frame = t;
+	} else {
+		strbuf_add(&c->out, frame->buf, frame->len);
 	}
 	if (c->autoflush) {
 		c->out_limit = c->out.len;

@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "loop.h"
 #include "proto.h"
+#include "strbuf.h"
 
 #define FRAME_MAGIC 0x534cu
 
@@ -137,6 +138,13 @@ conn_t *conn_create(loop_t *l, int fd, auth_t *a, int peercred,
  * was set to autoflush; the controller flushes after its commit. */
 void conn_send(conn_t *c, enum msg_type type, const void *msg);
 void conn_send_rc(conn_t *c, int rc, const char *msg);
+/* Queue a frame encoded elsewhere (net_frame_encode, e.g. by a worker
+ * thread), held like conn_send's. Its bytes may be taken over (frame is
+ * then left with the conn's empty buffer): release it either way. */
+void conn_send_frame(conn_t *c, strbuf_t *frame);
+/* Encode an unsigned frame of msg into out (a query answer: any thread
+ * may call it). 0, or an errors.h number with *err (malloc'd). */
+int net_frame_encode(strbuf_t *out, enum msg_type type, const void *msg, char **err);
 void conn_set_autoflush(conn_t *c, int on);
 /* Write out every conn's held output (non-blocking; the rest follows on
  * LOOP_WRITE). Call after durable commit. */

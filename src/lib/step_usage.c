@@ -5,6 +5,8 @@
  */
 #include "step_usage.h"
 
+#include <sys/wait.h>
+
 #include "states.h"
 
 void step_usage_add_task(step_usage_t *u, uint32_t rank, const task_usage_t *t)
@@ -82,5 +84,36 @@ void step_state_merge(uint32_t *state, uint32_t *exit_status, uint32_t st2, uint
 		*exit_status = ex2;
 	} else if (b == a && ex2 > *exit_status) {
 		*exit_status = ex2;
+	}
+}
+
+void step_node_state(const int *status, uint32_t n, int timed_out, uint32_t req_state,
+		     uint32_t *state, uint32_t *exit_status)
+{
+	*state = JOB_COMPLETE;
+	*exit_status = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int st = status[i];
+		uint32_t ts = WIFSIGNALED(st) ? JOB_CANCELLED : st ? JOB_FAILED : JOB_COMPLETE;
+		step_state_merge(state, exit_status, ts, (uint32_t)st);
+	}
+	if (timed_out && *state != JOB_COMPLETE)
+		*state = JOB_TIMEOUT;
+	if ((req_state & JOB_STATE_BASE) == JOB_NODE_FAIL)
+		*state = JOB_NODE_FAIL;
+}
+
+void batch_step_state(int status, int cancelled, int timed_out, uint32_t *state,
+		      uint32_t *exit_status)
+{
+	if (WIFSIGNALED(status) && cancelled && !timed_out) {
+		*state = JOB_FAILED;
+		*exit_status = (uint32_t)WTERMSIG(status) << 8;
+	} else if (WIFSIGNALED(status)) {
+		*state = JOB_CANCELLED;
+		*exit_status = (uint32_t)status;
+	} else {
+		*state = status ? JOB_FAILED : JOB_COMPLETE;
+		*exit_status = (uint32_t)status;
 	}
 }

@@ -41,4 +41,18 @@ uint64_t step_usage_ave(uint64_t sum, uint32_t ntasks);
  * states the higher exit status. */
 void step_state_merge(uint32_t *state, uint32_t *exit_status, uint32_t st2, uint32_t ex2);
 
+/* A step's state and exit status on one node from its tasks' raw wait
+ * statuses, as Slurm records them: a task killed by a signal makes it
+ * CANCELLED (raw status, "0:9"), a non-zero exit FAILED ("3:0"), the worst
+ * task deciding; past the step's time limit TIMEOUT; stopped for a lost
+ * node (req_state NODE_FAIL, the kill request's) NODE_FAIL. */
+void step_node_state(const int *status, uint32_t n, int timed_out, uint32_t req_state,
+		     uint32_t *state, uint32_t *exit_status);
+/* The batch step's: the script's exit code (FAILED when not 0); killed
+ * by a signal CANCELLED with it, but after scancel FAILED with the signal
+ * number as exit code ("15:0", as slurmstepd records a cancelled batch
+ * script). */
+void batch_step_state(int status, int cancelled, int timed_out, uint32_t *state,
+		      uint32_t *exit_status);
+
 #endif

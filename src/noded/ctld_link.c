@@ -355,6 +355,11 @@ ctld_link_t *ctld_link_start(noded_t *nd)
 	return lk;
 }
 
+int ctld_link_registered(const ctld_link_t *lk)
+{
+	return lk && lk->conn && lk->registered;
+}
+
 void ctld_link_destroy(ctld_link_t *lk)
 {
 	if (!lk)

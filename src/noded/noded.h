@@ -41,6 +41,7 @@ typedef struct noded {
 	int64_t start_time;
 	int listen_fd;
 	ctld_link_t *link;
+	struct node_metrics *metrics; /* /metrics collector, NULL when not served */
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
@@ -195,6 +196,8 @@ int step_server_start(noded_t *nd);
 
 ctld_link_t *ctld_link_start(noded_t *nd);
 void ctld_link_destroy(ctld_link_t *lk);
+/* 1 while registered on an open connection (metrics). */
+int ctld_link_registered(const ctld_link_t *lk);
 
 /* ---- shared helpers (supervisor.c) ---- */
 

@@ -24,6 +24,7 @@
 
 #include "cmd/cmds.h"
 #include "daemon.h"
+#include "metrics.h"
 #include "noded.h"
 #include "xalloc.h"
 
@@ -124,6 +125,10 @@ static void reconfigure(noded_t *nd)
 	else if (nc->nodes[idx].port != nd->node->port)
 		info("reconfigure: Port changed (%u -> %u): needs a restart", nd->node->port,
 		     nc->nodes[idx].port);
+	if (idx >= 0 && conf_node_metrics_port(nc, &nc->nodes[idx]) != conf_node_metrics_port(nd->conf, nd->node))
+		info("reconfigure: SlurmdMetricsPort changed (%u -> %u): needs a restart",
+		     (unsigned)conf_node_metrics_port(nd->conf, nd->node),
+		     (unsigned)conf_node_metrics_port(nc, &nc->nodes[idx]));
 	const char *os = nd->conf->slurmd_spool_dir, *ns = nc->slurmd_spool_dir;
 	if ((os == NULL) != (ns == NULL) || (os && strcmp(os, ns)))
 		info("reconfigure: SlurmdSpoolDir changed: needs a restart");
@@ -245,6 +250,8 @@ int cmd_noded(int argc, char **argv)
 	nd->loop = loop_create();
 	if (step_server_start(nd) < 0)
 		fatal("unable to listen on port %u: %s", nd->node->port, strerror(errno));
+	if (metrics_start(nd, &err) < 0)
+		fatal("%s", err);
 
 	sigset_t set;
 	sigemptyset(&set);
@@ -292,11 +299,14 @@ int cmd_noded(int argc, char **argv)
 	if (conf->nunsupported)
 		verbose("%zu slurm.conf key(s) accepted but not acted on", conf->nunsupported);
 
+	metrics_start_hw(nd);
 	loop_set_before_sleep(nd->loop, before_sleep, nd);
 	nd->link = ctld_link_start(nd);
 	loop_run(nd->loop);
 
 	ctld_link_destroy(nd->link);
+	metrics_destroy(nd->metrics);
+	nd->metrics = NULL;
 	conn_flush_all(nd->loop);
 	/* Closed conns are freed by zero-delay loop timers: a last turn runs
 	 * them (the 1 ms stop timer comes after them in the heap). */

@@ -44,6 +44,7 @@
 #include "errors.h"
 #include "hostlist.h"
 #include "jobacct.h"
+#include "metrics.h"
 #include "noded.h"
 #include "states.h"
 #include "timefmt.h"
@@ -178,26 +179,6 @@ static int send_io(rpc_t *r, uint32_t rank, uint32_t stream, const char *buf, si
 	msg_step_io_t io = { .task = rank, .stream = stream, .len = (uint32_t)n,
 			     .data = (uint8_t *)buf };
 	return rpc_send(r, MSG_STEP_IO, &io);
-}
-
-/* A step's state and exit status on this node, as Slurm records them:
- * a task killed by a signal makes it CANCELLED (raw status "0:9"), a
- * task's non-zero exit FAILED ("3:0"), the worst task deciding; past its
- * time limit TIMEOUT; stopped for a lost node NODE_FAIL. */
-static void step_node_state(const task_t *t, uint32_t n, int timed_out, uint32_t req_state,
-			    uint32_t *state, uint32_t *exit_status)
-{
-	*state = JOB_COMPLETE;
-	*exit_status = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		int st = t[i].status;
-		uint32_t ts = WIFSIGNALED(st) ? JOB_CANCELLED : st ? JOB_FAILED : JOB_COMPLETE;
-		step_state_merge(state, exit_status, ts, (uint32_t)st);
-	}
-	if (timed_out && *state != JOB_COMPLETE)
-		*state = JOB_TIMEOUT;
-	if ((req_state & JOB_STATE_BASE) == JOB_NODE_FAIL)
-		*state = JOB_NODE_FAIL;
 }
 
 static void __attribute__((noreturn))
@@ -452,7 +433,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		.end_time = time(NULL), .gathered = jc.type != JAG_NONE,
 		.end_state = JOB_COMPLETE,
 	};
-	step_node_state(t, n, timed_out, ctl.end_state, &sc.end_state, &sc.exit_status);
+	int *stv = xcalloc(n ? n : 1, sizeof(int));
+	for (uint32_t i = 0; i < n; i++)
+		stv[i] = t[i].status;
+	step_node_state(stv, n, timed_out, ctl.end_state, &sc.end_state, &sc.exit_status);
+	free(stv);
 	jobacct_usage(ja, &sc.usage);
 	jobacct_free(ja);
 	rec.done = 1;
@@ -497,6 +482,8 @@ static void step_launch(noded_t *nd, conn_t *c, const msg_launch_step_t *m, cons
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
 		error("step %u.%u: cannot create %s: %m", m->job_id, m->step_id, dir);
+	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 1) < 0)
+		error("step %u.%u: cannot record its metrics labels in %s: %m", m->job_id, m->step_id, dir);
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		conn_send_rc(c, SLURM_ERROR, "cannot start the step supervisor");

@@ -61,6 +61,7 @@
 
 #include "errors.h"
 #include "jobacct.h"
+#include "metrics.h"
 #include "noded.h"
 #include "states.h"
 #include "timefmt.h"
@@ -453,25 +454,6 @@ static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r,
 	sup_report(nd, dir, MSG_JOB_COMPLETE, &c, what);
 }
 
-/* The batch step's state and exit status as Slurm records them: the
- * script's exit code (FAILED when not 0); killed by a signal: CANCELLED
- * with the signal, but after scancel FAILED with the signal number as
- * exit code ("15:0", as slurmstepd reports a cancelled batch script). */
-static void batch_step_state(int st, int cancelled, int timed_out, uint32_t *state,
-			     uint32_t *exit_status)
-{
-	if (WIFSIGNALED(st) && cancelled && !timed_out) {
-		*state = JOB_FAILED;
-		*exit_status = (uint32_t)WTERMSIG(st) << 8;
-	} else if (WIFSIGNALED(st)) {
-		*state = JOB_CANCELLED;
-		*exit_status = (uint32_t)st;
-	} else {
-		*state = st ? JOB_FAILED : JOB_COMPLETE;
-		*exit_status = (uint32_t)st;
-	}
-}
-
 static void __attribute__((noreturn))
 batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd)
 {
@@ -727,6 +709,8 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 	rm_rf(dir);
 	if (mkdir(dir, 0755) < 0)
 		error("job %u: cannot create %s: %m", m->job_id, dir);
+	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 0) < 0)
+		error("job %u: cannot record its metrics labels in %s: %m", m->job_id, dir);
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		error("job %u: pipe: %m", m->job_id);

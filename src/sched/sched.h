@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sched_limits.h"
+
 #define SCHED_MAX_GRES_TYPES 8
 #define SCHED_MAX_GPUS 64       /* per node: gpu indices fit a uint64_t mask */
 
@@ -137,6 +139,7 @@ typedef struct sched_prio_conf {
 	uint32_t cluster_nodes, cluster_cpus;
 	uint32_t max_part_job_factor;   /* max PriorityJobFactor over partitions */
 	uint32_t max_qos_priority;      /* max QOS priority (0: factor 0) */
+	uint32_t max_assoc_priority;    /* max association Priority (0: factor 0) */
 	/* Partitions (borrowed; totals from sched_totals) for the TRES
 	 * factor: requested / partition total. NULL: no TRES factor. */
 	const struct sched_part *parts; uint32_t nparts;
@@ -215,6 +218,7 @@ typedef struct sched_job {
 	int64_t eligible_time;           /* 0: begin_time, else submit_time */
 	uint32_t part_job_factor;        /* the partition's PriorityJobFactor */
 	uint32_t qos_priority;           /* the QOS's Priority, 0 without QOS */
+	uint32_t assoc_priority;         /* its association's Priority (inherited), 0 = none */
 	double fairshare;                /* [0,1] from accounting; hook, the
 	                                  * controller passes 0 until it has one */
 	int64_t site_factor;
@@ -232,6 +236,9 @@ typedef struct sched_job {
 	int exclusive_user;              /* --exclusive=user, ExclusiveUser=YES:
 	                                  * nodes shared with its user's jobs only */
 	int contiguous;                  /* --contiguous: consecutive nodes */
+	/* Accounting (sched_t.assocs/qos): indexes, -1 = none. */
+	int32_t assoc;
+	int32_t qos;
 } sched_job_t;
 
 /* The resources one job holds. */
@@ -257,6 +264,15 @@ typedef struct sched_alloc {
 typedef struct sched_running {
 	const sched_alloc_t *alloc;
 	int64_t end_time;          /* expected end; past = ends any moment */
+	/* For limits and preemption (sched_t.assocs/qos set): */
+	uint32_t job_id;
+	uint32_t uid;
+	int32_t assoc, qos;        /* indexes, -1 = none */
+	int64_t start_time;
+	uint32_t part;             /* its partition */
+	int ending;                /* ended, still holding its nodes until its
+	                            * node reports (a preempted job): counted
+	                            * as free for preemption, never a victim */
 } sched_running_t;
 
 /* Counters of the last pass (sdiag): the core counts, the controller adds
@@ -290,7 +306,23 @@ typedef struct sched {
 	uint32_t nswitches;
 	const int32_t *sw_parent;
 	const uint32_t *sw_level;
+	/* Accounting limits (sched_limits.h; borrowed, set by the caller
+	 * before sched_pass; NULL/0 = none). With lim_enforce &
+	 * SCHED_LIM_ENFORCE a job over a limit stays pending with Slurm's
+	 * reason (AssocMaxJobsLimit, QOSGrpGRES, ...) and does not block
+	 * lower-priority jobs. */
+	const sched_assoc_t *assocs; uint32_t nassocs;
+	const sched_qos_t *qos; uint32_t nqos;
+	uint32_t lim_enforce;      /* SCHED_LIM_* */
+	/* PreemptType=preempt/qos: the cluster's PreemptMode
+	 * (LIM_PREEMPT_CANCEL / _REQUEUE; LIM_PREEMPT_OFF = no preemption).
+	 * A pending job blocked by Resources whose QOS may preempt running
+	 * jobs' QOS (sched_qos_t.preempt) gets decision.preempt. */
+	uint32_t preempt_mode;
 } sched_t;
+
+#define SCHED_LIM_ENFORCE 0x1u     /* AccountingStorageEnforce=limits */
+#define SCHED_LIM_SAFE    0x2u     /* ...,safe */
 
 /* decision.reason when the pass did not look at the job (beyond
  * default_queue_depth with no backfill cycle): keep the previous one. */
@@ -307,6 +339,11 @@ typedef struct sched_decision {
 	int bf_examined;         /* this pass's backfill cycle tested the job */
 	int64_t start_time;      /* pending: expected start, 0 = unknown */
 	char *sched_nodes;       /* pending: malloc'd planned nodes or NULL */
+	/* Preemption: indexes into sched_t.running of the jobs to preempt
+	 * (malloc'd) so this job can start once they are gone; the job
+	 * itself stays pending (Resources) in this pass. */
+	uint32_t *preempt;
+	uint32_t npreempt;
 } sched_decision_t;
 
 /* Could this job ever run in its partition on an empty, all-up cluster?

@@ -85,6 +85,9 @@ typedef struct sched_assoc {
 	lim_set_t lim;               /* as set on this association */
 	uint32_t shares_raw;         /* FairShare=; SCHED_SHARES_PARENT */
 	uint32_t priority;           /* Priority= (assoc factor) */
+	uint8_t is_user;             /* a user association (uid may still be
+	                              * UINT32_MAX: a user with no Unix
+	                              * account, as sacctmgr allows) */
 	/* Decayed usage (controller-kept, from running and ended jobs):
 	 * TRES-seconds times the QOS UsageFactor, this association and its
 	 * subtree. usage_raw is the billing usage fair share uses. */
@@ -111,5 +114,43 @@ typedef struct sched_qos {
 	double usage_tres[LIM_TRES_N];   /* decayed TRES-seconds (GrpTRESMins) */
 	double usage_wall;               /* seconds (GrpWall) */
 } sched_qos_t;
+
+/* ---- limits in the core's pass (sched.c uses these) ----
+ * lim_ctx_new counts, from the running jobs it is given, the jobs and
+ * TRES in use per association (and its subtree, for Grp* limits), per
+ * QOS, per (QOS, user) and per (QOS, account), and resolves the Max*
+ * limits an association inherits from its parents. lim_job_check then
+ * tells whether one pending job may start now (0) or Slurm's reason
+ * (enum job_reason) for the first limit it is over, in Slurm's order: the
+ * job's QOS first, then its association up to the root; a limit set on
+ * the QOS overrides the association's. lim_job_start adds a job the pass
+ * starts. Cost: O(running x depth + assocs + pending) to build,
+ * O(depth x TRES) per check. */
+struct sched;
+struct sched_job;
+struct sched_alloc;
+typedef struct lim_ctx lim_ctx_t;
+
+/* NULL when the pass enforces no limits (sched_t.lim_enforce 0 or no
+ * tables). */
+lim_ctx_t *lim_ctx_new(const struct sched *s, const struct sched_job *jobs, uint32_t n,
+		       int64_t now);
+uint32_t lim_job_check(const lim_ctx_t *c, const struct sched_job *j);
+void lim_job_start(lim_ctx_t *c, const struct sched_job *j, const struct sched_alloc *a);
+void lim_ctx_free(lim_ctx_t *c);
+
+/* The per-job limits alone (MaxTRES, MaxTRESPerNode, MaxTRESMins,
+ * MaxWall, MinTRES of the job's QOS and its association's inherited
+ * Max* values): 0 or the reason. For submit-time refusal (DenyOnLimit)
+ * without counting anything. */
+uint32_t lim_job_check_static(const struct sched *s, const struct sched_job *j);
+
+/* The TRES a pending job asks for (its minimum: min_nodes nodes; memory
+ * from --mem, --mem-per-cpu, --mem-per-gpu or the partition's
+ * DefMemPerCPU; billing = CPUs), total and per node. */
+void lim_job_tres(const struct sched *s, const struct sched_job *j, uint64_t tres[LIM_TRES_N],
+		  uint64_t per_node[LIM_TRES_N]);
+/* The TRES an allocation holds. */
+void lim_alloc_tres(const struct sched_alloc *a, uint64_t tres[LIM_TRES_N]);
 
 #endif

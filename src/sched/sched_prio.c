@@ -102,6 +102,9 @@ uint32_t sched_priority(const sched_prio_conf_t *c, const sched_job_t *j, int64_
 	}
 	if (c->w_qos && j->qos_priority && c->max_qos_priority)
 		f.n_qos = clamp01((double)j->qos_priority / c->max_qos_priority);
+	/* ASSOC: the association's Priority / the highest one. */
+	if (c->w_assoc && j->assoc_priority && c->max_assoc_priority)
+		f.n_assoc = clamp01((double)j->assoc_priority / c->max_assoc_priority);
 	f.age = f.n_age * c->w_age;
 	f.fairshare = f.n_fairshare * c->w_fairshare;
 	f.jobsize = f.n_jobsize * c->w_jobsize;

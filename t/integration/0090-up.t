@@ -21,6 +21,7 @@ test_expect_success 'sluice up starts 3 nodes and prints how to use them' '
 test_expect_success 'the second shell sees the cluster' '
 	( . "$UPDIR/c/env.sh" &&
 	  sinfo -h -o "%P %D %t %G" >sinfo.out &&
+	  sinfo -h -N -p defq -o %N >"$SHARNESS_TRASH_DIRECTORY/nodes" &&
 	  printf "defq* 3 idle gpu:h100:4\nshort 3 idle gpu:h100:4\n" >expect &&
 	  test_cmp expect sinfo.out &&
 	  scontrol show topology | grep -q "^SwitchName=spine1 " &&
@@ -34,6 +35,26 @@ test_expect_success 'sluice up serves the controller metrics on loopback and pri
 	case "$url" in http://127.0.0.1:*/metrics) ;; *) false ;; esac &&
 	grep -q "^MetricsAddress=127.0.0.1$" "$UPDIR/c/etc/slurm.conf" &&
 	curl -sf "$url" | grep -q "^slurm_nodes 3$"
+'
+
+test_expect_success 'every virtual node serves its own metrics on loopback' '
+	url=$(sed -n "s/^  node metrics: *\([^ ]*\) .*/\1/p" up.out) &&
+	echo "# $url" &&
+	case "$url" in http://127.0.0.1:*/metrics) ;; *) false ;; esac &&
+	p=${url#http://127.0.0.1:} && p=${p%/metrics} &&
+	for k in 0 1 2; do
+		curl -sf "http://127.0.0.1:$((p + k))/metrics" >node.prom &&
+		grep -q "^sluice_node_info{node=\"$(sed -n "$((k + 1))p" nodes)\"" node.prom || return 1
+	done &&
+	# no NVML, no InfiniBand here: the families are absent, said once each
+	if ! ldconfig -p | grep -q libnvidia-ml.so.1; then
+		! grep -q "^DCGM_" node.prom &&
+		test "$(grep -c "metrics: no GPU families: cannot load libnvidia-ml.so.1" "$UPDIR/c/log/noded-comp003.log")" = 1
+	fi &&
+	if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
+		! grep -q "^infiniband_" node.prom &&
+		test "$(grep -c "metrics: no InfiniBand families: no device in /sys/class/infiniband" "$UPDIR/c/log/noded-comp003.log")" = 1
+	fi
 '
 
 test_expect_success 'the state is private, the run directory is not' '

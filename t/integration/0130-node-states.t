@@ -126,13 +126,14 @@ test_expect_success 'Restarts survives a controller restart (state DB column)' '
 	scontrol update nodename=comp002 state=resume
 '
 
-test_expect_success 'a state DB from before the restarts column is migrated' '
+test_expect_success 'a state DB from before the restarts column (and versioned migrations) is migrated' '
 	id=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
 	ctld_kill9 &&
 	python3 -c "
 import sqlite3,sys
 db=sqlite3.connect(sys.argv[1])
 db.execute(\"ALTER TABLE jobs DROP COLUMN restarts\")
+db.execute(\"PRAGMA user_version=0\")
 db.commit()
 assert \"restarts\" not in [r[1] for r in db.execute(\"PRAGMA table_info(jobs)\")]
 " "$CL/state/sluice.db" &&

@@ -18,7 +18,11 @@ test_expect_success 'cluster with h100 and a100 nodes, backfill every second' '
 	grep -q "comp001 gpu:h100:8" out && grep -q "comp005 gpu:a100:4" out
 '
 
-cancel_all() { scancel -u root; wait_for 20 sh -c "test -z \"\$(squeue -h -t PD,R,CG)\""; }
+# A cancelled job shows CANCELLED at once but holds its CPUs until its
+# supervisor reports: wait for the nodes to be idle too, or the next test's
+# job may find them still in use (nodes allocated, mixed or completing).
+cancel_all() { scancel -u root; wait_for 20 sh -c "test -z \"\$(squeue -h -t PD,R,CG)\"" &&
+	wait_for 20 sh -c "! sinfo -h -N -o %t | grep -Eq \"^(alloc|mix|comp)\""; }
 
 test_expect_success 'GPU type: a100 jobs go to a100 nodes, h100 jobs to h100 nodes' '
 	a=$(sbatch --parsable --gres=gpu:a100:2 -t 5 -o /dev/null --wrap="sleep 297") &&
@@ -124,6 +128,7 @@ test_expect_success 'topology: jobs land within the leaf with the fewest spare n
 	wait_job_state $t RUNNING &&
 	test "$(job_field $t NodeList)" = "comp[005-006]" &&
 	scancel $o && wait_for 20 sh -c "test -z \"\$(squeue -h -j $o -t R,CG)\"" &&
+	wait_for 20 sh -c "test \"\$(sinfo -h -n comp004 -o %T)\" = idle" &&
 	s1=$(sbatch --parsable -n 1 -t 5 -o /dev/null --wrap="sleep 297") &&
 	wait_job_state $s1 RUNNING &&
 	test "$(job_field $s1 NodeList)" = comp004 &&

@@ -18,6 +18,8 @@ step_col() {
 # step_ended JOB STEP: the row has its end
 step_ended() { e=$(step_col "$1" "$2" end); test -n "$e" && test "$e" -gt 0; }
 step_running() { test "$(step_col "$1" "$2" state)" = 1 && test "$(step_col "$1" "$2" end)" = 0; }
+# col_is JOB STEP COLUMN VALUE
+col_is() { test "$(step_col "$1" "$2" "$3")" = "$4"; }
 # in_range VALUE LOW HIGH
 in_range() { test -n "$1" && test "$1" -ge "$2" && test "$1" -le "$3"; }
 
@@ -69,7 +71,12 @@ test_expect_success SQLITE3 'an srun step on 2 nodes records both nodes and wher
 	test "$(step_col $id 0 max_rss_task)" = 1 &&
 	in_range "$(step_col $id 0 max_rss_kb)" 51200 70000 &&
 	ave=$(step_col $id 0 ave_rss_kb) && in_range "$ave" 30000 45000 &&
-	test "$(step_col $id 0 alloc_tres)" = "cpu=2,mem=2G,node=2"
+	test "$(step_col $id 0 alloc_tres)" = "cpu=2,mem=2G,node=2" &&
+	echo "$id.0|sh|COMPLETED|0:0|2|comp[001-002]|comp002|1|cpu=2,mem=2G,node=2" >expect &&
+	sacct -j $id.0 -P -n --format=JobID,JobName,State,ExitCode,NTasks,NodeList,MaxRSSNode,MaxRSSTask,AllocTRES >actual &&
+	test_cmp expect actual &&
+	rss=$(sacct -j $id.0 -P -n --format=MaxRSS) && echo "sacct MaxRSS $rss" &&
+	in_range "${rss%K}" 51200 70000
 '
 
 test_expect_success SQLITE3 'the extern step spans the job on its nodes (PrologFlags=Contain)' '
@@ -99,7 +106,14 @@ test_expect_success SQLITE3 'a failing step and a step killed by a signal' '
 	test "$(step_col $id 1 exit_code)" = 9 &&
 	wait_for 10 step_ended $id $BATCH &&
 	test "$(step_col $id $BATCH state)" = 5 &&
-	test "$(step_col $id $BATCH exit_code)" = 512
+	test "$(step_col $id $BATCH exit_code)" = 512 &&
+	cat >expect <<-EOF &&
+	$id.batch|batch|FAILED|2:0
+	$id.0|sh|FAILED|3:0
+	$id.1|sh|CANCELLED|0:9
+	EOF
+	sacct -j $id.batch,$id.0,$id.1 -P -n --format=JobID,JobName,State,ExitCode >actual &&
+	test_cmp expect actual
 '
 
 test_expect_success SQLITE3 'a cancelled job: its running step is CANCELLED' '
@@ -110,16 +124,26 @@ test_expect_success SQLITE3 'a cancelled job: its running step is CANCELLED' '
 	wait_for 20 step_ended $id 0 &&
 	test "$(step_col $id 0 state)" = 4 &&
 	wait_for 10 step_ended $id $BATCH &&
-	test "$(step_col $id $EXTERN state)" = 4
+	test "$(step_col $id $EXTERN state)" = 4 &&
+	cat >expect <<-EOF &&
+	$id.batch|FAILED|15:0
+	$id.extern|CANCELLED|0:0
+	EOF
+	sacct -j $id.batch,$id.extern -P -n --format=JobID,State,ExitCode >actual &&
+	test_cmp expect actual
 '
 
-test_expect_success SQLITE3 'a step that runs across a controller restart is recorded' '
-	id=$(sbatch --parsable -o /dev/null --wrap="srun sh -c \"sleep 3; exit 5\"") &&
+# The step ends while the controller is down: its supervisor keeps its
+# report (done=1 in its spool record) and delivers it once it is back.
+step_done_on_node() { grep -q "^done=1" "$CL/spool/comp001/step$1.$2/state" 2>/dev/null; }
+test_expect_success SQLITE3 'a step that ends while the controller is down is recorded' '
+	id=$(sbatch --parsable -o /dev/null --wrap="srun sh -c \"sleep 2; exit 5\"") &&
 	wait_for 20 step_running $id 0 &&
 	ctld_kill9 &&
+	wait_for 20 step_done_on_node $id 0 &&
 	ctld_start &&
 	wait_job_state $id FAILED 30 &&
-	wait_for 20 step_ended $id 0 &&
+	wait_for 30 col_is $id 0 tasks_done 1 &&
 	test "$(step_col $id 0 state)" = 5 &&
 	test "$(step_col $id 0 exit_code)" = 1280 &&
 	test -n "$(step_col $id 0 user_cpu_us)"

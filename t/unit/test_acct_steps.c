@@ -172,6 +172,14 @@ int main(void)
 	commit();
 	is_int(col(10, 0, "tasks_done"), 1, "redone once, not twice");
 
+	/* a start undone in its own turn (launch failed, requeued) */
+	acct_step_start(&cd, 12, 0xfffffffb, "batch", "n1", 1, 1, 1, 1024, 100);
+	acct_step_start(&cd, 13, 0xfffffffb, "batch", "n1", 1, 1, 1, 1024, 100);
+	acct_steps_job_unstart(&cd, 12);
+	commit();
+	is_int(col(12, 0xfffffffb, "state"), -1, "an undone start writes no row");
+	is_int(col(13, 0xfffffffb, "state"), JOB_RUNNING, "another job's start stays");
+
 	/* a report for a row never started makes one */
 	msg_step_complete_t orphan = report(11, 0xfffffffb, "n3", 0, 1, JOB_COMPLETE, 0, 50, 0, 1, 10);
 	acct_steps_queue_report(&cd, &orphan);

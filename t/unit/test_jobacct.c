@@ -290,6 +290,43 @@ static void test_merge(void)
 	is_int(st, JOB_NODE_FAIL, "NODE_FAIL beats all");
 }
 
+static void test_states(void)
+{
+	uint32_t st, ex;
+	int ok3[] = { 0, 0, 0 };
+	step_node_state(ok3, 3, 0, 0, &st, &ex);
+	ok(st == JOB_COMPLETE && ex == 0, "every task 0: COMPLETED 0:0");
+	int f[] = { 0, 3 << 8, 1 << 8 };
+	step_node_state(f, 3, 0, 0, &st, &ex);
+	ok(st == JOB_FAILED && ex == 3 << 8, "exit 3 and 1: FAILED 3:0");
+	int k[] = { 3 << 8, 9 };
+	step_node_state(k, 2, 0, 0, &st, &ex);
+	ok(st == JOB_CANCELLED && ex == 9, "killed by 9: CANCELLED 0:9");
+	int t[] = { 15 };
+	step_node_state(t, 1, 1, 0, &st, &ex);
+	ok(st == JOB_TIMEOUT && ex == 15, "past its limit: TIMEOUT 0:15");
+	int done[] = { 0 };
+	step_node_state(done, 1, 1, 0, &st, &ex);
+	ok(st == JOB_COMPLETE, "ended well at the limit: COMPLETED");
+	step_node_state(t, 1, 0, JOB_NODE_FAIL, &st, &ex);
+	ok(st == JOB_NODE_FAIL, "stopped for its node: NODE_FAIL");
+	step_node_state(t, 1, 0, JOB_CANCELLED, &st, &ex);
+	ok(st == JOB_CANCELLED && ex == 15, "cancelled with its job: CANCELLED 0:15");
+
+	batch_step_state(0, 0, 0, &st, &ex);
+	ok(st == JOB_COMPLETE && ex == 0, "batch: COMPLETED");
+	batch_step_state(2 << 8, 0, 0, &st, &ex);
+	ok(st == JOB_FAILED && ex == 2 << 8, "batch exit 2: FAILED 2:0");
+	batch_step_state(15, 1, 0, &st, &ex);
+	ok(st == JOB_FAILED && ex == 15 << 8, "batch after scancel: FAILED 15:0 (as slurmstepd)");
+	batch_step_state(15, 0, 1, &st, &ex);
+	ok(st == JOB_CANCELLED && ex == 15, "batch past the time limit: CANCELLED 0:15");
+	batch_step_state(9, 0, 0, &st, &ex);
+	ok(st == JOB_CANCELLED && ex == 9, "batch killed by a signal: CANCELLED 0:9");
+	batch_step_state(3 << 8, 1, 0, &st, &ex);
+	ok(st == JOB_FAILED && ex == 3 << 8, "a cancelled script that exits: its exit code");
+}
+
 int main(void)
 {
 	test_parsers();
@@ -297,5 +334,6 @@ int main(void)
 	test_sample();
 	test_tree();
 	test_merge();
+	test_states();
 	return done_testing();
 }

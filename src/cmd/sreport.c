@@ -1,0 +1,758 @@
+/*
+ * sreport: reports from the usage rollups, as Slurm 22.05's sreport prints
+ * them (../shared/compat/slurm-22.05/sreport_*): cluster Utilization,
+ * cluster AccountUtilizationByUser (and Tree), cluster
+ * UserUtilizationByAccount, user TopUsage.
+ *
+ * The range: start= (default yesterday 00:00) rounded down to the hour,
+ * end= (default today 00:00) no later than now and rounded up to the hour;
+ * the title shows end - 1 s. One MSG_ACCT_REQ (ACCT_OP_SREPORT) returns the
+ * summed TRES-seconds; the times are printed per -t as Slurm does ("%.0f"
+ * of minutes or hours, percentages of the cluster's Reported time), in
+ * print_fields' layout (right-justified, cut to the width; -p/-P '|').
+ */
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
+#include "errors.h"
+#include "log.h"
+#include "net.h"
+#include "strbuf.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+/* LIM_TRES_* order of the controller: cpu, mem, node, gres/gpu, billing */
+static const char *const tres_names[] = { "cpu", "mem", "node", "gres/gpu", "billing" };
+#define NTRES 5
+
+enum tfmt { T_SECS, T_MINS, T_HOURS, T_PERCENT, T_SECS_PER, T_MINS_PER, T_HOURS_PER };
+
+typedef struct rep {
+	int parsable;          /* 1: -p, 2: -P */
+	int noheader;
+	enum tfmt tf;
+	int tres[NTRES];       /* TRES reported, in order */
+	int ntres;
+	int cpu_only;
+	int64_t start, end;
+	int tree;
+	uint32_t top;
+	strv_t users, accounts;
+	const char *cluster;
+	strbuf_t out;
+} rep_t;
+
+static int parse_tfmt(const char *s, enum tfmt *t)
+{
+	static const struct { const char *name; enum tfmt t; } names[] = {
+		{ "s", T_SECS }, { "sec", T_SECS }, { "secs", T_SECS }, { "seconds", T_SECS },
+		{ "m", T_MINS }, { "min", T_MINS }, { "mins", T_MINS }, { "minutes", T_MINS },
+		{ "h", T_HOURS }, { "hour", T_HOURS }, { "hours", T_HOURS },
+		{ "p", T_PERCENT }, { "percent", T_PERCENT },
+		{ "sper", T_SECS_PER }, { "secper", T_SECS_PER }, { "secondsper", T_SECS_PER },
+		{ "mper", T_MINS_PER }, { "minper", T_MINS_PER }, { "minutesper", T_MINS_PER },
+		{ "hper", T_HOURS_PER }, { "hourper", T_HOURS_PER }, { "hoursper", T_HOURS_PER },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(s, names[i].name)) {
+			*t = names[i].t;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *tf_unit(enum tfmt t)
+{
+	switch (t) {
+	case T_SECS: return "Seconds";
+	case T_HOURS: return "Hours";
+	case T_PERCENT: return "Percentage of Total";
+	case T_SECS_PER: return "Seconds/Percentage of Total";
+	case T_MINS_PER: return "Minutes/Percentage of Total";
+	case T_HOURS_PER: return "Hours/Percentage of Total";
+	default: return "Minutes";
+	}
+}
+
+static int tf_per(enum tfmt t)
+{
+	return t == T_SECS_PER || t == T_MINS_PER || t == T_HOURS_PER;
+}
+
+/* One time value as Slurm's sreport prints it. */
+static char *time_str(const rep_t *r, double v, double total)
+{
+	double pct = total > 0 ? v * 100 / total : 0;
+	switch (r->tf) {
+	case T_SECS: return xasprintf("%.0f", v);
+	case T_HOURS: return xasprintf("%.0f", v / 3600);
+	case T_PERCENT: return xasprintf("%.2f%%", pct);
+	case T_SECS_PER: return xasprintf("%.0f(%.2f%%)", v, pct);
+	case T_MINS_PER: return xasprintf("%.0f(%.2f%%)", v / 60, pct);
+	case T_HOURS_PER: return xasprintf("%.0f(%.2f%%)", v / 3600, pct);
+	default: return xasprintf("%.0f", v / 60);
+	}
+}
+
+/* print_fields: right-justified, cut to the width (negative width: left);
+ * parsable: '|' after (2: not after the last). */
+static void put(rep_t *r, const char *v, int width, int last)
+{
+	if (r->parsable) {
+		strbuf_addstr(&r->out, v);
+		if (r->parsable == 1 || !last)
+			strbuf_addch(&r->out, '|');
+		return;
+	}
+	int w = width < 0 ? -width : width;
+	strbuf_addf(&r->out, width < 0 ? "%-*.*s " : "%*.*s ", w, w, v);
+}
+
+typedef struct colspec {
+	const char *name;
+	int width;
+} colspec_t;
+
+static void banner(rep_t *r, const char *title, int secs)
+{
+	if (r->noheader)
+		return;
+	char a[32], b[32];
+	time_fmt_iso((time_t)r->start, a, sizeof(a));
+	time_fmt_iso((time_t)(r->end - 1), b, sizeof(b));
+	strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+	strbuf_addf(&r->out, "%s %s - %s", title, a, b);
+	if (secs)
+		strbuf_addf(&r->out, " (%lld secs)", (long long)(r->end - r->start));
+	strbuf_addf(&r->out, "\nUsage reported in %s %s\n", r->cpu_only ? "CPU" : "TRES",
+		    tf_unit(r->tf));
+	strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+}
+
+static void header(rep_t *r, const colspec_t *c, size_t n)
+{
+	if (r->noheader)
+		return;
+	for (size_t i = 0; i < n; i++)
+		put(r, c[i].name, c[i].width, i + 1 == n);
+	strbuf_addch(&r->out, '\n');
+	if (r->parsable)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		int w = c[i].width < 0 ? -c[i].width : c[i].width;
+		for (int k = 0; k < w; k++)
+			strbuf_addch(&r->out, '-');
+		strbuf_addch(&r->out, ' ');
+	}
+	strbuf_addch(&r->out, '\n');
+}
+
+/* ---- the reply ---- */
+
+typedef struct row {
+	const char *kind, *account, *user, *lineage;
+	int tres;
+	double v[6];            /* alloc, down, pdown, idle, planned, reported */
+} row_t;
+
+typedef struct rows {
+	row_t *r;
+	uint32_t n;
+	double reported[NTRES];
+} rows_t;
+
+static int fetch(rep_t *r, const char *report, rows_t *out, void **reply)
+{
+	msg_acct_req_t req = { .op = ACCT_OP_SREPORT };
+	char *a = xasprintf("report=%s", report);
+	strv_push(&req.args, a);
+	free(a);
+	a = xasprintf("start=%lld", (long long)r->start);
+	strv_push(&req.args, a);
+	free(a);
+	a = xasprintf("end=%lld", (long long)r->end);
+	strv_push(&req.args, a);
+	free(a);
+	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, reply, NULL);
+	strv_free(&req.args);
+	if (err) {
+		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
+		return -1;
+	}
+	msg_acct_reply_t *m = *reply;
+	if (m->rc) {
+		fprintf(stderr, "sreport: error: %s\n", m->msg ? m->msg : slurm_strerror(m->rc));
+		return -1;
+	}
+	uint32_t nc = m->cols.n;
+	if (nc < 12)
+		return 0;
+	uint32_t n = m->cells.n / nc;
+	out->r = xcalloc(n ? n : 1, sizeof(row_t));
+	for (uint32_t i = 0; i < n; i++) {
+		char **c = &m->cells.v[i * nc];
+		row_t *x = &out->r[out->n++];
+		x->kind = c[0];
+		x->tres = atoi(c[1]);
+		x->account = c[3];
+		x->user = c[4];
+		x->lineage = c[5];
+		for (int k = 0; k < 6; k++)
+			x->v[k] = strtod(c[6 + k], NULL);
+		if (!strcmp(x->kind, "cluster") && x->tres >= 0 && x->tres < NTRES)
+			out->reported[x->tres] = x->v[5];
+	}
+	return 0;
+}
+
+/* ---- cluster Utilization ---- */
+
+static void cluster_util(rep_t *r, const rows_t *rows)
+{
+	int per = tf_per(r->tf);
+	colspec_t c[8];
+	size_t n = 0;
+	c[n++] = (colspec_t){ "Cluster", 9 };
+	if (!r->cpu_only)
+		c[n++] = (colspec_t){ "TRES Name", 14 };
+	int w = per ? 17 : 8;
+	const char *names[] = { "Allocated", "Down", "PLND Down", "Idle", "Planned", "Reported" };
+	for (int k = 0; k < 6; k++)
+		c[n++] = (colspec_t){ names[k], w };
+	banner(r, "Cluster Utilization", 0);
+	header(r, c, n);
+	for (int t = 0; t < r->ntres; t++) {
+		const row_t *x = NULL;
+		for (uint32_t i = 0; i < rows->n; i++)
+			if (!strcmp(rows->r[i].kind, "cluster") && rows->r[i].tres == r->tres[t])
+				x = &rows->r[i];
+		if (!x)
+			continue;
+		size_t col = 0;
+		put(r, r->cluster, 9, ++col == n);
+		if (!r->cpu_only)
+			put(r, tres_names[x->tres], 14, ++col == n);
+		/* columns: Allocated Down PLND-Down Idle Planned Reported */
+		const int order[] = { 0, 1, 2, 3, 4, 5 };
+		for (int k = 0; k < 6; k++) {
+			char *s = time_str(r, x->v[order[k]], x->v[5]);
+			put(r, s, w, ++col == n);
+			free(s);
+		}
+		strbuf_addch(&r->out, '\n');
+	}
+}
+
+/* ---- associations ---- */
+
+/* The passwd names and GECOS names, read once (a report of 1,000 users
+ * would otherwise scan the passwd database 1,000 times). */
+typedef struct pw_ent {
+	char *name, *gecos;
+} pw_ent_t;
+static pw_ent_t *pw_tab;
+static size_t pw_n;
+
+static int pw_cmp(const void *a, const void *b)
+{
+	return strcmp(((const pw_ent_t *)a)->name, ((const pw_ent_t *)b)->name);
+}
+
+static const char *proper_name(const char *login, char *buf, size_t len)
+{
+	static int loaded;
+	buf[0] = 0;
+	if (!loaded) {
+		size_t cap = 0;
+		struct passwd *pw;
+		loaded = 1;
+		setpwent();
+		while ((pw = getpwent())) {
+			pw_tab = xgrow(pw_tab, sizeof(*pw_tab), pw_n + 1, &cap);
+			pw_tab[pw_n].name = xstrdup(pw->pw_name);
+			pw_tab[pw_n].gecos = xstrdup(pw->pw_gecos ? pw->pw_gecos : "");
+			pw_n++;
+		}
+		endpwent();
+		qsort(pw_tab, pw_n, sizeof(*pw_tab), pw_cmp);
+	}
+	pw_ent_t key = { (char *)login, NULL };
+	const pw_ent_t *e = login && *login && pw_n ? bsearch(&key, pw_tab, pw_n, sizeof(*pw_tab), pw_cmp)
+						   : NULL;
+	if (e) {
+		snprintf(buf, len, "%s", e->gecos);
+		char *comma = strchr(buf, ',');
+		if (comma)
+			*comma = 0;
+	}
+	return buf;
+}
+
+typedef struct acct_sum {
+	char *lineage;          /* "root/a" */
+	const char *account;    /* last part */
+	int depth;
+	double used[NTRES];
+} acct_sum_t;
+
+static int in_list(const strv_t *l, const char *s)
+{
+	if (!l->n)
+		return 1;
+	for (uint32_t i = 0; i < l->n; i++)
+		if (!strcasecmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+static int lin_cmp(const void *a, const void *b)
+{
+	const acct_sum_t *x = a, *y = b;
+	return strcmp(x->lineage, y->lineage);
+}
+
+static int under(const char *lineage, const char *acct_lineage)
+{
+	size_t l = strlen(acct_lineage);
+	return !strncmp(lineage, acct_lineage, l) && (lineage[l] == 0 || lineage[l] == '/');
+}
+
+/* The accounts (every prefix of a lineage that has usage) with their
+ * subtree's usage, in tree order. */
+static uint32_t account_sums(const rows_t *rows, acct_sum_t **out)
+{
+	acct_sum_t *a = NULL;
+	uint32_t n = 0;
+	size_t cap = 0;
+	for (uint32_t i = 0; i < rows->n; i++) {
+		const row_t *x = &rows->r[i];
+		if (strcmp(x->kind, "assoc"))
+			continue;
+		char *lin = xstrdup(x->lineage);
+		for (char *p = lin; p; p = strchr(p + 1, '/')) {
+			char save = *p == '/' ? '/' : 0;
+			char *end = save ? p : lin + strlen(lin);
+			char keep = *end;
+			*end = 0;
+			uint32_t k;
+			for (k = 0; k < n && strcmp(a[k].lineage, lin); k++)
+				;
+			if (k == n) {
+				a = xgrow(a, sizeof(*a), n + 1, &cap);
+				memset(&a[n], 0, sizeof(a[n]));
+				a[n].lineage = xstrdup(lin);
+				n++;
+			}
+			*end = keep;
+			if (!save)
+				break;
+		}
+		free(lin);
+	}
+	qsort(a, n, sizeof(*a), lin_cmp);
+	for (uint32_t k = 0; k < n; k++) {
+		const char *slash = strrchr(a[k].lineage, '/');
+		a[k].account = slash ? slash + 1 : a[k].lineage;
+		for (const char *p = a[k].lineage; *p; p++)
+			a[k].depth += *p == '/';
+		for (uint32_t i = 0; i < rows->n; i++) {
+			const row_t *x = &rows->r[i];
+			if (!strcmp(x->kind, "assoc") && x->tres >= 0 && x->tres < NTRES &&
+			    under(x->lineage, a[k].lineage))
+				a[k].used[x->tres] += x->v[0];
+		}
+	}
+	*out = a;
+	return n;
+}
+
+/* The cluster's Reported per TRES (percentages are of it). */
+static double sreport_total[NTRES];
+
+/* The lead cells, then Used and Energy (CPU only) or one line per TRES
+ * with its name and Used. */
+static void assoc_line(rep_t *r, const char *const *lead, const int *lw, size_t nlead,
+		       const double *used)
+{
+	int w = tf_per(r->tf) ? 17 : 8;
+	for (int t = 0; t < r->ntres; t++) {
+		int k = r->tres[t];
+		size_t ncol = nlead + 2, col = 0;
+		for (size_t i = 0; i < nlead; i++)
+			put(r, lead[i], lw[i], ++col == ncol);
+		char *s = time_str(r, used[k], sreport_total[k]);
+		if (r->cpu_only) {
+			put(r, s, w, ++col == ncol);
+			char *e = time_str(r, 0, sreport_total[k]);
+			put(r, e, w, ++col == ncol);
+			free(e);
+		} else {
+			put(r, tres_names[k], 14, ++col == ncol);
+			put(r, s, w, ++col == ncol);
+		}
+		free(s);
+		strbuf_addch(&r->out, '\n');
+	}
+}
+
+static int by_used_desc(const void *a, const void *b)
+{
+	const row_t *x = *(const row_t *const *)a, *y = *(const row_t *const *)b;
+	double u = x->v[0], v = y->v[0];
+	if (u != v)
+		return u < v ? 1 : -1;
+	return strcmp(x->user, y->user);
+}
+
+static void lead_cols(rep_t *r, colspec_t *c, size_t *n, const char *const *names, const int *w,
+		      size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		c[(*n)++] = (colspec_t){ names[i], w[i] };
+	int uw = tf_per(r->tf) ? 17 : 8;
+	if (r->cpu_only) {
+		c[(*n)++] = (colspec_t){ "Used", uw };
+		c[(*n)++] = (colspec_t){ "Energy", uw };
+	} else {
+		c[(*n)++] = (colspec_t){ "TRES Name", 14 };
+		c[(*n)++] = (colspec_t){ "Used", uw };
+	}
+}
+
+static void account_by_user(rep_t *r, const rows_t *rows)
+{
+	colspec_t c[8];
+	size_t n = 0;
+	const char *names[] = { "Cluster", "Account", "Login", "Proper Name" };
+	int w[] = { 9, r->tree ? -20 : 15, 9, 15 };
+	lead_cols(r, c, &n, names, w, 4);
+	banner(r, "Cluster/Account/User Utilization", 1);
+	header(r, c, n);
+	acct_sum_t *a;
+	uint32_t na = account_sums(rows, &a);
+	for (uint32_t k = 0; k < na; k++) {
+		if (!in_list(&r->accounts, a[k].account))
+			continue;
+		char *acc = r->tree ? xasprintf("%*s%s", a[k].depth, "", a[k].account) : xstrdup(a[k].account);
+		const char *lead[] = { r->cluster, acc, "", "" };
+		if (!r->users.n)
+			assoc_line(r, lead, w, 4, a[k].used);
+		/* its users, by name */
+		const row_t **us = xcalloc(rows->n + 1, sizeof(*us));
+		uint32_t nu = 0;
+		for (uint32_t i = 0; i < rows->n; i++) {
+			const row_t *x = &rows->r[i];
+			if (!strcmp(x->kind, "assoc") && *x->user && !strcmp(x->lineage, a[k].lineage) &&
+			    in_list(&r->users, x->user)) {
+				uint32_t j;
+				for (j = 0; j < nu && strcmp(us[j]->user, x->user); j++)
+					;
+				if (j == nu)
+					us[nu++] = x;
+			}
+		}
+		for (uint32_t j = 0; j < nu; j++) {
+			for (uint32_t m = j + 1; m < nu; m++)
+				if (strcmp(us[m]->user, us[j]->user) < 0) {
+					const row_t *t = us[j];
+					us[j] = us[m];
+					us[m] = t;
+				}
+		}
+		for (uint32_t j = 0; j < nu; j++) {
+			double used[NTRES] = { 0 };
+			for (uint32_t i = 0; i < rows->n; i++) {
+				const row_t *x = &rows->r[i];
+				if (!strcmp(x->kind, "assoc") && !strcmp(x->user, us[j]->user) &&
+				    !strcmp(x->lineage, a[k].lineage) && x->tres >= 0 && x->tres < NTRES)
+					used[x->tres] += x->v[0];
+			}
+			char pn[128];
+			const char *ul[] = { r->cluster, acc, us[j]->user, proper_name(us[j]->user, pn, sizeof(pn)) };
+			assoc_line(r, ul, w, 4, used);
+		}
+		free(us);
+		free(acc);
+	}
+	for (uint32_t k = 0; k < na; k++)
+		free(a[k].lineage);
+	free(a);
+}
+
+/* user rows: (user, account) pairs, or per user with top (TopUsage). */
+static void user_rows(rep_t *r, const rows_t *rows, int top)
+{
+	colspec_t c[8];
+	size_t n = 0;
+	const char *names[] = { "Cluster", "Login", "Proper Name", "Account" };
+	int w[] = { 9, 9, 15, 15 };
+	lead_cols(r, c, &n, names, w, 4);
+	if (top) {
+		char *t = xasprintf("Top %u Users", r->top);
+		banner(r, t, 1);
+		free(t);
+	} else {
+		banner(r, "Cluster/User/Account Utilization", 1);
+	}
+	header(r, c, n);
+	/* one entry per (user, lineage) or per user, by the first TRES */
+	typedef struct ent { row_t r; char accts[256]; double used[NTRES]; } ent_t;
+	ent_t *e = xcalloc(rows->n + 1, sizeof(*e));
+	uint32_t ne = 0;
+	for (uint32_t i = 0; i < rows->n; i++) {
+		const row_t *x = &rows->r[i];
+		if (strcmp(x->kind, "assoc") || !*x->user || !in_list(&r->users, x->user) ||
+		    !in_list(&r->accounts, x->account) || x->tres < 0 || x->tres >= NTRES)
+			continue;
+		uint32_t j;
+		for (j = 0; j < ne; j++)
+			if (!strcmp(e[j].r.user, x->user) && (top || !strcmp(e[j].r.lineage, x->lineage)))
+				break;
+		if (j == ne) {
+			e[ne].r = *x;
+			snprintf(e[ne].accts, sizeof(e[ne].accts), "%s", x->account);
+			ne++;
+		} else if (top && !strstr(e[j].accts, x->account)) {
+			size_t l = strlen(e[j].accts);
+			snprintf(e[j].accts + l, sizeof(e[j].accts) - l, ",%s", x->account);
+		}
+		e[j].used[x->tres] += x->v[0];
+	}
+	for (uint32_t j = 0; j < ne; j++)
+		e[j].r.v[0] = e[j].used[r->tres[0]];
+	const row_t **order = xcalloc(ne + 1, sizeof(*order));
+	for (uint32_t j = 0; j < ne; j++)
+		order[j] = &e[j].r;
+	qsort(order, ne, sizeof(*order), by_used_desc);
+	for (uint32_t j = 0; j < ne && (!top || j < r->top); j++) {
+		const ent_t *x = (const ent_t *)(const void *)order[j];
+		char pn[128];
+		const char *lead[] = { r->cluster, x->r.user, proper_name(x->r.user, pn, sizeof(pn)),
+				       x->accts };
+		assoc_line(r, lead, w, 4, x->used);
+	}
+	free(order);
+	free(e);
+}
+
+/* ---- options ---- */
+
+static int parse_when(const char *v, int64_t *t)
+{
+	time_t out;
+	if (time_abs_parse(v, time(NULL), &out)) {
+		fprintf(stderr, "Invalid time specification (pos=0): %s\n", v);
+		return -1;
+	}
+	*t = out;
+	return 0;
+}
+
+static int64_t midnight_of(int64_t t, int days)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	localtime_r(&tt, &tm);
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_mday += days;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}
+
+static void split_list(strv_t *l, const char *v)
+{
+	strv_free(l);
+	cmd_split(l, v);
+}
+
+static void help(void)
+{
+	printf(
+"Usage: sreport [OPTIONS] TYPE REPORT [CONDITIONS]\n"
+"  TYPE REPORT: cluster Utilization | cluster AccountUtilizationByUser |\n"
+"               cluster UserUtilizationByAccount | user TopUsage\n"
+"  CONDITIONS:  start=TIME end=TIME Tree Users=LIST Accounts=LIST TopCount=N\n"
+"  -n, --noheader        no banner or header\n"
+"  -p, --parsable        '|' after every field\n"
+"  -P, --parsable2       '|' between fields\n"
+"  -t FORMAT             s, m, h, p (percent), sper, mper, hper\n"
+"  -T, --tres=LIST       TRES to report (cpu, mem, node, billing, gres/gpu)\n"
+"  -V, --version         print the version and exit\n"
+"  -h, --help, --usage   this text\n");
+}
+
+enum { OPT_USAGE = 0x100 };
+
+int cmd_sreport(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all_clusters", no_argument, NULL, 'a' },
+		{ "cluster", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "noheader", no_argument, NULL, 'n' },
+		{ "parsable", no_argument, NULL, 'p' },
+		{ "parsable2", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "tres", required_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, OPT_USAGE },
+		{ NULL, 0, NULL, 0 }
+	};
+	rep_t r = { .tf = T_MINS, .top = 10, .out = STRBUF_INIT };
+	const char *tres = "cpu";
+	int c, rc = 0;
+	log_init("sreport", 0, LOG_LVL_INFO, NULL);
+	argv[0] = (char *)"sreport";
+	optind = 0;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "+ahM:npPQt:T:vV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': case 'M': case 'Q': case 'v': break;
+		case 'h': case OPT_USAGE: help(); return 0;
+		case 'n': r.noheader = 1; break;
+		case 'p': r.parsable = 1; break;
+		case 'P': r.parsable = 2; break;
+		case 't':
+			if (parse_tfmt(optarg, &r.tf))
+				fprintf(stderr, "unknown time format %s", optarg);
+			break;
+		case 'T': tres = optarg; break;
+		case 'V': printf("slurm-wlm %s\n", SLURM_COMPAT_VERSION); return 0;
+		default:
+			fprintf(stderr, "Try \"sreport --help\" for more information\n");
+			return 1;
+		}
+	}
+	/* the TRES list */
+	strv_t tl = { 0 };
+	cmd_split(&tl, tres);
+	for (uint32_t i = 0; i < tl.n; i++) {
+		int k;
+		for (k = 0; k < NTRES && strcasecmp(tl.v[i], tres_names[k]); k++)
+			;
+		if (k == NTRES) {
+			fprintf(stderr, "sreport: error: Invalid TRES type: %s\n", tl.v[i]);
+			strv_free(&tl);
+			return 1;
+		}
+		if (r.ntres < NTRES)
+			r.tres[r.ntres++] = k;
+	}
+	strv_free(&tl);
+	if (!r.ntres)
+		r.tres[r.ntres++] = 0;
+	r.cpu_only = r.ntres == 1 && r.tres[0] == 0;
+
+	if (optind >= argc) {
+		fprintf(stderr, "sreport: error: no command given (interactive mode is not supported)\n");
+		return 1;
+	}
+	const char *type = argv[optind++];
+	int which = 0;   /* 1 util, 2 acct-by-user, 3 user-by-acct, 4 top */
+	const char *report = optind < argc ? argv[optind++] : "";
+	if (!strncasecmp(type, "cluster", strlen(type) > 2 ? strlen(type) : 3)) {
+		if (!strncasecmp(report, "Utilization", 2) || !strcasecmp(report, "u"))
+			which = 1;
+		else if (!strncasecmp(report, "AccountUtilizationByUser", 1) && strlen(report) > 1)
+			which = 2;
+		else if (!strncasecmp(report, "UserUtilizationByAccount", 5) ||
+			 !strcasecmp(report, "UA"))
+			which = 3;
+		if (!which) {
+			fprintf(stderr, "Not valid report %s\nValid cluster reports are, "
+				"\"AccountUtilizationByUser\", \"UserUtilizationByAccount\", "
+				"\"UserUtilizationByWckey\", \"Utilization\", and \"WCKeyUtilizationByUser\"\n",
+				report);
+			return 1;
+		}
+	} else if (!strncasecmp(type, "user", strlen(type) > 1 ? strlen(type) : 2)) {
+		if (!strncasecmp(report, "TopUsage", 1) && *report)
+			which = 4;
+		else {
+			fprintf(stderr, "Not valid report %s\nValid user reports are, \"TopUsage\"\n", report);
+			return 1;
+		}
+	} else {
+		fprintf(stderr, "invalid keyword: %s\n", type);
+		return 1;
+	}
+	int64_t now = time(NULL);
+	r.start = midnight_of(now, -1);
+	r.end = midnight_of(now, 0);
+	for (; optind < argc; optind++) {
+		const char *a = argv[optind], *eq = strchr(a, '=');
+		size_t kl = eq ? (size_t)(eq - a) : strlen(a);
+		const char *v = eq ? eq + 1 : "";
+		if (!eq && !strncasecmp(a, "tree", 4))
+			r.tree = 1;
+		else if (eq && !strncasecmp(a, "start", kl) && kl >= 1)
+			parse_when(v, &r.start);
+		else if (eq && !strncasecmp(a, "end", kl) && kl >= 1)
+			parse_when(v, &r.end);
+		else if (eq && (!strncasecmp(a, "users", kl) && kl >= 1))
+			split_list(&r.users, v);
+		else if (eq && (!strncasecmp(a, "accounts", kl) && kl >= 2))
+			split_list(&r.accounts, v);
+		else if (eq && !strncasecmp(a, "topcount", kl) && kl >= 2)
+			r.top = (uint32_t)strtoul(v, NULL, 10);
+		else if (eq && !strncasecmp(a, "clusters", kl) && kl >= 1)
+			;
+		else {
+			fprintf(stderr, " Unknown condition: %s\nUse keyword set to modify value\n", a);
+			rc = 1;
+		}
+	}
+	/* the range: whole hours, the end no later than now */
+	if (r.end > now)
+		r.end = now;
+	r.start -= r.start % 60;
+	{
+		time_t tt = (time_t)r.start;
+		struct tm tm;
+		localtime_r(&tt, &tm);
+		tm.tm_min = tm.tm_sec = 0;
+		tm.tm_isdst = -1;
+		r.start = (int64_t)mktime(&tm);
+		tt = (time_t)r.end;
+		localtime_r(&tt, &tm);
+		if (tm.tm_min || tm.tm_sec) {
+			tm.tm_min = tm.tm_sec = 0;
+			tm.tm_hour++;
+			tm.tm_isdst = -1;
+			r.end = (int64_t)mktime(&tm);
+		}
+	}
+	if (r.end <= r.start)
+		r.end = r.start + 3600;
+	r.cluster = cmd_conf()->cluster_name ? cmd_conf()->cluster_name : "cluster";
+	rows_t rows = { 0 };
+	void *reply = NULL;
+	if (fetch(&r, which == 1 ? "cluster" : "assoc", &rows, &reply)) {
+		rc = 1;
+		goto out;
+	}
+	memcpy(sreport_total, rows.reported, sizeof(sreport_total));
+	switch (which) {
+	case 1: cluster_util(&r, &rows); break;
+	case 2: account_by_user(&r, &rows); break;
+	case 3: user_rows(&r, &rows, 0); break;
+	case 4: user_rows(&r, &rows, 1); break;
+	}
+	fwrite(r.out.buf, 1, r.out.len, stdout);
+out:
+	free(rows.r);
+	if (reply)
+		proto_msg_destroy(MSG_ACCT_REPLY, reply);
+	strbuf_release(&r.out);
+	strv_free(&r.users);
+	strv_free(&r.accounts);
+	return rc;
+}

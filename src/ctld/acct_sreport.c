@@ -1,0 +1,188 @@
+/*
+ * acct_sreport.c: ACCT_OP_SREPORT, a store read over the rollups
+ * (acct_rollup.c) with the read-only connection; it never touches the
+ * loop's state.
+ *
+ * Arguments: report=cluster|assoc, start=, end= (Unix seconds, the range
+ * the command already rounded to hours). The range is covered with the
+ * coarsest closed rows that fit: whole months from month rows, whole days
+ * from day rows, the rest from hour rows, and only hours already closed
+ * (meta rollup_hour), so a year costs about 12 + 2 x 30 + 2 x 23 rows per
+ * TRES, not 8,760.
+ *
+ * Answer columns: kind ("cluster" or "assoc"), tres (LIM_TRES_* index),
+ * assoc_id, account, user, lineage, alloc, down, pdown, idle, planned,
+ * reported (TRES-seconds). report=assoc answers the cluster rows too (the
+ * command's percentages are of Reported).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctld.h"
+#include "errors.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+typedef struct seg {
+	int period;
+	int64_t from, to;
+} seg_t;
+
+static int64_t local_next(int64_t t, int days, int months)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	localtime_r(&tt, &tm);
+	tm.tm_mday += days;
+	tm.tm_mon += months;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}
+
+static int midnight(int64_t t, int *mday)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	localtime_r(&tt, &tm);
+	*mday = tm.tm_mday;
+	return !tm.tm_hour && !tm.tm_min && !tm.tm_sec;
+}
+
+/* Cover [start, end) (up to `closed`) with (period, from, to) pieces. */
+static uint32_t segments(int64_t start, int64_t end, int64_t closed, seg_t *s, uint32_t max)
+{
+	uint32_t n = 0;
+	if (end > closed)
+		end = closed;
+	int64_t t = rollup_hour_floor(start);
+	if (t < start)
+		t = rollup_hour_next(t);
+	int test_hours = rollup_hour_is_test();
+	for (uint32_t guard = 0; t < end && guard < 200000; guard++) {
+		int mday = 0, p = 0;
+		int64_t next;
+		if (!test_hours && midnight(t, &mday) && mday == 1 &&
+		    (next = local_next(t, 0, 1)) <= end)
+			p = 2;
+		else if (!test_hours && midnight(t, &mday) && (next = local_next(t, 1, 0)) <= end)
+			p = 1;
+		else
+			next = rollup_hour_next(t);
+		if (next > end && p == 0)
+			break;       /* a partial hour: not rolled */
+		if (n && s[n - 1].period == p && s[n - 1].to == t) {
+			s[n - 1].to = next;
+		} else {
+			if (n == max)
+				break;
+			s[n++] = (seg_t){ p, t, next };
+		}
+		t = next;
+	}
+	return n;
+}
+
+/* The rows of the n pieces, each by its primary key range (an OR of
+ * ranges would scan the table). */
+static void from_segs(strbuf_t *sb, const char *table, const char *cols, uint32_t n)
+{
+	strbuf_addstr(sb, " FROM (");
+	for (uint32_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%sSELECT %s FROM %s WHERE period = ?%u AND time >= ?%u AND time < ?%u",
+			    i ? " UNION ALL " : "", cols, table, 3 * i + 1, 3 * i + 2, 3 * i + 3);
+	strbuf_addstr(sb, ")");
+}
+
+static void bind_segs(sqlite3_stmt *st, const seg_t *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		sqlite3_bind_int(st, (int)(3 * i + 1), s[i].period);
+		sqlite3_bind_int64(st, (int)(3 * i + 2), s[i].from);
+		sqlite3_bind_int64(st, (int)(3 * i + 3), s[i].to);
+	}
+}
+
+static const char *text(sqlite3_stmt *st, int c)
+{
+	const char *v = (const char *)sqlite3_column_text(st, c);
+	return v ? v : "";
+}
+
+void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
+		  msg_acct_reply_t *out)
+{
+	(void)ctx;
+	static const char *const cols[] = { "kind", "tres", "assoc_id", "account", "user", "lineage",
+		"alloc", "down", "pdown", "idle", "planned", "reported" };
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		acct_reply_col(out, cols[c]);
+	const char *rep = acct_arg(req, "report"), *a = acct_arg(req, "start"), *b = acct_arg(req, "end");
+	if (!rep || !a || !b) {
+		out->rc = SLURM_ERROR;
+		out->msg = xstrdup("sreport: report, start and end are required");
+		return;
+	}
+	int64_t start = strtoll(a, NULL, 10), end = strtoll(b, NULL, 10), closed = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'rollup_hour'", -1, &st,
+			       NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			closed = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	seg_t segs[16];
+	uint32_t n = segments(start, end, closed, segs, 16);
+	if (!n)
+		return;
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "SELECT tres, SUM(alloc), SUM(down), SUM(pdown), SUM(idle), SUM(planned),"
+			   " SUM(reported)");
+	from_segs(&sb, "acct_rollup_cluster", "tres, alloc, down, pdown, idle, planned, reported", n);
+	strbuf_addstr(&sb, " GROUP BY tres ORDER BY tres");
+	if (sqlite3_prepare_v2(db, sb.buf, -1, &st, NULL) != SQLITE_OK) {
+		out->rc = SLURM_ERROR;
+		out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));
+		strbuf_release(&sb);
+		return;
+	}
+	bind_segs(st, segs, n);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		acct_reply_cell(out, "cluster");
+		acct_reply_cellf(out, "%d", sqlite3_column_int(st, 0));
+		acct_reply_cell(out, "0");
+		acct_reply_cell(out, "");
+		acct_reply_cell(out, "");
+		acct_reply_cell(out, "");
+		for (int c = 1; c <= 6; c++)
+			acct_reply_cellf(out, "%.0f", sqlite3_column_double(st, c));
+	}
+	sqlite3_finalize(st);
+	if (!strcmp(rep, "assoc")) {
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "SELECT tres, assoc_id, MAX(account), MAX(user), MAX(lineage),"
+				   " SUM(alloc)");
+		from_segs(&sb, "acct_rollup_assoc", "tres, assoc_id, account, user, lineage, alloc", n);
+		strbuf_addstr(&sb, " GROUP BY assoc_id, tres HAVING SUM(alloc) > 0");
+		if (sqlite3_prepare_v2(db, sb.buf, -1, &st, NULL) == SQLITE_OK) {
+			bind_segs(st, segs, n);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				acct_reply_cell(out, "assoc");
+				acct_reply_cellf(out, "%d", sqlite3_column_int(st, 0));
+				acct_reply_cellf(out, "%" PRId64, (int64_t)sqlite3_column_int64(st, 1));
+				acct_reply_cell(out, text(st, 2));
+				acct_reply_cell(out, text(st, 3));
+				acct_reply_cell(out, text(st, 4));
+				acct_reply_cellf(out, "%.0f", sqlite3_column_double(st, 5));
+				for (int c = 0; c < 5; c++)
+					acct_reply_cell(out, "0");
+			}
+			sqlite3_finalize(st);
+		} else {
+			out->rc = SLURM_ERROR;
+			out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));
+		}
+	}
+	strbuf_release(&sb);
+}
