@@ -40,8 +40,8 @@ test_expect_success 'the default view: Slurm columns, widths and a cut state' '
 	cat >expect <<-EOF &&
 	JobID           JobName  Partition    Account  AllocCPUS      State ExitCode 
 	------------ ---------- ---------- ---------- ---------- ---------- -------- 
-	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $ok quick-ok defq "" 1 COMPLETED 0:0)
-	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $can to-cancel defq "" 1 CANCELLED+ 0:0)
+	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $ok quick-ok defq root 1 COMPLETED 0:0)
+	$(printf "%-12s %10s %10s %10s %10s %10s %8s " $can to-cancel defq root 1 CANCELLED+ 0:0)
 	EOF
 	test_cmp expect out
 '
