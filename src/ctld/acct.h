@@ -71,7 +71,7 @@ typedef struct acct_assoc {
 	uint32_t uid;             /* user associations; UINT32_MAX otherwise */
 	char *partition;          /* NULL = any */
 	uint32_t shares_raw;      /* Fairshare= (1); SCHED_SHARES_PARENT */
-	uint32_t priority;        /* Priority= */
+	uint32_t priority;        /* Priority= (0: not set, shown empty) */
 	uint32_t def_qos_id;      /* DefaultQOS=, 0 = inherit */
 	uint32_t *qos_ids;        /* QOS= (allowed), none = inherit */
 	uint32_t nqos;
@@ -117,6 +117,8 @@ typedef struct acct {
  * "normal" QOS on first start, as slurmdbd does) and read
  * AccountingStorageEnforce. 0 or -1 with *err. */
 int acct_init(struct ctld *cd, char **err);
+/* Free the model (tests; the controller keeps it to the end). */
+void acct_free(acct_t *m);
 /* Write the changed model rows inside the open transaction (db_commit). */
 void acct_commit(struct ctld *cd);
 /* Create the model's tables (from db_open). 0 or -1 with *err. */

@@ -255,16 +255,30 @@ acct_assoc_t *acct_assoc_by_id(ctld_t *cd, uint32_t id)
 	return NULL;
 }
 
+/* s lower-cased into buf (len bytes) or, when longer, a malloc'd copy
+ * (*heap set to free it). */
+static const char *lower_into(const char *s, char *buf, size_t len, char **heap)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	char *d = n < len ? buf : (*heap = xmalloc(n + 1));
+	for (size_t i = 0; i <= n; i++)
+		d[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+	return d;
+}
+
 acct_assoc_t *acct_assoc_find(ctld_t *cd, const char *user, const char *account,
 			      const char *partition)
 {
 	acct_t *m = &cd->acct;
 	if (!m->ix || !account)
 		return NULL;
-	/* names are kept lower-case (as slurmdbd does) */
-	char *u = user ? xstrdup(user) : NULL, *a = xstrdup(account);
-	acct_name_lower(u);
-	acct_name_lower(a);
+	/* names are kept lower-case (as slurmdbd does); no allocation for
+	 * the usual short names: a4/a5 look up per job per pass */
+	char ub[128], ab[128], *uh = NULL, *ah = NULL;
+	const char *u = lower_into(user, ub, sizeof(ub), &uh);
+	const char *a = lower_into(account, ab, sizeof(ab), &ah);
 	uint64_t h = hash_assoc_key(u, a, partition);
 	uint32_t pos = UINT32_MAX, i;
 	acct_assoc_t *found = NULL;
@@ -275,8 +289,8 @@ acct_assoc_t *acct_assoc_find(ctld_t *cd, const char *user, const char *account,
 			break;
 		}
 	}
-	free(u);
-	free(a);
+	free(uh);
+	free(ah);
 	return found;
 }
 
@@ -674,6 +688,49 @@ int acct_init(ctld_t *cd, char **err)
 	acct_reindex(m);
 	m->gen++;
 	return 0;
+}
+
+void acct_free(acct_t *m)
+{
+	for (uint32_t i = 0; i < m->naccounts; i++) {
+		free(m->accounts[i].name);
+		free(m->accounts[i].description);
+		free(m->accounts[i].organization);
+	}
+	for (uint32_t i = 0; i < m->nusers; i++) {
+		acct_user_t *u = &m->users[i];
+		free(u->name);
+		free(u->default_account);
+		for (uint32_t c = 0; c < u->ncoord; c++)
+			free(u->coord_accounts[c]);
+		free(u->coord_accounts);
+	}
+	for (uint32_t i = 0; i < m->nassocs; i++) {
+		acct_assoc_t *a = &m->assocs[i];
+		free(a->account);
+		free(a->user);
+		free(a->partition);
+		free(a->qos_ids);
+	}
+	for (uint32_t i = 0; i < m->nqos; i++) {
+		free(m->qos[i].name);
+		free(m->qos[i].description);
+		free(m->qos[i].preempt_ids);
+	}
+	free(m->accounts);
+	free(m->users);
+	free(m->assocs);
+	free(m->qos);
+	if (m->ix) {
+		hidx_t *t[] = { &m->ix->account, &m->ix->user, &m->ix->user_uid, &m->ix->assoc_id,
+				&m->ix->assoc_key, &m->ix->qos_id, &m->ix->qos_name };
+		for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+			free(t[i]->slot);
+		free(m->ix);
+	}
+	strv_free(&m->gone);
+	free(m->cluster);
+	memset(m, 0, sizeof(*m));
 }
 
 /* ---- writing ---- */

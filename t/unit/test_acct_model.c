@@ -331,7 +331,10 @@ static void test_scale(void)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double us = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / 200000.0;
 	is_int(found, 200000, "every lookup found its record");
-	ok(us < 5.0, "a lookup at 1,000 users x 3 accounts takes %.3f us", us);
+	/* a scan of the 3,000 associations would take tens of us; the bound
+	 * leaves room for sanitizers and a loaded machine */
+	ok(us < 20.0, "a lookup at 1,000 users x 3 accounts takes %.3f us", us);
+	acct_free(&cd.acct);
 	cd = saved;
 }
 
@@ -340,5 +343,6 @@ int main(void)
 	test_limits();
 	test_model();
 	test_scale();
+	acct_free(&cd.acct);
 	return done_testing();
 }
