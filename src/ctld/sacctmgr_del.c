@@ -471,9 +471,7 @@ void mgr_delete_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		for (uint32_t i = 0; i < names.n; i++)
 			strbuf_addf(&o->out, "  %s\n", names.v[i]);
 		if (accts.n) {
-			strbuf_addstr(&o->out, " From Account(s)\n");
-			for (uint32_t i = 0; i < accts.n; i++)
-				strbuf_addf(&o->out, "  %s\n", accts.v[i]);
+			mgr_list(o, "From Account(s)", &accts);
 		}
 		strbuf_addf(&o->out, " Removed Coordinators (sub accounts not listed)...\n%s", lines.buf);
 		if (m->commit)

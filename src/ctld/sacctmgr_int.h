@@ -53,6 +53,11 @@ typedef struct assoc_set {
 
 /* sacctmgr_rpc.c: shared by the verbs */
 int mgr_fail(mgr_out_t *o, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* sacctmgr's listing of what a change is about: " TITLE\n" and each name
+ * on its own line ("  name"). */
+void mgr_list(mgr_out_t *o, const char *title, const strv_t *names);
+/* Nothing to add: " Nothing new added." and its exit status. */
+void mgr_nothing_new(mgr_out_t *o);
 void mgr_denied_change(mgr_out_t *o);
 void mgr_req_free(mgr_req_t *m);
 void mgr_split_into(strv_t *out, const char *v);

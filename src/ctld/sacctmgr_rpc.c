@@ -52,6 +52,19 @@ int mgr_key_is(const char *k, const char *names)
 	return 0;
 }
 
+void mgr_list(mgr_out_t *o, const char *title, const strv_t *names)
+{
+	strbuf_addf(&o->out, " %s\n", title);
+	for (uint32_t i = 0; i < names->n; i++)
+		strbuf_addf(&o->out, "  %s\n", names->v[i]);
+}
+
+void mgr_nothing_new(mgr_out_t *o)
+{
+	strbuf_addstr(&o->out, " Nothing new added.\n");
+	o->rc = ACCT_MGR_NOTHING;
+}
+
 int mgr_strv_has_ci(const strv_t *sv, const char *s)
 {
 	for (uint32_t i = 0; i < sv->n; i++)
@@ -440,9 +453,7 @@ void mgr_add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		goto out;
 	}
 	if (m->level < ACCT_ADMIN_OPERATOR && !acct_is_coord(cd, m->uid, pa->account)) {
-		strbuf_addstr(&o->out, " Adding Account(s)\n");
-		for (uint32_t i = 0; i < names.n; i++)
-			strbuf_addf(&o->out, "  %s\n", names.v[i]);
+		mgr_list(o, "Adding Account(s)", &names);
 		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding accounts: Access/permission denied\n");
 		goto out;
 	}
@@ -451,14 +462,11 @@ void mgr_add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		if (!acct_account_find(cd, names.v[i]) && !mgr_strv_has_ci(&add, names.v[i]))
 			strv_push(&add, names.v[i]);
 	if (!add.n) {
-		strbuf_addstr(&o->out, " Nothing new added.\n");
-		o->rc = ACCT_MGR_NOTHING;
+		mgr_nothing_new(o);
 		strv_free(&add);
 		goto out;
 	}
-	strbuf_addstr(&o->out, " Adding Account(s)\n");
-	for (uint32_t i = 0; i < add.n; i++)
-		strbuf_addf(&o->out, "  %s\n", add.v[i]);
+	mgr_list(o, "Adding Account(s)", &add);
 	strbuf_addf(&o->out, " Settings\n  Description     = %s\n  Organization    = %s\n Associations\n",
 		    descr ? descr : "Account Name", org ? org : "Parent/Account Name");
 	for (uint32_t i = 0; i < add.n; i++)
@@ -598,18 +606,13 @@ void mgr_add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 			}
 	}
 	if (!allowed) {
-		strbuf_addstr(&o->out, " Adding User(s)\n");
-		for (uint32_t i = 0; i < names.n; i++)
-			strbuf_addf(&o->out, "  %s\n", names.v[i]);
+		mgr_list(o, "Adding User(s)", &names);
 		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding users: Access/permission denied\n");
 	} else if (!nu.n && !nassoc) {
-		strbuf_addstr(&o->out, " Nothing new added.\n");
-		o->rc = ACCT_MGR_NOTHING;
+		mgr_nothing_new(o);
 	} else {
 		if (nu.n) {
-			strbuf_addstr(&o->out, " Adding User(s)\n");
-			for (uint32_t i = 0; i < nu.n; i++)
-				strbuf_addf(&o->out, "  %s\n", nu.v[i]);
+			mgr_list(o, "Adding User(s)", &nu);
 			if (defacct || level != UINT32_MAX) {
 				strbuf_addstr(&o->out, " Settings =\n");
 				if (defacct)
@@ -912,9 +915,7 @@ static void add_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		goto out;
 	}
 	if (m->level < ACCT_ADMIN_OPERATOR) {
-		strbuf_addstr(&o->out, " Adding QOS(s)\n");
-		for (uint32_t i = 0; i < names.n; i++)
-			strbuf_addf(&o->out, "  %s\n", names.v[i]);
+		mgr_list(o, "Adding QOS(s)", &names);
 		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding QOS: Access/permission denied\n");
 		goto out;
 	}
@@ -923,14 +924,11 @@ static void add_qos(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		if (!acct_qos_by_name(cd, names.v[i]) && !mgr_strv_has_ci(&add, names.v[i]))
 			strv_push(&add, names.v[i]);
 	if (!add.n) {
-		strbuf_addstr(&o->out, " Nothing new added.\n");
-		o->rc = ACCT_MGR_NOTHING;
+		mgr_nothing_new(o);
 		strv_free(&add);
 		goto out;
 	}
-	strbuf_addstr(&o->out, " Adding QOS(s)\n");
-	for (uint32_t i = 0; i < add.n; i++)
-		strbuf_addf(&o->out, "  %s\n", add.v[i]);
+	mgr_list(o, "Adding QOS(s)", &add);
 	strbuf_addf(&o->out, " Settings\n  Description    = %s\n", s.descr ? s.descr : add.v[0]);
 	if (s.report.n)       /* no settings: v is NULL (qsort(NULL) is UB) */
 		qsort(s.report.v, s.report.n, sizeof(char *), str_cmp);
@@ -1021,12 +1019,9 @@ void mgr_add_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		}
 	}
 	if (!any) {
-		strbuf_addstr(&o->out, " Nothing new added.\n");
-		o->rc = ACCT_MGR_NOTHING;
+		mgr_nothing_new(o);
 	} else {
-		strbuf_addstr(&o->out, " Adding Coordinator User(s)\n");
-		for (uint32_t i = 0; i < names.n; i++)
-			strbuf_addf(&o->out, "  %s\n", names.v[i]);
+		mgr_list(o, "Adding Coordinator User(s)", &names);
 		strbuf_addstr(&o->out, " To Account(s) and all sub-accounts\n");
 		for (uint32_t i = 0; i < accts.n; i++)
 			strbuf_addf(&o->out, "  %s\n", accts.v[i]);
