@@ -391,7 +391,12 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 			node_sync_sched(cd, n);
 		}
 		job_fence_heard(cd, n, m, 0);
-		if (n->base != NODE_DOWN) {
+		/* Only a node declared DOWN because it did not answer in time
+		 * is taken back by a heartbeat; one an admin set DOWN stays
+		 * so until resumed or until its node daemon registers anew
+		 * (a heartbeat right after `state=down` must not undo it). */
+		int noresp = n->reason && !strcmp(n->reason, "Not responding");
+		if (n->base != NODE_DOWN || !noresp) {
 			node_kill_strays(cd, n, c, m);
 			return 0;
 		}

@@ -53,6 +53,15 @@ test_expect_success 'a bad state is refused with Slurm text' '
 	test_cmp expect err
 '
 
+test_expect_success 'an admin DOWN outlasts the heartbeats of a live node daemon (ReturnToService=2)' '
+	scontrol update nodename=comp002 state=down reason=cabling &&
+	sleep 3 &&
+	test_node_state comp002 down &&
+	scontrol show node comp002 | grep -q "Reason=cabling " &&
+	scontrol update nodename=comp002 state=resume &&
+	wait_for 10 test_node_state comp002 idle
+'
+
 test_expect_success 'state=down kills the node'"'"'s jobs (NODE_FAIL without requeue)' '
 	id=$(sbatch --parsable --no-requeue -w comp002 -o /dev/null --wrap="sleep 60") &&
 	wait_job_state $id RUNNING &&
