@@ -107,11 +107,6 @@ void sched_bits_take(uint64_t *avail, const uint64_t *pref, uint64_t *out,
 		     uint32_t words, uint32_t *left);
 /* Derive job j's request. */
 void sched_req_init(const sched_t *s, const sched_job_t *j, req_t *r);
-/* CPUs and memory node n has for job r now. */
-uint32_t sched_node_cpus_avail(const sched_node_t *n, const req_t *r);
-uint64_t sched_node_mem_avail(const sched_node_t *n, const req_t *r);
-/* --exclusive=user: is job j kept off node n? */
-int sched_user_blocked(const sched_node_t *n, const sched_job_t *j, const req_t *r);
 /* Tasks a node with the given free resources can take for the job (0:
  * none); *gfree gets the free GPUs of the wanted type. */
 uint32_t sched_cap_free(const sched_node_t *n, const sched_job_t *j, const req_t *r,
@@ -136,6 +131,43 @@ int sched_switches_refused(ctx_t *c, const sched_job_t *j, const cand_t *cd, uin
  * to the required nodes that are not usable. */
 int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		       sched_alloc_t *a, char **detail);
+
+/* CPUs an oversubscribing job (share > 1) can have on node n: whole
+ * units whose CPUs are each free or shared by fewer than share jobs. */
+uint32_t sched_shared_cpus_avail(const sched_node_t *n, uint32_t share);
+
+/* Inline, as they were within one file: backfill asks them per node and
+ * per tested job. */
+
+/* CPUs and memory node n has for job r now. */
+static inline uint32_t sched_node_cpus_avail(const sched_node_t *n, const req_t *r)
+{
+	if (n->exclusive)
+		return 0;
+	if (r->share > 1)
+		return sched_shared_cpus_avail(n, r->share);
+	return n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
+}
+
+/* --exclusive=user: may job j (of uid) share node n with what runs on
+ * it? Not if a user-exclusive job of another user is there, nor, for a
+ * user-exclusive job, if any job of another user is (a node whose
+ * ownership is unclear counts as shared). */
+static inline int sched_user_blocked(const sched_node_t *n, const sched_job_t *j, const req_t *r)
+{
+	if (!n->njobs)
+		return 0;
+	if (n->excl_user_jobs && n->owner_uid != j->user_id)
+		return 1;
+	return r->excl_user && (n->owner_uid != j->user_id || n->owner_jobs != n->njobs);
+}
+
+static inline uint64_t sched_node_mem_avail(const sched_node_t *n, const req_t *r)
+{
+	if (r->mem_free_all)
+		return n->mem;
+	return n->mem > n->mem_used ? n->mem - n->mem_used : 0;
+}
 
 /* ---- sched.c ---- */
 

@@ -206,7 +206,7 @@ static void cores_level(const sched_node_t *n, uint32_t level, uint64_t *out)
 
 /* CPUs an oversubscribing job (share > 1) can have on node n: whole
  * units whose CPUs are each free or shared by fewer than share jobs. */
-static uint32_t shared_cpus_avail(const sched_node_t *n, uint32_t share)
+uint32_t sched_shared_cpus_avail(const sched_node_t *n, uint32_t share)
 {
 	if (!n->cores_used || !n->cpu_share)
 		return n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
@@ -453,36 +453,6 @@ static uint32_t node_cpus_for(const sched_node_t *n, const req_t *r, uint32_t ta
 	if (ids || !r->count_ids)
 		c = round_unit((uint32_t)c, node_unit(n));
 	return c > n->cpus ? n->cpus : (uint32_t)c;
-}
-
-/* CPUs and memory node n has for job r now. */
-uint32_t sched_node_cpus_avail(const sched_node_t *n, const req_t *r)
-{
-	if (n->exclusive)
-		return 0;
-	if (r->share > 1)
-		return shared_cpus_avail(n, r->share);
-	return n->cpus > n->cpus_used ? n->cpus - n->cpus_used : 0;
-}
-
-/* --exclusive=user: may job j (of uid) share node n with what runs on
- * it? Not if a user-exclusive job of another user is there, nor, for a
- * user-exclusive job, if any job of another user is (a node whose
- * ownership is unclear counts as shared). */
-int sched_user_blocked(const sched_node_t *n, const sched_job_t *j, const req_t *r)
-{
-	if (!n->njobs)
-		return 0;
-	if (n->excl_user_jobs && n->owner_uid != j->user_id)
-		return 1;
-	return r->excl_user && (n->owner_uid != j->user_id || n->owner_jobs != n->njobs);
-}
-
-uint64_t sched_node_mem_avail(const sched_node_t *n, const req_t *r)
-{
-	if (r->mem_free_all)
-		return n->mem;
-	return n->mem > n->mem_used ? n->mem - n->mem_used : 0;
 }
 
 /* Tasks a node with the given free resources can take for the job (0:
