@@ -115,7 +115,7 @@ typedef struct sched_qos {
 	double usage_wall;               /* seconds (GrpWall) */
 } sched_qos_t;
 
-/* ---- limits in the core's pass (sched.c uses these) ----
+/* ---- limits in the core's pass (sched.c, sched_backfill.c use these) ----
  * lim_ctx_new counts, from the running jobs it is given, the jobs and
  * TRES in use per association (and its subtree, for Grp* limits), per
  * QOS, per (QOS, user) and per (QOS, account), and resolves the Max*
