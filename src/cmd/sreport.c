@@ -318,57 +318,95 @@ static int lin_cmp(const void *a, const void *b)
 	return strcmp(x->lineage, y->lineage);
 }
 
-static int under(const char *lineage, const char *acct_lineage)
+/* The association rows of the reply, sorted by (lineage, user, tres) or
+ * by (user, lineage, tres): one association's rows, an account's users
+ * and a user's associations are then runs, found without a scan. */
+static int by_lin_user(const void *a, const void *b)
 {
-	size_t l = strlen(acct_lineage);
-	return !strncmp(lineage, acct_lineage, l) && (lineage[l] == 0 || lineage[l] == '/');
+	const row_t *x = *(const row_t *const *)a, *y = *(const row_t *const *)b;
+	int c = strcmp(x->lineage, y->lineage);
+	if (!c)
+		c = strcmp(x->user, y->user);
+	return c ? c : x->tres - y->tres;
+}
+
+static int by_user_lin(const void *a, const void *b)
+{
+	const row_t *x = *(const row_t *const *)a, *y = *(const row_t *const *)b;
+	int c = strcmp(x->user, y->user);
+	if (!c)
+		c = strcmp(x->lineage, y->lineage);
+	return c ? c : x->tres - y->tres;
+}
+
+static uint32_t assoc_rows(const rows_t *rows, int (*cmp)(const void *, const void *),
+			   const row_t ***out)
+{
+	const row_t **v = xcalloc(rows->n + 1, sizeof(*v));
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < rows->n; i++)
+		if (!strcmp(rows->r[i].kind, "assoc") && rows->r[i].tres >= 0 && rows->r[i].tres < NTRES)
+			v[n++] = &rows->r[i];
+	qsort(v, n, sizeof(*v), cmp);
+	*out = v;
+	return n;
 }
 
 /* The accounts (every prefix of a lineage that has usage) with their
- * subtree's usage, in tree order. */
-static uint32_t account_sums(const rows_t *rows, acct_sum_t **out)
+ * subtree's usage, in tree order: each association's usage is added to
+ * every account on its lineage, found by bisection (n x depth x log n). */
+static uint32_t account_sums(const row_t *const *as, uint32_t nas, acct_sum_t **out)
 {
 	acct_sum_t *a = NULL;
 	uint32_t n = 0;
 	size_t cap = 0;
-	for (uint32_t i = 0; i < rows->n; i++) {
-		const row_t *x = &rows->r[i];
-		if (strcmp(x->kind, "assoc"))
+	for (uint32_t i = 0; i < nas; i++) {
+		if (i && !strcmp(as[i]->lineage, as[i - 1]->lineage))
 			continue;
-		char *lin = xstrdup(x->lineage);
-		for (char *p = lin; p; p = strchr(p + 1, '/')) {
-			char save = *p == '/' ? '/' : 0;
-			char *end = save ? p : lin + strlen(lin);
-			char keep = *end;
-			*end = 0;
-			uint32_t k;
-			for (k = 0; k < n && strcmp(a[k].lineage, lin); k++)
-				;
-			if (k == n) {
+		const char *lin = as[i]->lineage;
+		for (const char *p = lin;; p++)
+			if (!*p || *p == '/') {
 				a = xgrow(a, sizeof(*a), n + 1, &cap);
 				memset(&a[n], 0, sizeof(a[n]));
-				a[n].lineage = xstrdup(lin);
-				n++;
+				a[n++].lineage = xstrndup(lin, (size_t)(p - lin));
+				if (!*p)
+					break;
 			}
-			*end = keep;
-			if (!save)
-				break;
-		}
-		free(lin);
 	}
 	qsort(a, n, sizeof(*a), lin_cmp);
+	uint32_t u = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (u && !strcmp(a[u - 1].lineage, a[k].lineage)) {
+			free(a[k].lineage);
+			continue;
+		}
+		a[u++] = a[k];
+	}
+	n = u;
 	for (uint32_t k = 0; k < n; k++) {
 		const char *slash = strrchr(a[k].lineage, '/');
 		a[k].account = slash ? slash + 1 : a[k].lineage;
 		for (const char *p = a[k].lineage; *p; p++)
 			a[k].depth += *p == '/';
-		for (uint32_t i = 0; i < rows->n; i++) {
-			const row_t *x = &rows->r[i];
-			if (!strcmp(x->kind, "assoc") && x->tres >= 0 && x->tres < NTRES &&
-			    under(x->lineage, a[k].lineage))
-				a[k].used[x->tres] += x->v[0];
-		}
 	}
+	char *buf = NULL;
+	for (uint32_t i = 0; i < nas; i++) {
+		free(buf);
+		buf = xstrdup(as[i]->lineage);
+		for (char *p = buf;; p++)
+			if (!*p || *p == '/') {
+				char keep = *p;
+				*p = 0;
+				acct_sum_t key = { .lineage = buf };
+				acct_sum_t *e = bsearch(&key, a, n, sizeof(*a), lin_cmp);
+				if (e)
+					e->used[as[i]->tres] += as[i]->v[0];
+				*p = keep;
+				if (!keep)
+					break;
+			}
+	}
+	free(buf);
 	*out = a;
 	return n;
 }
@@ -435,55 +473,48 @@ static void account_by_user(rep_t *r, const rows_t *rows)
 	lead_cols(r, c, &n, names, w, 4);
 	banner(r, "Cluster/Account/User Utilization", 1);
 	header(r, c, n);
+	const row_t **as;
+	uint32_t nas = assoc_rows(rows, by_lin_user, &as);
 	acct_sum_t *a;
-	uint32_t na = account_sums(rows, &a);
+	uint32_t na = account_sums(as, nas, &a);
+	uint32_t i = 0;       /* as[i]: the first row of a[k]'s lineage or later */
 	for (uint32_t k = 0; k < na; k++) {
+		while (i < nas && strcmp(as[i]->lineage, a[k].lineage) < 0)
+			i++;
 		if (!in_list(&r->accounts, a[k].account))
 			continue;
 		char *acc = r->tree ? xasprintf("%*s%s", a[k].depth, "", a[k].account) : xstrdup(a[k].account);
 		const char *lead[] = { r->cluster, acc, "", "" };
 		if (!r->users.n)
 			assoc_line(r, lead, w, 4, a[k].used);
-		/* its users, by name */
-		const row_t **us = xcalloc(rows->n + 1, sizeof(*us));
-		uint32_t nu = 0;
-		for (uint32_t i = 0; i < rows->n; i++) {
-			const row_t *x = &rows->r[i];
-			if (!strcmp(x->kind, "assoc") && *x->user && !strcmp(x->lineage, a[k].lineage) &&
-			    in_list(&r->users, x->user)) {
-				uint32_t j;
-				for (j = 0; j < nu && strcmp(us[j]->user, x->user); j++)
-					;
-				if (j == nu)
-					us[nu++] = x;
-			}
-		}
-		for (uint32_t j = 0; j < nu; j++) {
-			for (uint32_t m = j + 1; m < nu; m++)
-				if (strcmp(us[m]->user, us[j]->user) < 0) {
-					const row_t *t = us[j];
-					us[j] = us[m];
-					us[m] = t;
-				}
-		}
-		for (uint32_t j = 0; j < nu; j++) {
+		/* its users, by name: the run of its lineage, sorted by user */
+		for (uint32_t j = i; j < nas && !strcmp(as[j]->lineage, a[k].lineage);) {
+			const row_t *x = as[j];
 			double used[NTRES] = { 0 };
-			for (uint32_t i = 0; i < rows->n; i++) {
-				const row_t *x = &rows->r[i];
-				if (!strcmp(x->kind, "assoc") && !strcmp(x->user, us[j]->user) &&
-				    !strcmp(x->lineage, a[k].lineage) && x->tres >= 0 && x->tres < NTRES)
-					used[x->tres] += x->v[0];
-			}
+			for (; j < nas && !strcmp(as[j]->lineage, x->lineage) && !strcmp(as[j]->user, x->user); j++)
+				used[as[j]->tres] += as[j]->v[0];
+			if (!*x->user || !in_list(&r->users, x->user))
+				continue;
 			char pn[128];
-			const char *ul[] = { r->cluster, acc, us[j]->user, proper_name(us[j]->user, pn, sizeof(pn)) };
+			const char *ul[] = { r->cluster, acc, x->user, proper_name(x->user, pn, sizeof(pn)) };
 			assoc_line(r, ul, w, 4, used);
 		}
-		free(us);
 		free(acc);
 	}
 	for (uint32_t k = 0; k < na; k++)
 		free(a[k].lineage);
 	free(a);
+	free(as);
+}
+
+/* Whether the comma-separated list has the item. */
+static int has_item(const char *list, const char *item)
+{
+	size_t l = strlen(item);
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, item, l) && (p[l] == ',' || !p[l]))
+			return 1;
+	return 0;
 }
 
 /* user rows: (user, account) pairs, or per user with top (TopUsage). */
@@ -502,29 +533,30 @@ static void user_rows(rep_t *r, const rows_t *rows, int top)
 		banner(r, "Cluster/User/Account Utilization", 1);
 	}
 	header(r, c, n);
-	/* one entry per (user, lineage) or per user, by the first TRES */
+	/* one entry per (user, lineage) or per user, by the first TRES: runs
+	 * of the rows sorted by (user, lineage) */
 	typedef struct ent { row_t r; char accts[256]; double used[NTRES]; } ent_t;
-	ent_t *e = xcalloc(rows->n + 1, sizeof(*e));
+	const row_t **as;
+	uint32_t nas = assoc_rows(rows, by_user_lin, &as);
+	ent_t *e = xcalloc(nas + 1, sizeof(*e));
 	uint32_t ne = 0;
-	for (uint32_t i = 0; i < rows->n; i++) {
-		const row_t *x = &rows->r[i];
-		if (strcmp(x->kind, "assoc") || !*x->user || !in_list(&r->users, x->user) ||
-		    !in_list(&r->accounts, x->account) || x->tres < 0 || x->tres >= NTRES)
+	for (uint32_t i = 0; i < nas; i++) {
+		const row_t *x = as[i];
+		if (!*x->user || !in_list(&r->users, x->user) || !in_list(&r->accounts, x->account))
 			continue;
-		uint32_t j;
-		for (j = 0; j < ne; j++)
-			if (!strcmp(e[j].r.user, x->user) && (top || !strcmp(e[j].r.lineage, x->lineage)))
-				break;
-		if (j == ne) {
-			e[ne].r = *x;
-			snprintf(e[ne].accts, sizeof(e[ne].accts), "%s", x->account);
-			ne++;
-		} else if (top && !strstr(e[j].accts, x->account)) {
-			size_t l = strlen(e[j].accts);
-			snprintf(e[j].accts + l, sizeof(e[j].accts) - l, ",%s", x->account);
+		ent_t *cur = ne ? &e[ne - 1] : NULL;
+		if (!cur || strcmp(cur->r.user, x->user) || (!top && strcmp(cur->r.lineage, x->lineage))) {
+			cur = &e[ne++];
+			cur->r = *x;
+			snprintf(cur->accts, sizeof(cur->accts), "%s", x->account);
+		} else if (top && strcmp(cur->r.lineage, x->lineage) && !has_item(cur->accts, x->account)) {
+			size_t l = strlen(cur->accts);
+			snprintf(cur->accts + l, sizeof(cur->accts) - l, ",%s", x->account);
+			cur->r.lineage = x->lineage;
 		}
-		e[j].used[x->tres] += x->v[0];
+		cur->used[x->tres] += x->v[0];
 	}
+	free(as);
 	for (uint32_t j = 0; j < ne; j++)
 		e[j].r.v[0] = e[j].used[r->tres[0]];
 	const row_t **order = xcalloc(ne + 1, sizeof(*order));
