@@ -2,7 +2,8 @@
  * sreport: reports from the usage rollups, as Slurm 22.05's sreport prints
  * them (../shared/compat/slurm-22.05/sreport_*): cluster Utilization,
  * cluster AccountUtilizationByUser (and Tree), cluster
- * UserUtilizationByAccount, user TopUsage.
+ * UserUtilizationByAccount, user TopUsage, job SizesByAccount (from
+ * the job records, not the rollups).
  *
  * The range: start= (default yesterday 00:00) rounded down to the hour,
  * end= (default today 00:00) no later than now and rounded up to the hour;
@@ -574,6 +575,182 @@ static void user_rows(rep_t *r, const rows_t *rows, int top)
 	free(e);
 }
 
+/* ---- job SizesByAccount ---- */
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int sreport_grouping(const char *s, uint32_t *edges, int max)
+{
+	int n = 0;
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || (*end && *end != ',') || v > UINT32_MAX)
+			return -1;
+		if (v && n < max)
+			edges[n++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	qsort(edges, (size_t)n, sizeof(*edges), u32_cmp);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (!m || edges[m - 1] != edges[i])
+			edges[m++] = edges[i];
+	return m;
+}
+
+int sreport_size_bucket(const uint32_t *edges, int n, uint32_t cpus)
+{
+	int b = 0;
+	while (b < n && edges[b] <= cpus)
+		b++;
+	return b;
+}
+
+char *sreport_size_label(const uint32_t *edges, int n, int b)
+{
+	if (b >= n)
+		return xasprintf(">= %u CPUs", n ? edges[n - 1] : 0);
+	return xasprintf("%u-%u CPUs", b ? edges[b - 1] : 0, edges[b] - 1);
+}
+
+#define MAX_EDGES 32
+
+typedef struct size_opts {
+	uint32_t edges[MAX_EDGES];
+	int nedges;
+	int flat, count;
+	strv_t partitions;
+} size_opts_t;
+
+typedef struct size_row {
+	char *account;
+	double v[MAX_EDGES + 1];
+	double total;
+} size_row_t;
+
+/* The account a job's usage is reported under: its own (FlatView), else
+ * the shallowest of Accounts= on its lineage, else the child of root on
+ * its lineage. NULL: not reported. Returns an xmalloc'd name. */
+static char *size_account(const rep_t *r, const size_opts_t *o, const char *account,
+			  const char *lineage)
+{
+	if (o->flat || !*lineage)
+		return in_list(&r->accounts, account) ? xstrdup(account) : NULL;
+	char *lin = xstrdup(lineage), *save = NULL, *out = NULL;
+	int depth = 0;
+	for (char *p = strtok_r(lin, "/", &save); p && !out; p = strtok_r(NULL, "/", &save), depth++) {
+		if (r->accounts.n ? in_list(&r->accounts, p) : depth == 1 || !strchr(lineage, '/'))
+			out = xstrdup(p);
+	}
+	free(lin);
+	return out;
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	return strcmp(((const size_row_t *)a)->account, ((const size_row_t *)b)->account);
+}
+
+static int job_sizes(rep_t *r, const size_opts_t *o)
+{
+	msg_acct_req_t req = { .op = ACCT_OP_SREPORT };
+	strv_push(&req.args, "report=sizes");
+	char *a = xasprintf("start=%lld", (long long)r->start);
+	strv_push(&req.args, a);
+	free(a);
+	a = xasprintf("end=%lld", (long long)r->end);
+	strv_push(&req.args, a);
+	free(a);
+	void *reply = NULL;
+	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
+	strv_free(&req.args);
+	if (err) {
+		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	msg_acct_reply_t *m = reply;
+	if (m->rc) {
+		fprintf(stderr, "sreport: error: %s\n", m->msg ? m->msg : slurm_strerror(m->rc));
+		proto_msg_destroy(MSG_ACCT_REPLY, reply);
+		return 1;
+	}
+	uint32_t nc = m->cols.n, n = nc >= 7 ? m->cells.n / nc : 0, na = 0;
+	size_row_t *rows = xcalloc(n + 1, sizeof(*rows));
+	double all = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		char **c = &m->cells.v[i * nc];
+		if (!in_list(&r->users, c[2]) || !in_list(&o->partitions, c[3]))
+			continue;
+		char *acc = size_account(r, o, c[0], c[1]);
+		if (!acc)
+			continue;
+		uint32_t k;
+		for (k = 0; k < na && strcmp(rows[k].account, acc); k++)
+			;
+		if (k == na)
+			rows[na++].account = acc;
+		else
+			free(acc);
+		double v = o->count ? strtod(c[5], NULL) : strtod(c[6], NULL);
+		int b = sreport_size_bucket(o->edges, o->nedges, (uint32_t)strtoul(c[4], NULL, 10));
+		rows[k].v[b] += v;
+		rows[k].total += v;
+		all += v;
+	}
+	qsort(rows, na, sizeof(*rows), size_cmp);
+	int nb = o->nedges + 1;
+	colspec_t *cs = xcalloc((size_t)nb + 3, sizeof(*cs));
+	char **labels = xcalloc((size_t)nb, sizeof(*labels));
+	size_t ncol = 0;
+	cs[ncol++] = (colspec_t){ "Cluster", 9 };
+	cs[ncol++] = (colspec_t){ "Account", 9 };
+	for (int b = 0; b < nb; b++) {
+		labels[b] = sreport_size_label(o->edges, o->nedges, b);
+		cs[ncol++] = (colspec_t){ labels[b], 13 };
+	}
+	cs[ncol++] = (colspec_t){ "% of cluster", 12 };
+	if (!r->noheader) {
+		char t0[32], t1[32];
+		time_fmt_iso((time_t)r->start, t0, sizeof(t0));
+		time_fmt_iso((time_t)(r->end - 1), t1, sizeof(t1));
+		strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+		strbuf_addf(&r->out, "Job Sizes %s - %s (%lld secs)\n", t0, t1, (long long)(r->end - r->start));
+		if (o->count)
+			strbuf_addstr(&r->out, "Units are in number of jobs ran\n");
+		else
+			strbuf_addf(&r->out, "Time reported in %s\n", tf_unit(r->tf));
+		strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+	}
+	header(r, cs, ncol);
+	for (uint32_t k = 0; k < na; k++) {
+		size_t col = 0;
+		put(r, r->cluster, 9, ++col == ncol);
+		put(r, rows[k].account, 9, ++col == ncol);
+		for (int b = 0; b < nb; b++) {
+			char *s = o->count ? xasprintf("%.0f", rows[k].v[b]) : time_str(r, rows[k].v[b], all);
+			put(r, s, 13, ++col == ncol);
+			free(s);
+		}
+		char *pct = xasprintf("%.2f%%", all > 0 ? rows[k].total * 100 / all : 0);
+		put(r, pct, 12, ++col == ncol);
+		free(pct);
+		strbuf_addch(&r->out, '\n');
+		free(rows[k].account);
+	}
+	for (int b = 0; b < nb; b++)
+		free(labels[b]);
+	free(labels);
+	free(cs);
+	free(rows);
+	proto_msg_destroy(MSG_ACCT_REPLY, reply);
+	return 0;
+}
+
 /* ---- options ---- */
 
 static int parse_when(const char *v, int64_t *t)
@@ -609,8 +786,10 @@ static void help(void)
 	printf(
 "Usage: sreport [OPTIONS] TYPE REPORT [CONDITIONS]\n"
 "  TYPE REPORT: cluster Utilization | cluster AccountUtilizationByUser |\n"
-"               cluster UserUtilizationByAccount | user TopUsage\n"
+"               cluster UserUtilizationByAccount | user TopUsage |\n"
+"               job SizesByAccount\n"
 "  CONDITIONS:  start=TIME end=TIME Tree Users=LIST Accounts=LIST TopCount=N\n"
+"               (job) Grouping=N,N.. FlatView PrintJobCount Partitions=LIST\n"
 "  -n, --noheader        no banner or header\n"
 "  -p, --parsable        '|' after every field\n"
 "  -P, --parsable2       '|' between fields\n"
@@ -712,10 +891,19 @@ int cmd_sreport(int argc, char **argv)
 			fprintf(stderr, "Not valid report %s\nValid user reports are, \"TopUsage\"\n", report);
 			return 1;
 		}
+	} else if (!strncasecmp(type, "job", strlen(type) > 1 ? strlen(type) : 1)) {
+		if (*report && !strncasecmp(report, "SizesByAccount", strlen(report)))
+			which = 5;
+		else {
+			fprintf(stderr, "Not valid report %s\nValid job reports are, \"SizesByAccount\"\n",
+				report);
+			return 1;
+		}
 	} else {
 		fprintf(stderr, "invalid keyword: %s\n", type);
 		return 1;
 	}
+	size_opts_t so = { .edges = { 50, 250, 500, 1000 }, .nedges = 4 };
 	int64_t now = time(NULL);
 	r.start = midnight_of(now, -1);
 	r.end = midnight_of(now, 0);
@@ -725,6 +913,17 @@ int cmd_sreport(int argc, char **argv)
 		const char *v = eq ? eq + 1 : "";
 		if (!eq && !strncasecmp(a, "tree", 4))
 			r.tree = 1;
+		else if (!eq && which == 5 && !strncasecmp(a, "FlatView", strlen(a) > 1 ? strlen(a) : 2))
+			so.flat = 1;
+		else if (!eq && which == 5 && !strncasecmp(a, "PrintJobCount", strlen(a) > 1 ? strlen(a) : 2))
+			so.count = 1;
+		else if (eq && which == 5 && !strncasecmp(a, "grouping", kl) && kl >= 1) {
+			if ((so.nedges = sreport_grouping(v, so.edges, MAX_EDGES)) < 0) {
+				fprintf(stderr, " Bad Grouping: %s\n", v);
+				return 1;
+			}
+		} else if (eq && which == 5 && !strncasecmp(a, "partitions", kl) && kl >= 2)
+			split_list(&so.partitions, v);
 		else if (eq && !strncasecmp(a, "start", kl) && kl >= 1)
 			parse_when(v, &r.start);
 		else if (eq && !strncasecmp(a, "end", kl) && kl >= 1)
@@ -767,6 +966,14 @@ int cmd_sreport(int argc, char **argv)
 	r.cluster = cmd_conf()->cluster_name ? cmd_conf()->cluster_name : "cluster";
 	rows_t rows = { 0 };
 	void *reply = NULL;
+	if (which == 5) {
+		if (job_sizes(&r, &so))
+			rc = 1;
+		else
+			fwrite(r.out.buf, 1, r.out.len, stdout);
+		strv_free(&so.partitions);
+		goto out;
+	}
 	if (fetch(&r, which == 1 ? "cluster" : "assoc", &rows, &reply)) {
 		rc = 1;
 		goto out;

@@ -3,7 +3,7 @@
  * (acct_rollup.c) with the read-only connection; it never touches the
  * loop's state.
  *
- * Arguments: report=cluster|assoc, start=, end= (Unix seconds, the range
+ * Arguments: report=cluster|assoc|sizes, start=, end= (Unix seconds, the range
  * the command already rounded to hours). The range is covered with the
  * coarsest closed rows that fit: whole months from month rows, whole days
  * from day rows, the rest from hour rows, and only hours already closed
@@ -13,7 +13,8 @@
  * Answer columns: kind ("cluster" or "assoc"), tres (LIM_TRES_* index),
  * assoc_id, account, user, lineage, alloc, down, pdown, idle, planned,
  * reported (TRES-seconds). report=assoc answers the cluster rows too (the
- * command's percentages are of Reported).
+ * command's percentages are of Reported). report=sizes reads acct_job
+ * instead (job_sizes below).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -204,15 +205,60 @@ static int assoc_sums(sqlite3 *db, strbuf_t *sb, const seg_t *segs, uint32_t n,
 	return 0;
 }
 
+/* report=sizes (sreport job SizesByAccount): the jobs that ran in
+ * [start, end), grouped by (account, user, partition, alloc_cpus), with
+ * the job count and the CPU-seconds inside the range (a running job up to
+ * now), and the account's lineage from the association tree ("" for an
+ * account no longer in it). Columns: account, lineage, user, partition,
+ * cpus, jobs, cpu_secs. The command buckets and filters. */
+static void job_sizes(sqlite3 *db, int64_t start, int64_t end, msg_acct_reply_t *out)
+{
+	static const char *const cols[] = { "account", "lineage", "user", "partition", "cpus", "jobs",
+		"cpu_secs" };
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		acct_reply_col(out, cols[c]);
+	static const char sql[] =
+		"WITH RECURSIVE tree(id, account, lineage) AS (SELECT id, account, account FROM acct_assoc"
+		" WHERE parent_id = 0 AND COALESCE(user, '') = '' UNION ALL SELECT a.id, a.account,"
+		" tree.lineage || '/' || a.account FROM acct_assoc a JOIN tree ON a.parent_id = tree.id"
+		" WHERE COALESCE(a.user, '') = ''),"
+		" j AS (SELECT account, user, partition, alloc_cpus, COUNT(*) AS n,"
+		" SUM(alloc_cpus * MAX(0, MIN(CASE WHEN end > 0 THEN end ELSE ?3 END, ?2) - MAX(start, ?1)))"
+		" AS secs FROM acct_job WHERE start > 0 AND start < ?2 AND (end = 0 OR end > ?1)"
+		" GROUP BY account, user, partition, alloc_cpus)"
+		" SELECT j.account, COALESCE((SELECT lineage FROM tree WHERE tree.account = j.account"
+		" LIMIT 1), ''), j.user, j.partition, j.alloc_cpus, j.n, j.secs FROM j";
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		out->rc = SLURM_ERROR;
+		out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));
+		return;
+	}
+	sqlite3_bind_int64(st, 1, start);
+	sqlite3_bind_int64(st, 2, end);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int c = 0; c < 4; c++)
+			acct_reply_cell(out, text(st, c));
+		for (int c = 4; c < 7; c++)
+			acct_reply_cellf(out, "%" PRId64, (int64_t)sqlite3_column_int64(st, c));
+	}
+	sqlite3_finalize(st);
+}
+
 void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
 		  msg_acct_reply_t *out)
 {
 	(void)ctx;
+	const char *rep = acct_arg(req, "report"), *a = acct_arg(req, "start"), *b = acct_arg(req, "end");
+	if (rep && a && b && !strcmp(rep, "sizes")) {
+		job_sizes(db, strtoll(a, NULL, 10), strtoll(b, NULL, 10), out);
+		return;
+	}
 	static const char *const cols[] = { "kind", "tres", "assoc_id", "account", "user", "lineage",
 		"alloc", "down", "pdown", "idle", "planned", "reported" };
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		acct_reply_col(out, cols[c]);
-	const char *rep = acct_arg(req, "report"), *a = acct_arg(req, "start"), *b = acct_arg(req, "end");
 	if (!rep || !a || !b) {
 		out->rc = SLURM_ERROR;
 		out->msg = xstrdup("sreport: report, start and end are required");

@@ -1,5 +1,5 @@
 #!/bin/bash
-test_description='rollups and sreport cluster Utilization: allocated, down and reported time'
+test_description='rollups and sreport cluster Utilization: allocated, down and reported time; job SizesByAccount'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
@@ -51,6 +51,23 @@ test_expect_success 'a job of 4 CPUs for 6 s: 24 CPU-seconds allocated' '
 	util >rows && IFS="|" read -r cl alloc down pdown idle planned rep <rows &&
 	test "$alloc" = $((4 * el)) &&
 	test $((alloc + down + idle + planned)) = "$rep"
+'
+
+test_expect_success 'sreport job SizesByAccount: the 4-CPU job in its bucket, banner and header' '
+	acct=$(sacct -n -P -X -o account -j $id) && test -n "$acct" &&
+	sreport -n -P -t seconds job SizesByAccount start=$START end=now FlatView >out &&
+	echo "test|$acct|$((4 * el))|0|0|0|0|100.00%" >expect &&
+	test_cmp expect out &&
+	sreport -n -P job SizesByAccount start=$START end=now FlatView Grouping=2,4 PrintJobCount >out &&
+	echo "test|$acct|0|0|1|100.00%" >expect &&
+	test_cmp expect out &&
+	sreport -n -P job SizesByAccount start=$START end=now FlatView Users=nosuch >out &&
+	test_must_be_empty out &&
+	sreport job SizesByAccount start=$START end=now >out &&
+	sed -n 2p out | grep -Eq "^Job Sizes [0-9-]{10}T[0-9]{2}:00:00 - [0-9-]{10}T[0-9]{2}:59:59 \([0-9]+ secs\)$" &&
+	sed -n 3p out | grep -qx "Time reported in Minutes" &&
+	sed -n 5p out | grep -qx "  Cluster   Account     0-49 CPUs   50-249 CPUs  250-499 CPUs  500-999 CPUs  >= 1000 CPUs % of cluster " &&
+	sed -n 6p out | grep -qx -- "--------- --------- ------------- ------------- ------------- ------------- ------------- ------------ "
 '
 
 test_expect_success 'a drained node counts as Down while drained' '
