@@ -70,6 +70,30 @@ test_expect_success 'sreport job SizesByAccount: the 4-CPU job in its bucket, ba
 	sed -n 6p out | grep -qx -- "--------- --------- ------------- ------------- ------------- ------------- ------------- ------------ "
 '
 
+test_expect_success 'per association: a job of 2 CPUs under its account, its user and root (with the first job)' '
+	me=$(id -un) && acct=$(sacct -n -P -X -o account -j $id) &&
+	sacctmgr -i add account g1phys >/dev/null &&
+	sacctmgr -i add user $me account=g1phys >/dev/null &&
+	j=$(sbatch --parsable -n 2 -A g1phys -o /dev/null --wrap="sleep 3") &&
+	wait_job_state $j COMPLETED 30 &&
+	s=$(scontrol show job $j | tr " " "\n" | sed -n "s/^RunTime=//p") &&
+	el2=$(echo "$s" | awk -F: "{ print \$1 * 3600 + \$2 * 60 + \$3 }") &&
+	wait_for 20 sh -c "sreport -n -P -t seconds cluster AccountUtilizationByUser start=$START end=now | grep -qx \"test|g1phys|||$((2 * el2))|0\"" &&
+	sreport -n -P -t seconds cluster AccountUtilizationByUser start=$START end=now >out &&
+	grep -qx "test|root|||$((4 * el + 2 * el2))|0" out &&
+	grep -Eqx "test\|g1phys\|$me\|[^|]*\|$((2 * el2))\|0" out &&
+	sreport -n -P -t seconds cluster UserUtilizationByAccount start=$START end=now >out &&
+	grep -Eqx "test\|$me\|[^|]*\|g1phys\|$((2 * el2))\|0" out &&
+	sreport -n -P -t seconds user TopUsage start=$START end=now >out &&
+	grep -Eqx "test\|$me\|[^|]*\|$acct,g1phys\|$((4 * el + 2 * el2))\|0" out &&
+	sreport -n -P -t seconds cluster AccountUtilizationByUser start=$START end=now Users=nosuch >out &&
+	test_must_be_empty out &&
+	# Accounts= selects the jobs: the percentage is of those
+	sreport -n -P -t seconds job SizesByAccount start=$START end=now FlatView Accounts=g1phys >out &&
+	echo "test|g1phys|$((2 * el2))|0|0|0|0|100.00%" >expect &&
+	test_cmp expect out
+'
+
 test_expect_success 'a drained node counts as Down while drained' '
 	before=$(util | cut -d"|" -f3) &&
 	scontrol update NodeName=comp002 State=DRAIN Reason="bad gpu" &&
