@@ -24,6 +24,15 @@ int cmd_noded(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
 int cmd_monitoring(int argc, char **argv);
 
+/* sreport job SizesByAccount's buckets: Grouping= parsed into its sorted,
+ * distinct positive edges (at most max; -1 when not a list of numbers);
+ * the bucket of a job of `cpus` CPUs (the number of edges <= cpus: 0 to
+ * n); a bucket's column name ("0-49 CPUs", ">= 1000 CPUs"), xmalloc'd. */
+#include <stdint.h>
+int sreport_grouping(const char *s, uint32_t *edges, int max);
+int sreport_size_bucket(const uint32_t *edges, int n, uint32_t cpus);
+char *sreport_size_label(const uint32_t *edges, int n, int bucket);
+
 /* Slurm's version string printed by -V/--version ("slurm 22.05.8"). */
 #define SLURM_COMPAT_VERSION "22.05.8"
 #define SLUICE_VERSION "0.1.0"

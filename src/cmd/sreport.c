@@ -2,7 +2,8 @@
  * sreport: reports from the usage rollups, as Slurm 22.05's sreport prints
  * them (../shared/compat/slurm-22.05/sreport_*): cluster Utilization,
  * cluster AccountUtilizationByUser (and Tree), cluster
- * UserUtilizationByAccount, user TopUsage.
+ * UserUtilizationByAccount, user TopUsage, job SizesByAccount (from
+ * the job records, not the rollups).
  *
  * The range: start= (default yesterday 00:00) rounded down to the hour,
  * end= (default today 00:00) no later than now and rounded up to the hour;
@@ -318,57 +319,95 @@ static int lin_cmp(const void *a, const void *b)
 	return strcmp(x->lineage, y->lineage);
 }
 
-static int under(const char *lineage, const char *acct_lineage)
+/* The association rows of the reply, sorted by (lineage, user, tres) or
+ * by (user, lineage, tres): one association's rows, an account's users
+ * and a user's associations are then runs, found without a scan. */
+static int by_lin_user(const void *a, const void *b)
 {
-	size_t l = strlen(acct_lineage);
-	return !strncmp(lineage, acct_lineage, l) && (lineage[l] == 0 || lineage[l] == '/');
+	const row_t *x = *(const row_t *const *)a, *y = *(const row_t *const *)b;
+	int c = strcmp(x->lineage, y->lineage);
+	if (!c)
+		c = strcmp(x->user, y->user);
+	return c ? c : x->tres - y->tres;
+}
+
+static int by_user_lin(const void *a, const void *b)
+{
+	const row_t *x = *(const row_t *const *)a, *y = *(const row_t *const *)b;
+	int c = strcmp(x->user, y->user);
+	if (!c)
+		c = strcmp(x->lineage, y->lineage);
+	return c ? c : x->tres - y->tres;
+}
+
+static uint32_t assoc_rows(const rows_t *rows, int (*cmp)(const void *, const void *),
+			   const row_t ***out)
+{
+	const row_t **v = xcalloc(rows->n + 1, sizeof(*v));
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < rows->n; i++)
+		if (!strcmp(rows->r[i].kind, "assoc") && rows->r[i].tres >= 0 && rows->r[i].tres < NTRES)
+			v[n++] = &rows->r[i];
+	qsort(v, n, sizeof(*v), cmp);
+	*out = v;
+	return n;
 }
 
 /* The accounts (every prefix of a lineage that has usage) with their
- * subtree's usage, in tree order. */
-static uint32_t account_sums(const rows_t *rows, acct_sum_t **out)
+ * subtree's usage, in tree order: each association's usage is added to
+ * every account on its lineage, found by bisection (n x depth x log n). */
+static uint32_t account_sums(const row_t *const *as, uint32_t nas, acct_sum_t **out)
 {
 	acct_sum_t *a = NULL;
 	uint32_t n = 0;
 	size_t cap = 0;
-	for (uint32_t i = 0; i < rows->n; i++) {
-		const row_t *x = &rows->r[i];
-		if (strcmp(x->kind, "assoc"))
+	for (uint32_t i = 0; i < nas; i++) {
+		if (i && !strcmp(as[i]->lineage, as[i - 1]->lineage))
 			continue;
-		char *lin = xstrdup(x->lineage);
-		for (char *p = lin; p; p = strchr(p + 1, '/')) {
-			char save = *p == '/' ? '/' : 0;
-			char *end = save ? p : lin + strlen(lin);
-			char keep = *end;
-			*end = 0;
-			uint32_t k;
-			for (k = 0; k < n && strcmp(a[k].lineage, lin); k++)
-				;
-			if (k == n) {
+		const char *lin = as[i]->lineage;
+		for (const char *p = lin;; p++)
+			if (!*p || *p == '/') {
 				a = xgrow(a, sizeof(*a), n + 1, &cap);
 				memset(&a[n], 0, sizeof(a[n]));
-				a[n].lineage = xstrdup(lin);
-				n++;
+				a[n++].lineage = xstrndup(lin, (size_t)(p - lin));
+				if (!*p)
+					break;
 			}
-			*end = keep;
-			if (!save)
-				break;
-		}
-		free(lin);
 	}
 	qsort(a, n, sizeof(*a), lin_cmp);
+	uint32_t u = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (u && !strcmp(a[u - 1].lineage, a[k].lineage)) {
+			free(a[k].lineage);
+			continue;
+		}
+		a[u++] = a[k];
+	}
+	n = u;
 	for (uint32_t k = 0; k < n; k++) {
 		const char *slash = strrchr(a[k].lineage, '/');
 		a[k].account = slash ? slash + 1 : a[k].lineage;
 		for (const char *p = a[k].lineage; *p; p++)
 			a[k].depth += *p == '/';
-		for (uint32_t i = 0; i < rows->n; i++) {
-			const row_t *x = &rows->r[i];
-			if (!strcmp(x->kind, "assoc") && x->tres >= 0 && x->tres < NTRES &&
-			    under(x->lineage, a[k].lineage))
-				a[k].used[x->tres] += x->v[0];
-		}
 	}
+	char *buf = NULL;
+	for (uint32_t i = 0; i < nas; i++) {
+		free(buf);
+		buf = xstrdup(as[i]->lineage);
+		for (char *p = buf;; p++)
+			if (!*p || *p == '/') {
+				char keep = *p;
+				*p = 0;
+				acct_sum_t key = { .lineage = buf };
+				acct_sum_t *e = bsearch(&key, a, n, sizeof(*a), lin_cmp);
+				if (e)
+					e->used[as[i]->tres] += as[i]->v[0];
+				*p = keep;
+				if (!keep)
+					break;
+			}
+	}
+	free(buf);
 	*out = a;
 	return n;
 }
@@ -435,55 +474,48 @@ static void account_by_user(rep_t *r, const rows_t *rows)
 	lead_cols(r, c, &n, names, w, 4);
 	banner(r, "Cluster/Account/User Utilization", 1);
 	header(r, c, n);
+	const row_t **as;
+	uint32_t nas = assoc_rows(rows, by_lin_user, &as);
 	acct_sum_t *a;
-	uint32_t na = account_sums(rows, &a);
+	uint32_t na = account_sums(as, nas, &a);
+	uint32_t i = 0;       /* as[i]: the first row of a[k]'s lineage or later */
 	for (uint32_t k = 0; k < na; k++) {
+		while (i < nas && strcmp(as[i]->lineage, a[k].lineage) < 0)
+			i++;
 		if (!in_list(&r->accounts, a[k].account))
 			continue;
 		char *acc = r->tree ? xasprintf("%*s%s", a[k].depth, "", a[k].account) : xstrdup(a[k].account);
 		const char *lead[] = { r->cluster, acc, "", "" };
 		if (!r->users.n)
 			assoc_line(r, lead, w, 4, a[k].used);
-		/* its users, by name */
-		const row_t **us = xcalloc(rows->n + 1, sizeof(*us));
-		uint32_t nu = 0;
-		for (uint32_t i = 0; i < rows->n; i++) {
-			const row_t *x = &rows->r[i];
-			if (!strcmp(x->kind, "assoc") && *x->user && !strcmp(x->lineage, a[k].lineage) &&
-			    in_list(&r->users, x->user)) {
-				uint32_t j;
-				for (j = 0; j < nu && strcmp(us[j]->user, x->user); j++)
-					;
-				if (j == nu)
-					us[nu++] = x;
-			}
-		}
-		for (uint32_t j = 0; j < nu; j++) {
-			for (uint32_t m = j + 1; m < nu; m++)
-				if (strcmp(us[m]->user, us[j]->user) < 0) {
-					const row_t *t = us[j];
-					us[j] = us[m];
-					us[m] = t;
-				}
-		}
-		for (uint32_t j = 0; j < nu; j++) {
+		/* its users, by name: the run of its lineage, sorted by user */
+		for (uint32_t j = i; j < nas && !strcmp(as[j]->lineage, a[k].lineage);) {
+			const row_t *x = as[j];
 			double used[NTRES] = { 0 };
-			for (uint32_t i = 0; i < rows->n; i++) {
-				const row_t *x = &rows->r[i];
-				if (!strcmp(x->kind, "assoc") && !strcmp(x->user, us[j]->user) &&
-				    !strcmp(x->lineage, a[k].lineage) && x->tres >= 0 && x->tres < NTRES)
-					used[x->tres] += x->v[0];
-			}
+			for (; j < nas && !strcmp(as[j]->lineage, x->lineage) && !strcmp(as[j]->user, x->user); j++)
+				used[as[j]->tres] += as[j]->v[0];
+			if (!*x->user || !in_list(&r->users, x->user))
+				continue;
 			char pn[128];
-			const char *ul[] = { r->cluster, acc, us[j]->user, proper_name(us[j]->user, pn, sizeof(pn)) };
+			const char *ul[] = { r->cluster, acc, x->user, proper_name(x->user, pn, sizeof(pn)) };
 			assoc_line(r, ul, w, 4, used);
 		}
-		free(us);
 		free(acc);
 	}
 	for (uint32_t k = 0; k < na; k++)
 		free(a[k].lineage);
 	free(a);
+	free(as);
+}
+
+/* Whether the comma-separated list has the item. */
+static int has_item(const char *list, const char *item)
+{
+	size_t l = strlen(item);
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, item, l) && (p[l] == ',' || !p[l]))
+			return 1;
+	return 0;
 }
 
 /* user rows: (user, account) pairs, or per user with top (TopUsage). */
@@ -502,29 +534,30 @@ static void user_rows(rep_t *r, const rows_t *rows, int top)
 		banner(r, "Cluster/User/Account Utilization", 1);
 	}
 	header(r, c, n);
-	/* one entry per (user, lineage) or per user, by the first TRES */
+	/* one entry per (user, lineage) or per user, by the first TRES: runs
+	 * of the rows sorted by (user, lineage) */
 	typedef struct ent { row_t r; char accts[256]; double used[NTRES]; } ent_t;
-	ent_t *e = xcalloc(rows->n + 1, sizeof(*e));
+	const row_t **as;
+	uint32_t nas = assoc_rows(rows, by_user_lin, &as);
+	ent_t *e = xcalloc(nas + 1, sizeof(*e));
 	uint32_t ne = 0;
-	for (uint32_t i = 0; i < rows->n; i++) {
-		const row_t *x = &rows->r[i];
-		if (strcmp(x->kind, "assoc") || !*x->user || !in_list(&r->users, x->user) ||
-		    !in_list(&r->accounts, x->account) || x->tres < 0 || x->tres >= NTRES)
+	for (uint32_t i = 0; i < nas; i++) {
+		const row_t *x = as[i];
+		if (!*x->user || !in_list(&r->users, x->user) || !in_list(&r->accounts, x->account))
 			continue;
-		uint32_t j;
-		for (j = 0; j < ne; j++)
-			if (!strcmp(e[j].r.user, x->user) && (top || !strcmp(e[j].r.lineage, x->lineage)))
-				break;
-		if (j == ne) {
-			e[ne].r = *x;
-			snprintf(e[ne].accts, sizeof(e[ne].accts), "%s", x->account);
-			ne++;
-		} else if (top && !strstr(e[j].accts, x->account)) {
-			size_t l = strlen(e[j].accts);
-			snprintf(e[j].accts + l, sizeof(e[j].accts) - l, ",%s", x->account);
+		ent_t *cur = ne ? &e[ne - 1] : NULL;
+		if (!cur || strcmp(cur->r.user, x->user) || (!top && strcmp(cur->r.lineage, x->lineage))) {
+			cur = &e[ne++];
+			cur->r = *x;
+			snprintf(cur->accts, sizeof(cur->accts), "%s", x->account);
+		} else if (top && strcmp(cur->r.lineage, x->lineage) && !has_item(cur->accts, x->account)) {
+			size_t l = strlen(cur->accts);
+			snprintf(cur->accts + l, sizeof(cur->accts) - l, ",%s", x->account);
+			cur->r.lineage = x->lineage;
 		}
-		e[j].used[x->tres] += x->v[0];
+		cur->used[x->tres] += x->v[0];
 	}
+	free(as);
 	for (uint32_t j = 0; j < ne; j++)
 		e[j].r.v[0] = e[j].used[r->tres[0]];
 	const row_t **order = xcalloc(ne + 1, sizeof(*order));
@@ -540,6 +573,182 @@ static void user_rows(rep_t *r, const rows_t *rows, int top)
 	}
 	free(order);
 	free(e);
+}
+
+/* ---- job SizesByAccount ---- */
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int sreport_grouping(const char *s, uint32_t *edges, int max)
+{
+	int n = 0;
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || (*end && *end != ',') || v > UINT32_MAX)
+			return -1;
+		if (v && n < max)
+			edges[n++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	qsort(edges, (size_t)n, sizeof(*edges), u32_cmp);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (!m || edges[m - 1] != edges[i])
+			edges[m++] = edges[i];
+	return m;
+}
+
+int sreport_size_bucket(const uint32_t *edges, int n, uint32_t cpus)
+{
+	int b = 0;
+	while (b < n && edges[b] <= cpus)
+		b++;
+	return b;
+}
+
+char *sreport_size_label(const uint32_t *edges, int n, int b)
+{
+	if (b >= n)
+		return xasprintf(">= %u CPUs", n ? edges[n - 1] : 0);
+	return xasprintf("%u-%u CPUs", b ? edges[b - 1] : 0, edges[b] - 1);
+}
+
+#define MAX_EDGES 32
+
+typedef struct size_opts {
+	uint32_t edges[MAX_EDGES];
+	int nedges;
+	int flat, count;
+	strv_t partitions;
+} size_opts_t;
+
+typedef struct size_row {
+	char *account;
+	double v[MAX_EDGES + 1];
+	double total;
+} size_row_t;
+
+/* The account a job's usage is reported under: its own (FlatView), else
+ * the shallowest of Accounts= on its lineage, else the child of root on
+ * its lineage. NULL: not reported. Returns an xmalloc'd name. */
+static char *size_account(const rep_t *r, const size_opts_t *o, const char *account,
+			  const char *lineage)
+{
+	if (o->flat || !*lineage)
+		return in_list(&r->accounts, account) ? xstrdup(account) : NULL;
+	char *lin = xstrdup(lineage), *save = NULL, *out = NULL;
+	int depth = 0;
+	for (char *p = strtok_r(lin, "/", &save); p && !out; p = strtok_r(NULL, "/", &save), depth++) {
+		if (r->accounts.n ? in_list(&r->accounts, p) : depth == 1 || !strchr(lineage, '/'))
+			out = xstrdup(p);
+	}
+	free(lin);
+	return out;
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	return strcmp(((const size_row_t *)a)->account, ((const size_row_t *)b)->account);
+}
+
+static int job_sizes(rep_t *r, const size_opts_t *o)
+{
+	msg_acct_req_t req = { .op = ACCT_OP_SREPORT };
+	strv_push(&req.args, "report=sizes");
+	char *a = xasprintf("start=%lld", (long long)r->start);
+	strv_push(&req.args, a);
+	free(a);
+	a = xasprintf("end=%lld", (long long)r->end);
+	strv_push(&req.args, a);
+	free(a);
+	void *reply = NULL;
+	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
+	strv_free(&req.args);
+	if (err) {
+		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	msg_acct_reply_t *m = reply;
+	if (m->rc) {
+		fprintf(stderr, "sreport: error: %s\n", m->msg ? m->msg : slurm_strerror(m->rc));
+		proto_msg_destroy(MSG_ACCT_REPLY, reply);
+		return 1;
+	}
+	uint32_t nc = m->cols.n, n = nc >= 7 ? m->cells.n / nc : 0, na = 0;
+	size_row_t *rows = xcalloc(n + 1, sizeof(*rows));
+	double all = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		char **c = &m->cells.v[i * nc];
+		if (!in_list(&r->users, c[2]) || !in_list(&o->partitions, c[3]))
+			continue;
+		char *acc = size_account(r, o, c[0], c[1]);
+		if (!acc)
+			continue;
+		uint32_t k;
+		for (k = 0; k < na && strcmp(rows[k].account, acc); k++)
+			;
+		if (k == na)
+			rows[na++].account = acc;
+		else
+			free(acc);
+		double v = o->count ? strtod(c[5], NULL) : strtod(c[6], NULL);
+		int b = sreport_size_bucket(o->edges, o->nedges, (uint32_t)strtoul(c[4], NULL, 10));
+		rows[k].v[b] += v;
+		rows[k].total += v;
+		all += v;
+	}
+	qsort(rows, na, sizeof(*rows), size_cmp);
+	int nb = o->nedges + 1;
+	colspec_t *cs = xcalloc((size_t)nb + 3, sizeof(*cs));
+	char **labels = xcalloc((size_t)nb, sizeof(*labels));
+	size_t ncol = 0;
+	cs[ncol++] = (colspec_t){ "Cluster", 9 };
+	cs[ncol++] = (colspec_t){ "Account", 9 };
+	for (int b = 0; b < nb; b++) {
+		labels[b] = sreport_size_label(o->edges, o->nedges, b);
+		cs[ncol++] = (colspec_t){ labels[b], 13 };
+	}
+	cs[ncol++] = (colspec_t){ "% of cluster", 12 };
+	if (!r->noheader) {
+		char t0[32], t1[32];
+		time_fmt_iso((time_t)r->start, t0, sizeof(t0));
+		time_fmt_iso((time_t)(r->end - 1), t1, sizeof(t1));
+		strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+		strbuf_addf(&r->out, "Job Sizes %s - %s (%lld secs)\n", t0, t1, (long long)(r->end - r->start));
+		if (o->count)
+			strbuf_addstr(&r->out, "Units are in number of jobs ran\n");
+		else
+			strbuf_addf(&r->out, "Time reported in %s\n", tf_unit(r->tf));
+		strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+	}
+	header(r, cs, ncol);
+	for (uint32_t k = 0; k < na; k++) {
+		size_t col = 0;
+		put(r, r->cluster, 9, ++col == ncol);
+		put(r, rows[k].account, 9, ++col == ncol);
+		for (int b = 0; b < nb; b++) {
+			char *s = o->count ? xasprintf("%.0f", rows[k].v[b]) : time_str(r, rows[k].v[b], all);
+			put(r, s, 13, ++col == ncol);
+			free(s);
+		}
+		char *pct = xasprintf("%.2f%%", all > 0 ? rows[k].total * 100 / all : 0);
+		put(r, pct, 12, ++col == ncol);
+		free(pct);
+		strbuf_addch(&r->out, '\n');
+		free(rows[k].account);
+	}
+	for (int b = 0; b < nb; b++)
+		free(labels[b]);
+	free(labels);
+	free(cs);
+	free(rows);
+	proto_msg_destroy(MSG_ACCT_REPLY, reply);
+	return 0;
 }
 
 /* ---- options ---- */
@@ -577,8 +786,10 @@ static void help(void)
 	printf(
 "Usage: sreport [OPTIONS] TYPE REPORT [CONDITIONS]\n"
 "  TYPE REPORT: cluster Utilization | cluster AccountUtilizationByUser |\n"
-"               cluster UserUtilizationByAccount | user TopUsage\n"
+"               cluster UserUtilizationByAccount | user TopUsage |\n"
+"               job SizesByAccount\n"
 "  CONDITIONS:  start=TIME end=TIME Tree Users=LIST Accounts=LIST TopCount=N\n"
+"               (job) Grouping=N,N.. FlatView PrintJobCount Partitions=LIST\n"
 "  -n, --noheader        no banner or header\n"
 "  -p, --parsable        '|' after every field\n"
 "  -P, --parsable2       '|' between fields\n"
@@ -680,10 +891,19 @@ int cmd_sreport(int argc, char **argv)
 			fprintf(stderr, "Not valid report %s\nValid user reports are, \"TopUsage\"\n", report);
 			return 1;
 		}
+	} else if (!strncasecmp(type, "job", strlen(type) > 1 ? strlen(type) : 1)) {
+		if (*report && !strncasecmp(report, "SizesByAccount", strlen(report)))
+			which = 5;
+		else {
+			fprintf(stderr, "Not valid report %s\nValid job reports are, \"SizesByAccount\"\n",
+				report);
+			return 1;
+		}
 	} else {
 		fprintf(stderr, "invalid keyword: %s\n", type);
 		return 1;
 	}
+	size_opts_t so = { .edges = { 50, 250, 500, 1000 }, .nedges = 4 };
 	int64_t now = time(NULL);
 	r.start = midnight_of(now, -1);
 	r.end = midnight_of(now, 0);
@@ -693,6 +913,17 @@ int cmd_sreport(int argc, char **argv)
 		const char *v = eq ? eq + 1 : "";
 		if (!eq && !strncasecmp(a, "tree", 4))
 			r.tree = 1;
+		else if (!eq && which == 5 && !strncasecmp(a, "FlatView", strlen(a) > 1 ? strlen(a) : 2))
+			so.flat = 1;
+		else if (!eq && which == 5 && !strncasecmp(a, "PrintJobCount", strlen(a) > 1 ? strlen(a) : 2))
+			so.count = 1;
+		else if (eq && which == 5 && !strncasecmp(a, "grouping", kl) && kl >= 1) {
+			if ((so.nedges = sreport_grouping(v, so.edges, MAX_EDGES)) < 0) {
+				fprintf(stderr, " Bad Grouping: %s\n", v);
+				return 1;
+			}
+		} else if (eq && which == 5 && !strncasecmp(a, "partitions", kl) && kl >= 2)
+			split_list(&so.partitions, v);
 		else if (eq && !strncasecmp(a, "start", kl) && kl >= 1)
 			parse_when(v, &r.start);
 		else if (eq && !strncasecmp(a, "end", kl) && kl >= 1)
@@ -735,6 +966,14 @@ int cmd_sreport(int argc, char **argv)
 	r.cluster = cmd_conf()->cluster_name ? cmd_conf()->cluster_name : "cluster";
 	rows_t rows = { 0 };
 	void *reply = NULL;
+	if (which == 5) {
+		if (job_sizes(&r, &so))
+			rc = 1;
+		else
+			fwrite(r.out.buf, 1, r.out.len, stdout);
+		strv_free(&so.partitions);
+		goto out;
+	}
 	if (fetch(&r, which == 1 ? "cluster" : "assoc", &rows, &reply)) {
 		rc = 1;
 		goto out;

@@ -3,7 +3,7 @@
  * (acct_rollup.c) with the read-only connection; it never touches the
  * loop's state.
  *
- * Arguments: report=cluster|assoc, start=, end= (Unix seconds, the range
+ * Arguments: report=cluster|assoc|sizes, start=, end= (Unix seconds, the range
  * the command already rounded to hours). The range is covered with the
  * coarsest closed rows that fit: whole months from month rows, whole days
  * from day rows, the rest from hour rows, and only hours already closed
@@ -13,7 +13,8 @@
  * Answer columns: kind ("cluster" or "assoc"), tres (LIM_TRES_* index),
  * assoc_id, account, user, lineage, alloc, down, pdown, idle, planned,
  * reported (TRES-seconds). report=assoc answers the cluster rows too (the
- * command's percentages are of Reported).
+ * command's percentages are of Reported). report=sizes reads acct_job
+ * instead (job_sizes below).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -110,15 +111,154 @@ static const char *text(sqlite3_stmt *st, int c)
 	return v ? v : "";
 }
 
+/* One association's usage of one TRES over the range. */
+typedef struct asum {
+	int64_t assoc_id;
+	int tres;
+	char *account, *user, *lineage;
+	double alloc;
+} asum_t;
+
+static int asum_cmp(const void *a, const void *b)
+{
+	const asum_t *x = a, *y = b;
+	if (x->assoc_id != y->assoc_id)
+		return x->assoc_id < y->assoc_id ? -1 : 1;
+	return x->tres - y->tres;
+}
+
+/* The "assoc" rows: alloc per (association, TRES), summed in one pass
+ * over the pieces' primary-key ranges into a hash table (a GROUP BY here
+ * would sort every row with its three names), answered in (assoc_id,
+ * tres) order, only those with usage. Returns -1 on an SQL error. */
+static int assoc_sums(sqlite3 *db, strbuf_t *sb, const seg_t *segs, uint32_t n,
+		      msg_acct_reply_t *out)
+{
+	sqlite3_stmt *st;
+	strbuf_reset(sb);
+	strbuf_addstr(sb, "SELECT tres, assoc_id, account, user, lineage, alloc");
+	from_segs(sb, "acct_rollup_assoc", "tres, assoc_id, account, user, lineage, alloc", n);
+	if (sqlite3_prepare_v2(db, sb->buf, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	bind_segs(st, segs, n);
+	uint32_t cap = 1024, used = 0;
+	asum_t *h = xcalloc(cap, sizeof(*h));
+	uint8_t *full = xcalloc(cap, 1);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 1);
+		int tres = sqlite3_column_int(st, 0);
+		if (2 * (used + 1) > cap) {     /* grow: rehash into twice the slots */
+			asum_t *oh = h;
+			uint8_t *of = full;
+			uint32_t oc = cap;
+			cap *= 2;
+			h = xcalloc(cap, sizeof(*h));
+			full = xcalloc(cap, 1);
+			for (uint32_t i = 0; i < oc; i++) {
+				if (!of[i])
+					continue;
+				uint32_t k = (uint32_t)((uint64_t)oh[i].assoc_id * 8 + (uint64_t)oh[i].tres) *
+					     2654435761u & (cap - 1);
+				while (full[k])
+					k = (k + 1) & (cap - 1);
+				h[k] = oh[i];
+				full[k] = 1;
+			}
+			free(oh);
+			free(of);
+		}
+		uint32_t k = (uint32_t)((uint64_t)id * 8 + (uint64_t)tres) * 2654435761u & (cap - 1);
+		while (full[k] && (h[k].assoc_id != id || h[k].tres != tres))
+			k = (k + 1) & (cap - 1);
+		if (!full[k]) {
+			full[k] = 1;
+			used++;
+			h[k] = (asum_t){ .assoc_id = id, .tres = tres, .account = xstrdup(text(st, 2)),
+					 .user = xstrdup(text(st, 3)), .lineage = xstrdup(text(st, 4)) };
+		}
+		h[k].alloc += sqlite3_column_double(st, 5);
+	}
+	sqlite3_finalize(st);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < cap; i++)
+		if (full[i])
+			h[m++] = h[i];
+	qsort(h, m, sizeof(*h), asum_cmp);
+	for (uint32_t i = 0; i < m; i++) {
+		if (h[i].alloc > 0) {
+			acct_reply_cell(out, "assoc");
+			acct_reply_cellf(out, "%d", h[i].tres);
+			acct_reply_cellf(out, "%" PRId64, h[i].assoc_id);
+			acct_reply_cell(out, h[i].account);
+			acct_reply_cell(out, h[i].user);
+			acct_reply_cell(out, h[i].lineage);
+			acct_reply_cellf(out, "%.0f", h[i].alloc);
+			for (int c = 0; c < 5; c++)
+				acct_reply_cell(out, "0");
+		}
+		free(h[i].account);
+		free(h[i].user);
+		free(h[i].lineage);
+	}
+	free(h);
+	free(full);
+	return 0;
+}
+
+/* report=sizes (sreport job SizesByAccount): the jobs that ran in
+ * [start, end), grouped by (account, user, partition, alloc_cpus), with
+ * the job count and the CPU-seconds inside the range (a running job up to
+ * now), and the account's lineage from the association tree ("" for an
+ * account no longer in it). Columns: account, lineage, user, partition,
+ * cpus, jobs, cpu_secs. The command buckets and filters. */
+static void job_sizes(sqlite3 *db, int64_t start, int64_t end, msg_acct_reply_t *out)
+{
+	static const char *const cols[] = { "account", "lineage", "user", "partition", "cpus", "jobs",
+		"cpu_secs" };
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		acct_reply_col(out, cols[c]);
+	static const char sql[] =
+		"WITH RECURSIVE tree(id, account, lineage) AS (SELECT id, account, account FROM acct_assoc"
+		" WHERE parent_id = 0 AND COALESCE(user, '') = '' UNION ALL SELECT a.id, a.account,"
+		" tree.lineage || '/' || a.account FROM acct_assoc a JOIN tree ON a.parent_id = tree.id"
+		" WHERE COALESCE(a.user, '') = ''),"
+		" j AS (SELECT account, user, partition, alloc_cpus, COUNT(*) AS n,"
+		" SUM(alloc_cpus * MAX(0, MIN(CASE WHEN end > 0 THEN end ELSE ?3 END, ?2) - MAX(start, ?1)))"
+		" AS secs FROM acct_job WHERE start > 0 AND start < ?2 AND (end = 0 OR end > ?1)"
+		" GROUP BY account, user, partition, alloc_cpus)"
+		" SELECT j.account, COALESCE((SELECT lineage FROM tree WHERE tree.account = j.account"
+		" LIMIT 1), ''), j.user, j.partition, j.alloc_cpus, j.n, j.secs FROM j";
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		out->rc = SLURM_ERROR;
+		out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));
+		return;
+	}
+	sqlite3_bind_int64(st, 1, start);
+	sqlite3_bind_int64(st, 2, end);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int c = 0; c < 4; c++)
+			acct_reply_cell(out, text(st, c));
+		for (int c = 4; c < 7; c++)
+			acct_reply_cellf(out, "%" PRId64, (int64_t)sqlite3_column_int64(st, c));
+	}
+	sqlite3_finalize(st);
+}
+
 void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
 		  msg_acct_reply_t *out)
 {
 	(void)ctx;
+	const char *rep = acct_arg(req, "report"), *a = acct_arg(req, "start"), *b = acct_arg(req, "end");
+	if (rep && a && b && !strcmp(rep, "sizes")) {
+		job_sizes(db, strtoll(a, NULL, 10), strtoll(b, NULL, 10), out);
+		return;
+	}
 	static const char *const cols[] = { "kind", "tres", "assoc_id", "account", "user", "lineage",
 		"alloc", "down", "pdown", "idle", "planned", "reported" };
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		acct_reply_col(out, cols[c]);
-	const char *rep = acct_arg(req, "report"), *a = acct_arg(req, "start"), *b = acct_arg(req, "end");
 	if (!rep || !a || !b) {
 		out->rc = SLURM_ERROR;
 		out->msg = xstrdup("sreport: report, start and end are required");
@@ -159,30 +299,9 @@ void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t 
 			acct_reply_cellf(out, "%.0f", sqlite3_column_double(st, c));
 	}
 	sqlite3_finalize(st);
-	if (!strcmp(rep, "assoc")) {
-		strbuf_reset(&sb);
-		strbuf_addstr(&sb, "SELECT tres, assoc_id, MAX(account), MAX(user), MAX(lineage),"
-				   " SUM(alloc)");
-		from_segs(&sb, "acct_rollup_assoc", "tres, assoc_id, account, user, lineage, alloc", n);
-		strbuf_addstr(&sb, " GROUP BY assoc_id, tres HAVING SUM(alloc) > 0");
-		if (sqlite3_prepare_v2(db, sb.buf, -1, &st, NULL) == SQLITE_OK) {
-			bind_segs(st, segs, n);
-			while (sqlite3_step(st) == SQLITE_ROW) {
-				acct_reply_cell(out, "assoc");
-				acct_reply_cellf(out, "%d", sqlite3_column_int(st, 0));
-				acct_reply_cellf(out, "%" PRId64, (int64_t)sqlite3_column_int64(st, 1));
-				acct_reply_cell(out, text(st, 2));
-				acct_reply_cell(out, text(st, 3));
-				acct_reply_cell(out, text(st, 4));
-				acct_reply_cellf(out, "%.0f", sqlite3_column_double(st, 5));
-				for (int c = 0; c < 5; c++)
-					acct_reply_cell(out, "0");
-			}
-			sqlite3_finalize(st);
-		} else {
-			out->rc = SLURM_ERROR;
-			out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));
-		}
+	if (!strcmp(rep, "assoc") && assoc_sums(db, &sb, segs, n, out)) {
+		out->rc = SLURM_ERROR;
+		out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));
 	}
 	strbuf_release(&sb);
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-test_description='rollups and sreport cluster Utilization: allocated, down and reported time'
+test_description='rollups and sreport cluster Utilization: allocated, down and reported time; job SizesByAccount'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
@@ -51,6 +51,47 @@ test_expect_success 'a job of 4 CPUs for 6 s: 24 CPU-seconds allocated' '
 	util >rows && IFS="|" read -r cl alloc down pdown idle planned rep <rows &&
 	test "$alloc" = $((4 * el)) &&
 	test $((alloc + down + idle + planned)) = "$rep"
+'
+
+test_expect_success 'sreport job SizesByAccount: the 4-CPU job in its bucket, banner and header' '
+	acct=$(sacct -n -P -X -o account -j $id) && test -n "$acct" &&
+	sreport -n -P -t seconds job SizesByAccount start=$START end=now FlatView >out &&
+	echo "test|$acct|$((4 * el))|0|0|0|0|100.00%" >expect &&
+	test_cmp expect out &&
+	sreport -n -P job SizesByAccount start=$START end=now FlatView Grouping=2,4 PrintJobCount >out &&
+	echo "test|$acct|0|0|1|100.00%" >expect &&
+	test_cmp expect out &&
+	sreport -n -P job SizesByAccount start=$START end=now FlatView Users=nosuch >out &&
+	test_must_be_empty out &&
+	sreport job SizesByAccount start=$START end=now >out &&
+	sed -n 2p out | grep -Eq "^Job Sizes [0-9-]{10}T[0-9]{2}:00:00 - [0-9-]{10}T[0-9]{2}:59:59 \([0-9]+ secs\)$" &&
+	sed -n 3p out | grep -qx "Time reported in Minutes" &&
+	sed -n 5p out | grep -qx "  Cluster   Account     0-49 CPUs   50-249 CPUs  250-499 CPUs  500-999 CPUs  >= 1000 CPUs % of cluster " &&
+	sed -n 6p out | grep -qx -- "--------- --------- ------------- ------------- ------------- ------------- ------------- ------------ "
+'
+
+test_expect_success 'per association: a job of 2 CPUs under its account, its user and root (with the first job)' '
+	me=$(id -un) && acct=$(sacct -n -P -X -o account -j $id) &&
+	sacctmgr -i add account g1phys >/dev/null &&
+	sacctmgr -i add user $me account=g1phys >/dev/null &&
+	j=$(sbatch --parsable -n 2 -A g1phys -o /dev/null --wrap="sleep 3") &&
+	wait_job_state $j COMPLETED 30 &&
+	s=$(scontrol show job $j | tr " " "\n" | sed -n "s/^RunTime=//p") &&
+	el2=$(echo "$s" | awk -F: "{ print \$1 * 3600 + \$2 * 60 + \$3 }") &&
+	wait_for 20 sh -c "sreport -n -P -t seconds cluster AccountUtilizationByUser start=$START end=now | grep -qx \"test|g1phys|||$((2 * el2))|0\"" &&
+	sreport -n -P -t seconds cluster AccountUtilizationByUser start=$START end=now >out &&
+	grep -qx "test|root|||$((4 * el + 2 * el2))|0" out &&
+	grep -Eqx "test\|g1phys\|$me\|[^|]*\|$((2 * el2))\|0" out &&
+	sreport -n -P -t seconds cluster UserUtilizationByAccount start=$START end=now >out &&
+	grep -Eqx "test\|$me\|[^|]*\|g1phys\|$((2 * el2))\|0" out &&
+	sreport -n -P -t seconds user TopUsage start=$START end=now >out &&
+	grep -Eqx "test\|$me\|[^|]*\|$acct,g1phys\|$((4 * el + 2 * el2))\|0" out &&
+	sreport -n -P -t seconds cluster AccountUtilizationByUser start=$START end=now Users=nosuch >out &&
+	test_must_be_empty out &&
+	# Accounts= selects the jobs: the percentage is of those
+	sreport -n -P -t seconds job SizesByAccount start=$START end=now FlatView Accounts=g1phys >out &&
+	echo "test|g1phys|$((2 * el2))|0|0|0|0|100.00%" >expect &&
+	test_cmp expect out
 '
 
 test_expect_success 'a drained node counts as Down while drained' '

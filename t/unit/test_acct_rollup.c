@@ -3,7 +3,9 @@
  * Down cut to what Reported holds) and sreport's store read
  * (acct_sreport) over hour, day and month rows: a range is covered with
  * month rows where whole months fit, day rows for whole days, hour rows
- * for the rest, and never with an hour that is not closed yet.
+ * for the rest, and never with an hour that is not closed yet. Also sreport
+ * job SizesByAccount: Grouping= and the buckets, and the store's CPU time
+ * of the jobs inside the range.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/cmds.h"
 #include "ctld/ctld.h"
 #include "tap.h"
 #include "xalloc.h"
@@ -97,6 +100,8 @@ static double report(const char *what, int64_t start, int64_t end, const char *c
 	return sum;
 }
 
+static void sizes_read(void);
+
 static void sreport_read(void)
 {
 	char dir[] = "/tmp/test_acct_rollup.XXXXXX";
@@ -167,6 +172,7 @@ static void sreport_read(void)
 	double ms = ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6) / 100;
 	printf("# sreport cluster year read: %.3f ms\n", ms);
 	ok(ms < 50, "a year's read in under 50 ms (%.3f ms)", ms);
+	sizes_read();
 
 	db_close(&cd);
 	char *f[] = { path, xasprintf("%s-wal", path), xasprintf("%s-shm", path) };
@@ -177,8 +183,70 @@ static void sreport_read(void)
 	rmdir(dir);
 }
 
+static void size_buckets(void)
+{
+	uint32_t e[8];
+	int n = sreport_grouping("50,250,500,1000", e, 8);
+	is_int(n, 4, "the default grouping: 4 edges, 5 buckets");
+	is_int(sreport_size_bucket(e, n, 1), 0, "1 CPU: 0-49");
+	is_int(sreport_size_bucket(e, n, 49), 0, "49 CPUs: 0-49");
+	is_int(sreport_size_bucket(e, n, 50), 1, "50 CPUs: 50-249");
+	is_int(sreport_size_bucket(e, n, 999), 3, "999 CPUs: 500-999");
+	is_int(sreport_size_bucket(e, n, 1000), 4, "1000 CPUs: >= 1000");
+	is_int(sreport_size_bucket(e, n, 100000), 4, "100000 CPUs: >= 1000");
+	char *l = sreport_size_label(e, n, 0);
+	is_str(l, "0-49 CPUs", "first label");
+	free(l);
+	l = sreport_size_label(e, n, 2);
+	is_str(l, "250-499 CPUs", "middle label");
+	free(l);
+	l = sreport_size_label(e, n, 4);
+	is_str(l, ">= 1000 CPUs", "last label");
+	free(l);
+	n = sreport_grouping("8,4,4,0,16", e, 8);
+	is_int(n, 3, "sorted, distinct, no 0");
+	ok(n == 3 && e[0] == 4 && e[1] == 8 && e[2] == 16, "edges 4,8,16");
+	is_int(sreport_size_bucket(e, n, 3), 0, "3 of 4,8,16: first");
+	is_int(sreport_size_bucket(e, n, 8), 2, "8 of 4,8,16: third");
+	is_int(sreport_grouping("4,x", e, 8), -1, "not a number: an error");
+}
+
+/* The store's SizesByAccount rows: CPU-seconds of the jobs inside the
+ * range (cut at both ends, a running job up to now), with the lineage. */
+static void sizes_read(void)
+{
+	sqlite3_exec(db, "INSERT INTO acct_assoc(id, parent_id, account, user) VALUES(1, 0, 'root', NULL),"
+			 " (2, 1, 'phys', NULL), (3, 2, 'hep', NULL), (4, 3, 'hep', 'alice');"
+			 "INSERT INTO acct_job(job_id, account, user, partition, alloc_cpus, start, end)"
+			 " VALUES(1, 'hep', 'alice', 'p', 4, 1000, 1100),"
+			 " (2, 'hep', 'alice', 'p', 4, 900, 1050),"     /* 50 s inside */
+			 " (3, 'hep', 'alice', 'p', 64, 1900, 0),"      /* running: 100 s inside */
+			 " (4, 'gone', 'bob', 'q', 1, 1500, 1510),"
+			 " (5, 'hep', 'alice', 'p', 4, 2100, 2200),"    /* after the range */
+			 " (6, 'hep', 'alice', 'p', 4, 0, 0)",          /* never started */
+		     NULL, NULL, NULL);
+	msg_acct_req_t req = { 0 };
+	strv_push(&req.args, "report=sizes");
+	strv_push(&req.args, "start=1000");
+	strv_push(&req.args, "end=2000");
+	acct_read_ctx_t ctx = { .uid = 0, .cluster = "t", .now = 2000 };
+	msg_acct_reply_t out = { 0 };
+	acct_sreport(db, &ctx, &req, &out);
+	strbuf_t got = STRBUF_INIT;
+	for (uint32_t r = 0; out.cols.n == 7 && r < out.cells.n / 7; r++) {
+		char **c = &out.cells.v[r * 7];
+		strbuf_addf(&got, "%s %s %s %s %s %s %s;", c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+	}
+	is_str(got.buf ? got.buf : "", "gone  bob q 1 1 10;hep root/phys/hep alice p 4 2 600;"
+	       "hep root/phys/hep alice p 64 1 6400;", "jobs grouped, cut to the range, with lineage");
+	strbuf_release(&got);
+	strv_free(&req.args);
+	proto_free(MSG_ACCT_REPLY, &out);
+}
+
 int main(void)
 {
+	size_buckets();
 	close_math();
 	sreport_read();
 	return done_testing();
