@@ -937,7 +937,6 @@ static const conf_kv_t *kv_find(const conf_t *conf, const char *key)
 	return NULL;
 }
 
-static long metrics_port_parse(const char *v, int *offset);
 
 static char *sdef(const conf_t *conf, const char *key, const char *def)
 {
@@ -1078,7 +1077,7 @@ static void finish_globals(struct conf_priv *p)
 	const char *epl = conf_get(conf, "EnforcePartLimits");
 	conf->enforce_part_limits = !epl || !strcasecmp(epl, "NO") ? 0 : !strcasecmp(epl, "ANY") ? 2 : 1;
 	const char *mp = conf_get(conf, "SlurmdMetricsPort");
-	if (mp && metrics_port_parse(mp, NULL) < 0) {
+	if (mp && conf_metrics_port_parse(mp, NULL) < 0) {
 		const conf_kv_t *kv = kv_find(conf, "SlurmdMetricsPort");
 		conf_err(conf, kv ? kv->file : conf->path, kv ? kv->line : 0,
 			 "SlurmdMetricsPort '%s': expected a port (1-65535) or +OFFSET from each node's Port", mp);
@@ -1488,107 +1487,4 @@ void conf_destroy(conf_t *conf)
 	strmap_release(&p->node_map);
 	strmap_release(&p->part_map);
 	free(p);
-}
-
-long conf_node_find(const conf_t *conf, const char *name)
-{
-	if (!conf || !name)
-		return -1;
-	return strmap_get(&((const struct conf_priv *)conf)->node_map, name);
-}
-
-long conf_part_find(const conf_t *conf, const char *name)
-{
-	if (!conf || !name)
-		return -1;
-	return strmap_get(&((const struct conf_priv *)conf)->part_map, name);
-}
-
-char *conf_expand_path(const char *tmpl, const char *node, const char *host)
-{
-	strbuf_t sb = STRBUF_INIT;
-	if (!tmpl)
-		return NULL;
-	for (const char *s = tmpl; *s; s++) {
-		if (*s == '%' && s[1] == 'n') {
-			strbuf_addstr(&sb, node ? node : "");
-			s++;
-		} else if (*s == '%' && s[1] == 'h') {
-			strbuf_addstr(&sb, host ? host : (node ? node : ""));
-			s++;
-		} else if (*s == '%' && s[1] == '%') {
-			strbuf_addch(&sb, '%');
-			s++;
-		} else {
-			strbuf_addch(&sb, *s);
-		}
-	}
-	return strbuf_detach(&sb);
-}
-
-char *conf_ctld_run_dir(const conf_t *conf)
-{
-	const char *pid = conf && conf->slurmctld_pid_file && *conf->slurmctld_pid_file
-		? conf->slurmctld_pid_file : "/var/run/slurmctld.pid";
-	const char *slash = strrchr(pid, '/');
-	if (!slash)
-		return xstrdup(".");
-	if (slash == pid)
-		return xstrdup("/");
-	return xstrndup(pid, (size_t)(slash - pid));
-}
-
-char *conf_ctld_socket(const conf_t *conf)
-{
-	char *dir = conf_ctld_run_dir(conf);
-	char *path = xasprintf("%s/sluice-ctld.sock", dir);
-	free(dir);
-	return path;
-}
-
-/* SlurmdMetricsPort: "N" (every node daemon on port N) or "+N" (each on
- * its node's Port plus N, for several virtual nodes on one host). Returns
- * the port or offset with *offset set, or -1 when malformed. */
-static long metrics_port_parse(const char *v, int *offset)
-{
-	int off = *v == '+';
-	const char *s = v + off;
-	char *end;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	long n = strtol(s, &end, 10);
-	if (*end || n < (off ? 0 : 1) || n > 65535)
-		return -1;
-	if (offset)
-		*offset = off;
-	return n;
-}
-
-uint16_t conf_node_metrics_port(const conf_t *conf, const conf_node_t *n)
-{
-	const char *v = conf_get(conf, "SlurmdMetricsPort");
-	int off = 0;
-	long p = v ? metrics_port_parse(v, &off) : -1;
-	if (p < 0)
-		return 0;
-	if (off) {
-		long port = (long)(n && n->port ? n->port : conf->slurmd_port) + p;
-		return port > 65535 ? 0 : (uint16_t)port;
-	}
-	return (uint16_t)p;
-}
-
-uint32_t conf_node_lease(const conf_t *conf)
-{
-	uint32_t t = conf->slurmd_timeout;
-	return t > UINT32_MAX / 2 ? UINT32_MAX : 2 * t;
-}
-
-uint32_t conf_node_gpus(const conf_node_t *n)
-{
-	uint32_t total = 0;
-	for (size_t i = 0; n && i < n->ngres; i++)
-		if (!strcmp(n->gres[i].name, "gpu"))
-			total += n->gres[i].count;
-	return total;
 }

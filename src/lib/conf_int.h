@@ -60,4 +60,8 @@ size_t conf_idx_uniq(size_t *v, size_t n);
 /* gres.conf, topology.conf, cgroup.conf from conf->dir (conf_extra.c). */
 void conf_read_extra(struct conf_priv *p);
 
+/* SlurmdMetricsPort: a port, or "+N" (each node's Port plus N, *offset
+ * set to 1). The port or offset, or -1 when malformed (conf_query.c). */
+long conf_metrics_port_parse(const char *v, int *offset);
+
 #endif
