@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +56,29 @@ static char *build_fake(void)
 		return NULL;
 	}
 	return lib;
+}
+
+/* A child leading a session of its own, as a job's task does; it waits
+ * until killed. Returns once setsid has happened. */
+static pid_t session_child(void)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		setsid();
+		if (write(p[1], "x", 1)) {}
+		close(p[1]);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	if (read(p[0], &c, 1)) {}
+	close(p[0]);
+	return pid;
 }
 
 static char *render(node_metrics_t *m)
@@ -148,11 +173,14 @@ int main(void)
 	put("cg/system.slice/slurmstepd.scope/job_43/cpu.stat", "usage_usec 2500000\nuser_usec 2000000\n");
 	put("cg/system.slice/slurmstepd.scope/job_43/memory.current", "1048576\n");
 
-	/* Jobs: 42 holds GPUs 0 and 3 with this process's session as its
-	 * task; 43 holds GPU 1 and has a cgroup. */
+	/* Jobs: 42 holds GPUs 0 and 3 with a session of its own as its task
+	 * (a child that called setsid: the test's own session may have a
+	 * leader outside this pid namespace, or none); 43 holds GPU 1 and
+	 * has a cgroup. */
+	pid_t task = session_child();
 	char *spool = xasprintf("%s/spool", tmp);
 	mkdir(spool, 0755);
-	spool_job(spool, 42, "alice", "phys\"ics", "0,3", getsid(0));
+	spool_job(spool, 42, "alice", "phys\"ics", "0,3", task);
 	spool_job(spool, 43, "bob", "bio", "1", 0);
 	/* A step of job 44 whose srun inherited another node's GPU list: it
 	 * must not claim GPU 2 here (no SLURM_STEP_GPUS). */
@@ -327,6 +355,10 @@ int main(void)
 	free(f1);
 	free(f2);
 	metrics_destroy(m);
+	if (task > 0) {
+		kill(task, SIGKILL);
+		waitpid(task, NULL, 0);
+	}
 
 	char *cmd = xasprintf("rm -rf '%s'", tmp);
 	if (system(cmd)) {}
