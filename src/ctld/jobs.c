@@ -1228,7 +1228,8 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->accrue_time = j->eligible_time;
 		ji->last_sched_eval = j->last_eval;
 		ji->alloc_sid = d->alloc_sid;
-		ji->max_nodes = d->max_nodes;
+		/* -N N is N-N, as Slurm's commands send it (NumNodes=12-12). */
+		ji->max_nodes = d->max_nodes ? d->max_nodes : d->min_nodes;
 		ji->num_tasks = ntasks;
 		ji->cpus_per_task = job_cpt(j);
 		ji->ntasks_per_node = d->ntasks_per_node;
