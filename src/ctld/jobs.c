@@ -727,10 +727,8 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	j->nodes = alloc_nodes_string(cd, &j->alloc);
 	job_set_tres(cd, j);
 	acct_steps_job_start(cd, j);
-	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
-		node_t *n = &cd->nodes[j->alloc.nodes[i]];
-		n->last_busy = now;
-	}
+	/* LastBusyTime is not touched by a start: as Slurm, it is when the
+	 * node last became free (a job released it) or registered. */
 	cd->last_node_update = now;
 	job_dirty(cd, j);
 }
