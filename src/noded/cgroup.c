@@ -929,7 +929,8 @@ int cgroup_remove(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step)
 		return 0;
 	/* what is left dies first: a cgroup with processes cannot go */
 	for (int i = 0; i < 100 && cgroup_nprocs(cg, uid, job, step) > 0; i++) {
-		cgroup_signal(cg, uid, job, step, SIGKILL);
+		if (!cgroup_signal(cg, uid, job, step, SIGKILL))
+			break;         /* listed but gone (a fake tree) */
 		sleep_ms(i < 10 ? 1 : 10);
 	}
 	int rc = 0;
