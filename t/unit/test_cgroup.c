@@ -227,7 +227,7 @@ static void test_v2(void)
 	char *p;
 	IS_FILE(root, p = xasprintf("%s/job_9/memory.max", S), "2147483648", "v2: memory.max");
 	free(p);
-	IS_FILE(root, p = xasprintf("%s/job_9/memory.swap.max", S), "213909504", "v2: memory.swap.max (10% of 2048 MB, whole MB)");
+	IS_FILE(root, p = xasprintf("%s/job_9/memory.swap.max", S), "213909504", "v2: memory.swap.max (10%% of 2048 MB, whole MB)");
 	free(p);
 	IS_FILE(root, p = xasprintf("%s/job_9/cpuset.cpus", S), "0,2", "v2: cpuset.cpus");
 	free(p);
