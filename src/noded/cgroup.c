@@ -854,6 +854,34 @@ int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 	return got ? 0 : -1;
 }
 
+int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t *mem_bytes)
+{
+	*cpu_us = *mem_bytes = 0;
+	if (!cg)
+		return -1;
+	uint32_t uid = resolve_uid(cg, CG_UID_ANY, job);
+	if (cg->version == CG_V1 && uid == CG_UID_ANY)
+		return -1;
+	char buf[4096];
+	int v1 = cg->version == CG_V1;
+	if (path_into(buf, sizeof(buf) - 32, cg, v1 ? "cpuacct" : NULL, uid, job, CG_STEP_ALL) < 0)
+		return -1;
+	strcat(buf, v1 ? "/cpuacct.usage" : "/cpu.stat");
+	char *t = rfile(buf, 4096);
+	if (t)
+		*cpu_us = v1 ? strtoull(t, NULL, 10) / 1000 : cgroup_keyed(t, "usage_usec");
+	free(t);
+	if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, CG_STEP_ALL) < 0)
+		return -1;
+	strcat(buf, v1 ? "/memory.usage_in_bytes" : "/memory.current");
+	char *m = rfile(buf, 64);
+	int ok = m && *m;
+	if (ok)
+		*mem_bytes = strtoull(m, NULL, 10);
+	free(m);
+	return ok ? 0 : -1;
+}
+
 /* rmdir a cgroup (and, on a fake tree, the plain files in it first). */
 static int rm_cg(const cgroup_t *cg, const char *dir)
 {

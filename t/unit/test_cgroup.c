@@ -174,6 +174,11 @@ static void test_v1(void)
 	is_int(cgroup_oom_kills(cg, 1000, 5, CG_STEP_BATCH), 2, "v1: oom_kill of memory.oom_control");
 	is_int(cgroup_oom_kills(cg, 1000, 5, 0), 0, "v1: none in step 0");
 	put(root, "memory/slurm_comp001/uid_1000/job_5/step_batch/memory.max_usage_in_bytes", "2097152\n");
+	put(root, "memory/slurm_comp001/uid_1000/job_5/memory.usage_in_bytes", "4096\n");
+	uint64_t cpu_now = 1, mem_now = 0;
+	ok(cgroup_job_now(cg, 5, &cpu_now, &mem_now) == 0 && mem_now == 4096 && cpu_now == 0,
+	   "v1: the job's memory now (metrics), no cpuacct here");
+	ok(cgroup_job_now(cg, 6, &cpu_now, &mem_now) < 0, "v1: no cgroup for job 6");
 	uint64_t u, sy, pk;
 	ok(cgroup_usage(cg, 1000, 5, CG_STEP_BATCH, &u, &sy, &pk) == 0 && pk == 2048,
 	   "v1: peak memory from memory.max_usage_in_bytes");
@@ -249,6 +254,11 @@ static void test_v2(void)
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/cpu.stat",
 	    "usage_usec 3000\nuser_usec 2000\nsystem_usec 1000\n");
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/memory.peak", "1048576\n");
+	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/cpu.stat", "usage_usec 7000\n");
+	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/memory.current", "8192\n");
+	uint64_t cpu_now = 0, mem_now = 0;
+	ok(cgroup_job_now(cg, 9, &cpu_now, &mem_now) == 0 && cpu_now == 7000 && mem_now == 8192,
+	   "v2: the job's CPU and memory now (metrics)");
 	uint64_t u, sy, pk;
 	ok(cgroup_usage(cg, 1000, 9, CG_STEP_BATCH, &u, &sy, &pk) == 0 && u == 2000 && sy == 1000 &&
 	   pk == 1024, "v2: usage from cpu.stat and memory.peak");
