@@ -236,6 +236,8 @@ void cgroup_settings_from(const conf_t *conf, const conf_node_t *node, const cha
 	s->min_ram_mb = conf->min_ram_mb;
 	s->node_mem_mb = node ? node->real_memory : 0;
 	s->threads_per_core = node && node->threads_per_core ? node->threads_per_core : 1;
+	const char *jag = conf_get(conf, "JobAcctGatherType");
+	s->account = jag && !strcasecmp(jag, "jobacct_gather/cgroup");
 }
 
 static int fs_magic(const char *p, long magic)
@@ -362,15 +364,19 @@ cgroup_t *cgroup_open(const cg_settings_t *s, char **why)
 		cg->real = fs_magic(f, CGROUP_MAGIC);
 		free(f);
 		add_ctrl(cg, "freezer");
+		/* need 2: cgroup.conf asks for it; 1: used where mounted */
 		struct { const char *name; int need; } opt[] = {
-			{ "cpuset", s->constrain_cores }, { "memory", s->constrain_ram },
-			{ "devices", s->constrain_devices }, { "pids", 0 }, { "cpuacct", 0 },
+			{ "cpuset", s->constrain_cores ? 2 : 0 },
+			{ "memory", s->constrain_ram ? 2 : s->account },
+			{ "devices", s->constrain_devices ? 2 : 0 }, { "cpuacct", s->account },
 		};
 		for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+			if (!opt[i].need)
+				continue;
 			char *d = xasprintf("%s/%s/cgroup.procs", cg->root, opt[i].name);
 			int have = exists(d);
 			free(d);
-			if (!have && opt[i].need)
+			if (!have && opt[i].need == 2)
 				return open_fail(cg, why, xasprintf("no cgroup v1 %s hierarchy under %s "
 								    "(needed by cgroup.conf)", opt[i].name, cg->root));
 			if (!have)
@@ -583,6 +589,8 @@ int cgroup_step_create(cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 	if (!lim)
 		lim = &none;
 	char buf[4096];
+	int tries = 0;
+again:
 	if (cg->version == CG_V1) {
 		for (int i = 0; i < cg->nctrl; i++) {
 			const char *c = cg->ctrl[i];
@@ -621,6 +629,9 @@ int cgroup_step_create(cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		goto fail;
 	return 0;
 fail:
+	/* the last job of the user ended meanwhile and took uid_U with it */
+	if (errno == ENOENT && ++tries < 3)
+		goto again;
 	*err = xasprintf("cannot create cgroup %s: %s", buf, strerror(errno));
 	return -1;
 }

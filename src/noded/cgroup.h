@@ -6,8 +6,10 @@
  * host never share one; N is "slurm_<node>", or "<prefix>_<node>" with
  * $SLUICE_CGROUP_PREFIX, which tests use to keep concurrent clusters apart):
  *   v1: <root>/<ctrl>/N/uid_U/job_J/step_S for each controller used
- *       (freezer always; cpuset, memory, devices when constrained; pids and
- *       cpuacct where mounted), as Slurm's cgroup/v1.
+ *       (freezer always; cpuset, memory, devices when constrained; memory
+ *       and cpuacct with jobacct_gather/cgroup), as Slurm's cgroup/v1. Each
+ *       hierarchy a process joins costs the kernel a migration (an RCU
+ *       grace period on v1): only those needed are used.
  *   v2: <root>/system.slice/N_slurmstepd.scope/job_J/step_S, as Slurm's
  *       cgroup/v2 with several slurmd on one host; controllers are enabled
  *       down to job_J, whose children hold the processes.
@@ -48,6 +50,7 @@ typedef struct cg_settings {
 	uint64_t min_ram_mb;       /* MinRAMSpace */
 	uint64_t node_mem_mb;      /* RealMemory, for MaxRAMPercent */
 	uint32_t threads_per_core; /* core ids to CPU ids (cpuset) */
+	int account;               /* jobacct_gather/cgroup: memory and cpuacct too */
 } cg_settings_t;
 
 typedef struct cgroup cgroup_t;
