@@ -186,6 +186,38 @@ char *cgroup_cores_to_cpus(const char *cores, uint32_t tpc)
 	return list_format(out);
 }
 
+int cgroup_alloc_entry(const char *alloc, const char *node, char **cores, uint64_t *mem_mb,
+		       uint64_t *gpus)
+{
+	*cores = NULL;
+	*mem_mb = *gpus = 0;
+	size_t nl = strlen(node);
+	for (const char *p = alloc; p && *p; ) {
+		const char *end = strchr(p, ';');
+		if (!end)
+			end = p + strlen(p);
+		if ((size_t)(end - p) > nl && !strncmp(p, node, nl) && p[nl] == '=') {
+			const char *c = p + nl + 1;
+			const char *c1 = memchr(c, ':', (size_t)(end - c));
+			const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+			if (!c2)
+				return -1;
+			char *e1, *e2;
+			uint64_t m = strtoull(c1 + 1, &e1, 10);
+			uint64_t g = strtoull(c2 + 1, &e2, 16);
+			if (e1 != c2 || e2 != end)
+				return -1;
+			*mem_mb = m;
+			*gpus = g;
+			if (c1 > c)
+				*cores = xstrndup(c, (size_t)(c1 - c));
+			return 0;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return -1;
+}
+
 /* ---- memory limits (cgroup.conf) ---- */
 
 uint64_t cgroup_mem_limit(const cg_settings_t *s, uint64_t mem_mb)

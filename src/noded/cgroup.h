@@ -113,6 +113,12 @@ int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t 
  * 0, or -1 when something could not be removed. */
 int cgroup_remove(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step);
 
+/* This node's entry of a step credential's alloc (cred.h: "n1=0-3:1024:3;
+ * n2=..."): 0 and the fields (*cores malloc'd, NULL when the entry has
+ * none), or -1 when node has no entry or it is malformed. */
+int cgroup_alloc_entry(const char *alloc, const char *node, char **cores, uint64_t *mem_mb,
+		       uint64_t *gpus);
+
 /* Parsers exposed for tests. */
 /* "0-3,6" core ids to CPU ids with tpc threads per core ("0-7,12-13"). */
 char *cgroup_cores_to_cpus(const char *cores, uint32_t tpc);

@@ -79,12 +79,16 @@ static size_t gpu_deny(const conf_node_t *n, uint64_t mask, dev_t **out)
 }
 
 int noded_cgroup_create(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
-			const msg_launch_job_t *m)
+			const msg_launch_job_t *m, const char *alloc)
 {
 	if (!nd->cgroup)
 		return 0;
 	cg_limits_t lim = { 0 };
 	dev_t *deny = NULL;
+	msg_launch_job_t fromcred = { 0 };
+	if (!m && alloc && cgroup_alloc_entry(alloc, nd->name, &fromcred.cores, &fromcred.mem_mb,
+					      &fromcred.gpus) == 0)
+		m = &fromcred;
 	if (m) {
 		lim.cores = m->cores;
 		lim.mem_mb = m->mem_mb;
@@ -94,6 +98,7 @@ int noded_cgroup_create(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
 	char *err = NULL;
 	int rc = cgroup_step_create(nd->cgroup, uid, job, step, &lim, &err);
 	free(deny);
+	free(fromcred.cores);
 	if (rc < 0) {
 		error("job %u: %s: tracked by process group only", job, err);
 		free(err);

@@ -201,11 +201,12 @@ int step_server_start(noded_t *nd);
 /* Open the node's cgroups (ProctrackType=proctrack/cgroup or
  * TaskPlugin=task/cgroup) into nd->cgroup, or log once why not. */
 void noded_cgroup_init(noded_t *nd);
-/* Create the cgroup of (job, step), with the limits of launch m (a batch
- * job; NULL: an srun step, which shares its job's). 1 when the step is in
- * a cgroup, 0 when not (none, or it failed: logged). */
+/* Create the cgroup of (job, step), with the job's limits on the node
+ * (they apply when this creates job_J): from launch m (a batch job) or
+ * from alloc (an srun step: its credential's alloc, cred.h), neither: none.
+ * 1 when the step is in a cgroup, 0 when not (none, or it failed: logged). */
 int noded_cgroup_create(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
-			const msg_launch_job_t *m);
+			const msg_launch_job_t *m, const char *alloc);
 /* In the job's child before exec: join the step's cgroup. 0 or -1. */
 int noded_cgroup_attach(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step);
 /* Signal every process of the step; returns how many. */

@@ -209,7 +209,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	uint32_t n = m->ntasks;
 	task_t *t = xcalloc(n ? n : 1, sizeof(*t));
 	pid_t *pgids = xcalloc(n ? n : 1, sizeof(*pgids));
-	int in_cg = noded_cgroup_create(nd, cr->uid, m->job_id, m->step_id, NULL);
+	int in_cg = noded_cgroup_create(nd, cr->uid, m->job_id, m->step_id, NULL, cr->alloc);
 	job_ctl_t ctl = { .pgids = pgids, .npgids = n, .kill_wait = nd->conf->kill_wait,
 			  .cg_nd = in_cg ? nd : NULL, .cg_uid = cr->uid, .cg_job = m->job_id,
 			  .cg_step = m->step_id };

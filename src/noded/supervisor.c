@@ -498,7 +498,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	char *in = pattern_path(m->std_in, "/dev/null", m->work_dir, &pc);
 
 	const char *s = m->script ? m->script : "";
-	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m);
+	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL);
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
 	if (write_file_atomic(script, s, strlen(s), 0700) < 0) {

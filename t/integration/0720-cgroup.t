@@ -122,6 +122,23 @@ test_expect_success CGV1 'a script that ends takes what it left running with it'
 	wait_for 10 sh -c "! kill -0 $d 2>/dev/null"
 '
 
+test_expect_success CGV1 'an srun step gets its own cgroup under its job, with the job'"'"'s memory' '
+	cd "$CL/work" &&
+	srun -n1 --mem=60 sh -c "p=\$(sed -n \"s/^[0-9]*:memory://p\" /proc/self/cgroup); echo \$p; cat $CG/memory\$p/../memory.limit_in_bytes" >step.out 2>step.err &&
+	test_must_be_empty step.err &&
+	grep -Eq "^/${P}_comp001/uid_0/job_[0-9]+/step_0\$" step.out &&
+	test "$(sed -n 2p step.out)" = $((60 * 1024 * 1024)) &&
+	j=$(sed -n "1s|.*/job_\([0-9]*\)/.*|\1|p" step.out) &&
+	wait_for 10 sh -c "! test -d \"$CG/memory/${P}_comp001/uid_0/job_$j\""
+'
+
+test_expect_success CGV1,OOMCOUNT 'an srun step the OOM killer hits: Slurm'"'"'s line on srun'"'"'s stderr' '
+	cd "$CL/work" &&
+	{ srun -n1 --mem=40 sh -c "head -c 400M /dev/zero | tail" >oomstep.out 2>oomstep.err; rc=$?; } &&
+	test $rc -ne 0 &&
+	grep -Eq "^slurmstepd: error: Detected [1-9][0-9]* oom-kill event\(s\) in StepId=[0-9]+\.0\. Some of your processes may have been killed by the cgroup out-of-memory handler\.\$" oomstep.err
+'
+
 test_expect_success CGV1 'after kill -9 and restart of noded, scancel still kills everything' '
 	cd "$CL/work" &&
 	id=$(sbatch --parsable -o /dev/null daemon.sh) &&

@@ -298,6 +298,18 @@ int main(void)
 	s.allowed_swap_pct = 0;
 	is_int(cgroup_swap_limit(&s, 1000), 0, "AllowedSwapSpace=0");
 	is_int(cgroup_keyed("a 1\noom_kill 7\n", "oom_kill"), 7, "keyed file");
+	char *cores = NULL;
+	uint64_t mem = 0, gpus = 0;
+	ok(cgroup_alloc_entry("n1=0-3:1024:3;n10=4,6:512:a", "n10", &cores, &mem, &gpus) == 0 &&
+	   cores && !strcmp(cores, "4,6") && mem == 512 && gpus == 10, "credential alloc: this node's entry");
+	free(cores);
+	ok(cgroup_alloc_entry("n1=0-3:1024:3", "n1", &cores, &mem, &gpus) == 0 && mem == 1024 &&
+	   gpus == 3 && cores && !strcmp(cores, "0-3"), "credential alloc: the only entry");
+	free(cores);
+	ok(cgroup_alloc_entry("n1=:0:0", "n1", &cores, &mem, &gpus) == 0 && !cores && !mem,
+	   "credential alloc: no cores, no memory");
+	ok(cgroup_alloc_entry("n1=0-3:1024:3", "n", &cores, &mem, &gpus) < 0, "credential alloc: no entry");
+	ok(cgroup_alloc_entry("n1=0-3:10x4:3", "n1", &cores, &mem, &gpus) < 0, "credential alloc: malformed");
 	is_int(cgroup_keyed("oom_kill_disable 0\n", "oom_kill"), 0, "keyed: prefix is not the key");
 
 	test_v1();
