@@ -35,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
 LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -142,6 +142,15 @@ bench-jobacct: $(BUILD)/bench/jobacct_sample
 	$(BUILD)/bench/jobacct_sample
 
 $(BUILD)/bench/jobacct_sample: bench/jobacct_sample.c $(BUILD)/libnoded.a $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
+
+# The node's cost per job of its cgroup, against a plain launch
+# (bench/cgroup_ops.c, as root on the real hierarchy).
+bench-cgroup: $(BUILD)/bench/cgroup_ops
+	$(BUILD)/bench/cgroup_ops
+
+$(BUILD)/bench/cgroup_ops: bench/cgroup_ops.c $(BUILD)/libnoded.a $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
 
