@@ -42,6 +42,7 @@ typedef struct noded {
 	int listen_fd;
 	ctld_link_t *link;
 	struct node_metrics *metrics; /* /metrics collector, NULL when not served */
+	struct health *health;     /* built-in health checks (health.c) */
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
