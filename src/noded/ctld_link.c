@@ -133,7 +133,7 @@ static void link_send_reg(ctld_link_t *lk, enum msg_type type)
 	if (lk->nd->health) {
 		/* A round at each registration; heartbeats carry the last. */
 		if (type == MSG_NODE_REGISTER)
-			health_round(lk->nd->health);
+			health_round_quiet(lk->nd->health);
 		reg.health_round = health_rounds(lk->nd->health);
 		if (health_failing(lk->nd->health))
 			reg.health = xstrdup(health_failing(lk->nd->health));
@@ -219,7 +219,7 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 			lk->ping_seq = ((msg_node_ping_t *)msg)->seq;
 		/* sluice preflight: a round now, its result in the answer */
 		if ((((msg_node_ping_t *)msg)->flags & PING_F_HEALTH) && nd->health)
-			health_round(nd->health);
+			health_round_quiet(nd->health);
 		if (lk->registered)
 			link_send_reg(lk, MSG_NODE_HEARTBEAT);
 		break;
@@ -369,6 +369,12 @@ ctld_link_t *ctld_link_start(noded_t *nd)
 	lk->watch_timer = loop_add_timer(nd->loop, WATCH_MS, link_watch, lk);
 	link_connect(nd->loop, lk);
 	return lk;
+}
+
+void ctld_link_poke(ctld_link_t *lk)
+{
+	if (lk && lk->conn && lk->registered)
+		link_send_reg(lk, MSG_NODE_HEARTBEAT);
 }
 
 int ctld_link_registered(const ctld_link_t *lk)

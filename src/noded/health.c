@@ -76,6 +76,7 @@ struct health {
 	size_t nleftover;
 	uint32_t *live, nlive;
 	int live_set;              /* health_set_live_jobs was called */
+	int in_reg;                /* health_round_quiet: no poke */
 	char *failing;
 	uint32_t rounds;
 	char key[65];
@@ -612,9 +613,22 @@ int health_round(health_t *h)
 		error("health check failing: %s", now);
 	else if (!now && h->failing)
 		info("health checks pass again");
+	int changed = (now == NULL) != (h->failing == NULL) || (now && strcmp(now, h->failing));
 	free(h->failing);
 	h->failing = now;
+	/* Tell the controller now, not at the next heartbeat (a
+	 * registration in progress carries it anyway). */
+	if (changed && h->nd && h->nd->link && !h->in_reg)
+		ctld_link_poke(h->nd->link);
 	return nfail;
+}
+
+int health_round_quiet(health_t *h)
+{
+	h->in_reg = 1;
+	int r = health_round(h);
+	h->in_reg = 0;
+	return r;
 }
 
 int health_gate(health_t *h, char **why)

@@ -36,8 +36,11 @@ void health_destroy(health_t *h);
  * and HealthCheckProgram on nd's loop; a first round runs now. */
 void health_start(health_t *h);
 
-/* Run one round now. Returns the number of failing checks. */
+/* Run one round now. Returns the number of failing checks. When the
+ * result changed, a heartbeat carries it to the controller at once
+ * (health_round_quiet: not; for a message about to be sent anyway). */
 int health_round(health_t *h);
+int health_round_quiet(health_t *h);
 /* The last round's failing checks, "check: evidence" lines joined by
  * '\n' (NULL: all passed, or no round yet). */
 const char *health_failing(const health_t *h);

@@ -197,6 +197,9 @@ int step_server_start(noded_t *nd);
 
 ctld_link_t *ctld_link_start(noded_t *nd);
 void ctld_link_destroy(ctld_link_t *lk);
+/* Send a heartbeat now (when registered): news the controller acts on,
+ * as a health check that started or stopped failing. */
+void ctld_link_poke(ctld_link_t *lk);
 /* 1 while registered on an open connection (metrics). */
 int ctld_link_registered(const ctld_link_t *lk);
 
