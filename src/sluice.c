@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "ctld", cmd_ctld, 0, "run the controller" },
 	{ "noded", cmd_noded, 0, "run a node daemon" },
 	{ "check-config", cmd_check_config, 0, "validate a config directory" },
+	{ "check-keys", cmd_check_keys, 0, "compare the nodes' auth keys with the controller's" },
 	{ "monitoring", cmd_monitoring, 0, "write Prometheus, alert rules and Grafana files for the cluster" },
 };
 

@@ -22,6 +22,7 @@ int cmd_up(int argc, char **argv);
 int cmd_ctld(int argc, char **argv);
 int cmd_noded(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
+int cmd_check_keys(int argc, char **argv);
 int cmd_monitoring(int argc, char **argv);
 
 /* sreport job SizesByAccount's buckets: Grouping= parsed into its sorted,
