@@ -609,8 +609,18 @@ int health_round(health_t *h)
 		nfail += out.buf[i] == '\n';
 	nfail += out.len ? 1 : 0;
 	char *now = out.len ? strbuf_detach(&out) : (strbuf_release(&out), NULL);
-	if (now && (!h->failing || strcmp(now, h->failing)))
-		error("health check failing: %s", now);
+	if (now && (!h->failing || strcmp(now, h->failing))) {
+		/* one log line: "a; b; c" */
+		strbuf_t l = STRBUF_INIT;
+		for (const char *p = now; *p; p++) {
+			if (*p == '\n')
+				strbuf_addstr(&l, "; ");
+			else
+				strbuf_addch(&l, *p);
+		}
+		error("health check failing: %s", l.buf);
+		strbuf_release(&l);
+	}
 	else if (!now && h->failing)
 		info("health checks pass again");
 	int changed = (now == NULL) != (h->failing == NULL) || (now && strcmp(now, h->failing));
