@@ -40,9 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errors.h"
 #include "ib_sysfs.h"
 #include "noded.h"
 #include "nvml.h"
+#include "states.h"
 #include "xalloc.h"
 
 #define PROGRAM_TIMEOUT_S 60
@@ -654,6 +656,46 @@ int health_gate(health_t *h, char **why)
 	}
 	*why = strbuf_detach(&out);
 	return -1;
+}
+
+int health_launch_gate(noded_t *nd, const msg_launch_job_t *m, const char *dir)
+{
+	char *why = NULL;
+	if (!nd->health || health_gate(nd->health, &why) == 0)
+		return 0;
+	for (char *p = why; *p; p++)
+		if (*p == '\n')
+			*p = ';';
+	error("job %u: refused by the health gate: %s", m->job_id, why);
+	free(why);
+	/* The whole round, so the controller drains the node with the
+	 * evidence before it hears of the job (same connection, in order). */
+	health_round(nd->health);
+	int r = detach_fork(nd, NULL, 0);
+	if (r != 0) {
+		if (r < 0) {
+			error("job %u: cannot fork the launch failure's reporter: %m", m->job_id);
+			rm_rf(dir);
+		}
+		return 1;
+	}
+	set_proctitle(nd, "gate");
+	/* A record, so the node keeps listing the job until it is reported. */
+	spool_rec_t rec = { .job_id = m->job_id, .step_id = NODED_BATCH_STEP,
+			    .launch_seq = m->launch_seq, .pid = getpid(),
+			    .pid_start = proc_start_time(getpid()), .done = 1,
+			    .exit_status = 1u << 8, .end_state = JOB_FAILED, .end_time = time(NULL) };
+	spool_rec_write(dir, &rec);
+	msg_job_complete_t c = {
+		.job_id = m->job_id, .step_id = NO_VAL32, .launch_seq = m->launch_seq,
+		.exit_status = rec.exit_status, .end_state = JOB_FAILED, .node = nd->name,
+		.end_time = rec.end_time, .rc = ESLURMD_PROLOG_FAILED,
+	};
+	char what[48];
+	snprintf(what, sizeof(what), "job %u", m->job_id);
+	sup_report(nd, dir, MSG_JOB_COMPLETE, &c, what);
+	rm_rf(dir);
+	_exit(0);
 }
 
 /* ---- periodic rounds and HealthCheckProgram ---- */

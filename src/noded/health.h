@@ -62,6 +62,14 @@ void health_clock_sample(health_t *h, uint64_t sent_boot_ms, uint64_t now_boot_m
  * (malloc'd) the failing checks. */
 int health_gate(health_t *h, char **why);
 
+/* The launch hook (supervisor_launch, before the supervisor starts):
+ * 0 when the job may start. Else the gate failed: a round has run (its
+ * heartbeat drains the node with the evidence), and a detached reporter
+ * tells the controller the launch failed as a failed Prolog does
+ * (msg_job_complete_t.rc ESLURMD_PROLOG_FAILED: the job is requeued
+ * held) and removes dir; returns 1. */
+int health_launch_gate(struct noded *nd, const struct msg_launch_job *m, const char *dir);
+
 /* The jobs live on this node as the caller sees them (procs check): set
  * by the node daemon before a round (ids copied). */
 void health_set_live_jobs(health_t *h, const uint32_t *ids, uint32_t n);
