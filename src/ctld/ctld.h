@@ -124,6 +124,7 @@ typedef struct node {
 	                           * ("check: evidence" lines), NULL none */
 	char *key_digest;         /* its auth key's digest, as reported */
 	uint32_t key_match;       /* KEY_MATCH_* */
+	uint32_t health_round, health_nchecks; /* as the node reported */
 	uint8_t dirty;
 } node_t;
 
@@ -379,6 +380,9 @@ void node_set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, in
 /* CLOCK_REALTIME in ms (the time heartbeat answers carry). */
 int64_t ctld_realtime_ms(void);
 void node_health_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int64_t now);
+/* MSG_HEALTH_CHECK (admins): ask the nodes of m->name (all when empty)
+ * to run a health check round now; their heartbeats bring the result. */
+int node_health_request(ctld_t *cd, const msg_info_req_t *m, uint32_t uid, char **msg);
 /* The Prometheus family sluice_health_check_failing{node,check}. */
 struct strbuf;
 void node_health_metrics(const ctld_t *cd, struct strbuf *sb);

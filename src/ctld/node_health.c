@@ -20,7 +20,9 @@
 
 #include "ctld/ctld.h"
 
+#include "errors.h"
 #include "health_conf.h"
+#include "hostlist.h"
 #include "log.h"
 #include "prom.h"
 #include "states.h"
@@ -71,6 +73,8 @@ static void set_str(char **dst, const char *src)
 void node_health_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int64_t now)
 {
 	set_str(&n->health, m->health && *m->health ? m->health : NULL);
+	n->health_round = m->health_round;
+	n->health_nchecks = m->health_nchecks;
 	set_str(&n->key_digest, m->key_digest && *m->key_digest ? m->key_digest : NULL);
 	const char *ours = ctld_key(cd, now);
 	uint32_t km = KEY_MATCH_UNKNOWN;
@@ -164,4 +168,35 @@ void node_health_metrics(const ctld_t *cd, strbuf_t *sb)
 			prom_sample(sb, "sluice_health_check_failing", 1, "node", n->cf->name,
 				    "check", "authkey", NULL);
 	}
+}
+
+int node_health_request(ctld_t *cd, const msg_info_req_t *m, uint32_t uid, char **msg)
+{
+	if (!is_admin(cd, uid))
+		return ESLURM_ACCESS_DENIED;
+	char *err = NULL;
+	hostlist_t *hl = m->name && *m->name ? hostlist_create(m->name, &err) : NULL;
+	if (m->name && *m->name && !hl) {
+		*msg = xasprintf("invalid node list '%s': %s", m->name, err ? err : "malformed");
+		free(err);
+		return ESLURM_INVALID_NODE_NAME;
+	}
+	size_t n = hl ? hostlist_count(hl) : cd->nnodes, asked = 0;
+	for (size_t i = 0; i < n; i++) {
+		long idx = hl ? conf_node_find(cd->conf, hostlist_nth(hl, i)) : (long)i;
+		if (idx < 0) {
+			*msg = xasprintf("unknown node '%s'", hostlist_nth(hl, i));
+			hostlist_destroy(hl);
+			return ESLURM_INVALID_NODE_NAME;
+		}
+		node_t *nd = &cd->nodes[idx];
+		if (!nd->conn)
+			continue;   /* not connected: preflight reports it */
+		msg_node_ping_t p = { ++nd->ping_seq, PING_F_HEALTH };
+		conn_send(nd->conn, MSG_NODE_PING, &p);
+		asked++;
+	}
+	hostlist_destroy(hl);
+	*msg = xasprintf("%zu node(s) asked to run their health checks", asked);
+	return 0;
 }

@@ -914,6 +914,8 @@ void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni)
 	ni->health = xstrdup(n->health);
 	ni->key_digest = xstrdup(n->key_digest);
 	ni->key_match = n->key_match;
+	ni->health_round = n->health_round;
+	ni->health_nchecks = n->health_nchecks;
 	uint64_t g = (uint64_t)__builtin_popcountll(sn->gpus_used);
 	const char *gt = sn->ngpu_types ? sn->gpu_types[0].type : "";
 	uint32_t ac = sn->exclusive ? cf->cpus : sn->cpus_used;

@@ -76,6 +76,8 @@ enum msg_type {
 	MSG_ACCT_REQ,            /* msg_acct_req_t -> MSG_ACCT_REPLY (sacct, sacctmgr, sreport, sshare) */
 	MSG_ACCT_REPLY,          /* msg_acct_reply_t */
 	MSG_STEP_COMPLETE,       /* msg_step_complete_t -> MSG_RC (supervisor -> ctld) */
+	MSG_HEALTH_CHECK,        /* msg_info_req_t (name: node list) -> MSG_RC: the nodes
+	                          * run a health check round now (sluice preflight) */
 	MSG_TYPE_END
 };
 
@@ -253,6 +255,8 @@ typedef struct node_info {
 	char *key_digest;        /* SHA-256 hex of its auth key, "unreadable",
 	                          * NULL = not reported */
 	uint32_t key_match;      /* KEY_MATCH_* against the controller's */
+	uint32_t health_round;   /* the node's health check rounds so far */
+	uint32_t health_nchecks; /* checks its health.conf has (0: none) */
 } node_info_t;
 
 /* node_info_t.key_match */
@@ -432,6 +436,7 @@ typedef struct msg_node_register {
 	                          * "check: evidence" line each; NULL: all pass */
 	char *key_digest;        /* SHA-256 hex of the auth key file, or
 	                          * "unreadable" (never the key itself) */
+	uint32_t health_nchecks; /* checks its health.conf has */
 } msg_node_register_t;
 
 /* The controller asks a node to answer (with a heartbeat) now. */

@@ -212,6 +212,8 @@ static const proto_field_t node_info_f[] = {
 	STR(node_info_t, health, 38),
 	STR(node_info_t, key_digest, 39),
 	U32(node_info_t, key_match, 40),
+	U32(node_info_t, health_round, 41),
+	U32(node_info_t, health_nchecks, 42),
 };
 SCHEMA(node_info_schema, node_info_t, "node_info", node_info_f);
 
@@ -385,6 +387,7 @@ static const proto_field_t node_register_f[] = {
 	U32(msg_node_register_t, health_round, 21),
 	STR(msg_node_register_t, health, 22),
 	STR(msg_node_register_t, key_digest, 23),
+	U32(msg_node_register_t, health_nchecks, 24),
 };
 SCHEMA(node_register_schema, msg_node_register_t, "msg_node_register", node_register_f);
 
@@ -627,6 +630,7 @@ static const struct {
 	[MSG_ACCT_REQ] = { "MSG_ACCT_REQ", &acct_req_schema },
 	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
+	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

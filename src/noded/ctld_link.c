@@ -138,6 +138,7 @@ static void link_send_reg(ctld_link_t *lk, enum msg_type type)
 		if (health_failing(lk->nd->health))
 			reg.health = xstrdup(health_failing(lk->nd->health));
 		reg.key_digest = xstrdup(health_key(lk->nd->health));
+		reg.health_nchecks = health_nchecks(lk->nd->health);
 	}
 	reg.sent_ms = boottime_ms();
 	reg.ping_seq = lk->ping_seq;

@@ -157,6 +157,11 @@ uint32_t health_rounds(const health_t *h)
 	return h ? h->rounds : 0;
 }
 
+uint32_t health_nchecks(const health_t *h)
+{
+	return h ? (uint32_t)h->hc->n : 0;
+}
+
 const char *health_key(const health_t *h)
 {
 	return h->key;
@@ -601,8 +606,10 @@ static void run_checks(health_t *h, unsigned mask, strbuf_t *out)
 int health_round(health_t *h)
 {
 	health_key_refresh(h);
-	if (!h->hc->n)
+	if (!h->hc->n) {
+		h->rounds++;
 		return 0;
+	}
 	strbuf_t out = STRBUF_INIT;
 	run_checks(h, ~0u, &out);
 	h->rounds++;

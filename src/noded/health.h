@@ -44,8 +44,10 @@ int health_round_quiet(health_t *h);
 /* The last round's failing checks, "check: evidence" lines joined by
  * '\n' (NULL: all passed, or no round yet). */
 const char *health_failing(const health_t *h);
-/* Rounds run so far (0: none; no built-in checks configured stays 0). */
+/* Rounds run so far (counted also without built-in checks, so that an
+ * answer to `sluice preflight` shows), and the checks configured. */
 uint32_t health_rounds(const health_t *h);
+uint32_t health_nchecks(const health_t *h);
 /* Digest of the auth key (health_key_digest), refreshed each round and at
  * each call of health_key_refresh. */
 const char *health_key(const health_t *h);
