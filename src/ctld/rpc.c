@@ -404,6 +404,10 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		rc = acct_step_complete(cd, msg, uid);
 		reply_rc(c, rc, NULL);
 		break;
+	case MSG_HEALTH_CHECK:
+		rc = node_health_request(cd, msg, uid, &m);
+		reply_rc(c, rc, m);
+		break;
 	case MSG_NODE_REGISTER:
 	case MSG_NODE_HEARTBEAT:
 		if (!is_admin(cd, uid)) {

@@ -47,6 +47,7 @@ typedef struct noded {
 	ctld_link_t *link;
 	struct node_metrics *metrics; /* /metrics collector, NULL when not served */
 	struct cgroup *cgroup;     /* cgroup.c; NULL: process groups only */
+	struct health *health;     /* built-in health checks (health.c) */
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
@@ -214,6 +215,9 @@ int noded_cgroup_cleanup(noded_t *nd, uint32_t job, uint32_t step);
 
 ctld_link_t *ctld_link_start(noded_t *nd);
 void ctld_link_destroy(ctld_link_t *lk);
+/* Send a heartbeat now (when registered): news the controller acts on,
+ * as a health check that started or stopped failing. */
+void ctld_link_poke(ctld_link_t *lk);
 /* 1 while registered on an open connection (metrics). */
 int ctld_link_registered(const ctld_link_t *lk);
 

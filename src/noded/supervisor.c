@@ -63,6 +63,7 @@
 #include "jobacct.h"
 #include "metrics.h"
 #include "noded.h"
+#include "health.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -738,6 +739,11 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 		error("job %u: cannot create %s: %m", m->job_id, dir);
 	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 0) < 0)
 		error("job %u: cannot record its metrics labels in %s: %m", m->job_id, dir);
+	/* health.conf's gate: a node failing it refuses the job (health.c) */
+	if (health_launch_gate(nd, m, dir)) {
+		free(dir);
+		return;
+	}
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		error("job %u: pipe: %m", m->job_id);
