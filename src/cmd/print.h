@@ -31,10 +31,22 @@ void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
 /* The JINFO_* groups (proto.h) of the fields a format code prints; 0
  * when JINFO_BASIC has them all. */
 uint32_t job_fmt_fields(int code);
+/* ClusterName for the -O Cluster field (NULL: empty). */
+void print_job_set_cluster(const char *name);
 /* Seconds a job has run (squeue TIME, scontrol RunTime). */
 long job_time_used(const job_info_t *j, time_t now);
 /* "(Reason)" / "(Reason, detail)" for pending jobs, the node list else. */
 void job_reason_list(strbuf_t *sb, const job_info_t *j);
+/* squeue -t: one state name or code ("PD", "pending", "CG", "RS", ...). */
+typedef struct job_state_sel {
+	uint32_t base;          /* base state, when flag is 0 */
+	uint32_t flag;          /* a state flag (Slurm's bit value) */
+} job_state_sel_t;
+extern const char squeue_valid_states[];   /* for the error message */
+/* 0, or -1 when s is no state Slurm knows. */
+int job_state_sel_parse(const char *s, job_state_sel_t *out);
+/* Whether a job state matches any of n selectors (base equal, or flag set). */
+int job_state_sel_match(const job_state_sel_t *sel, size_t n, uint32_t state);
 /* scontrol show job: one record (ends with the blank line, or one line
  * when one_liner). detail: -d. */
 void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,

@@ -119,18 +119,12 @@ static void help(void)
 	      stdout);
 }
 
-static const char valid_states[] =
-	"PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIMEOUT,NODE_FAIL,"
-	"PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,"
-	"RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,REQUEUE_HOLD,REVOKED,SIGNALING,"
-	"SPECIAL_EXIT,STAGE_OUT,STOPPED";
-
 struct opts {
 	int no_header, long_fmt, array, start, json, all_states;
 	const char *format, *format_long, *sort;
 	strv_t accounts, names, parts, qos, jobs_s, users_s, states_s;
 	uint32_t *uids; size_t nuids; int users_set;
-	int *states; size_t nstates;
+	job_state_sel_t *states; size_t nstates;
 	uint32_t *job_ids; size_t njob_ids;
 	hostlist_t *nodes;
 	int iterate;
@@ -160,21 +154,12 @@ static void bad_name(const char *name, void *arg)
 
 static int job_selected(const struct opts *o, const job_info_t *j)
 {
-	uint32_t base = j->state & JOB_STATE_BASE;
 	if (o->nstates) {
-		int hit = 0;
-		for (size_t i = 0; i < o->nstates && !hit; i++) {
-			if ((uint32_t)o->states[i] == JOB_COMPLETING)
-				hit = !!(j->state & JOB_COMPLETING);
-			else if ((uint32_t)o->states[i] == JOB_CONFIGURING)
-				hit = !!(j->state & JOB_CONFIGURING);
-			else
-				hit = base == (uint32_t)o->states[i];
-		}
-		if (!hit)
+		if (!job_state_sel_match(o->states, o->nstates, j->state))
 			return 0;
-	} else if (!o->all_states && !o->njob_ids) {
-		/* Default: hide finished jobs, but show those still completing. */
+	} else if (!o->all_states) {
+		/* Default, with or without -j (as Slurm 22.05): hide finished
+		 * jobs, but show those still completing. */
 		if (JOB_IS_FINISHED(j->state) && !(j->state & JOB_COMPLETING))
 			return 0;
 	}
@@ -572,7 +557,14 @@ int cmd_squeue(int argc, char **argv)
 		case 'r': o.array = 1; break;
 		case 's': break;
 		case 'S': o.sort = optarg; break;
-		case 't': cmd_split(&o.states_s, optarg); break;
+		case 't':
+			/* "all" alone means every state; inside a list it is
+			 * an unknown state, as in Slurm. The last -t wins. */
+			strv_free(&o.states_s);
+			o.all_states = !strcasecmp(optarg, "all");
+			if (!o.all_states)
+				cmd_split(&o.states_s, optarg);
+			break;
 		case 'u': o.users_set = 1; cmd_split(&o.users_s, optarg); break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		case 'w': {
@@ -630,24 +622,16 @@ int cmd_squeue(int argc, char **argv)
 	}
 	for (uint32_t i = 0; i < o.states_s.n; i++) {
 		const char *s = o.states_s.v[i];
-		if (!strcasecmp(s, "all")) {
-			o.all_states = 1;
-			continue;
-		}
-		int st = job_state_parse(s);
-		if (st < 0) {
-			fprintf(stderr, "squeue: error: Invalid job state specified: %s\n", s);
-			fprintf(stderr, "squeue: error: Valid job states include: %s\n\n", valid_states);
+		job_state_sel_t sel;
+		if (job_state_sel_parse(s, &sel)) {
+			error("Invalid job state specified: %s", s);
+			fprintf(stderr, "squeue: error: Valid job states include: %s\n\n",
+				squeue_valid_states);
 			rc = 1;
 			goto out;
 		}
 		o.states = xrealloc(o.states, (o.nstates + 1) * sizeof(*o.states));
-		o.states[o.nstates++] = st;
-	}
-	if (o.all_states) {
-		free(o.states);
-		o.states = NULL;
-		o.nstates = 0;
+		o.states[o.nstates++] = sel;
 	}
 	for (uint32_t i = 0; i < o.users_s.n; i++) {
 		uint32_t uid;
@@ -673,7 +657,7 @@ int cmd_squeue(int argc, char **argv)
 	}
 	if (o.start && !o.nstates && !o.all_states) {
 		o.states = xmalloc(sizeof(*o.states));
-		o.states[0] = JOB_PENDING;
+		o.states[0] = (job_state_sel_t){ JOB_PENDING, 0 };
 		o.nstates = 1;
 	}
 
@@ -687,6 +671,8 @@ int cmd_squeue(int argc, char **argv)
 			       o.long_fmt ? SQUEUE_FMT_LONG : SQUEUE_FMT_DEFAULT;
 		fmt_parse(&fmt, spec, 1, job_fmt_valid, bad_letter, NULL);
 	}
+
+	print_job_set_cluster(cmd_conf()->cluster_name);
 
 	/* Ask only for the strings the format, sort keys and filters read:
 	 * at 10,000 jobs the unused ones were most of the reply and of the

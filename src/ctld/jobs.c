@@ -1244,6 +1244,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->account = d->account;
 		ji->qos = d->qos;
 		ji->comment = d->comment;
+		ji->assoc_id = j->assoc_id;
 	}
 	if (fields & JINFO_REQ) {
 		ji->dependency = j->dep_state ? d->dependency : NULL;

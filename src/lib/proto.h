@@ -218,6 +218,7 @@ typedef struct job_info {
 	char *tres_per_task;     /* JINFO_TRES: "gres:gpu:2" (--gpus-per-task) */
 	uint32_t cpus_per_gpu;   /* JINFO_TRES: --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
+	uint32_t assoc_id;       /* JINFO_ACCT: its association, 0 = none */
 } job_info_t;
 
 typedef struct msg_job_info {
