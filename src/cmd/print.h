@@ -45,6 +45,8 @@ typedef struct job_state_sel {
 extern const char squeue_valid_states[];   /* for the error message */
 /* 0, or -1 when s is no state Slurm knows. */
 int job_state_sel_parse(const char *s, job_state_sel_t *out);
+/* The long name of a selector ("PENDING"), as scancel -v prints it. */
+const char *job_state_sel_name(const job_state_sel_t *sel);
 /* Whether a job state matches any of n selectors (base equal, or flag set). */
 int job_state_sel_match(const job_state_sel_t *sel, size_t n, uint32_t state);
 /* scontrol show job: one record (ends with the blank line, or one line

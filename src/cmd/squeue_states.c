@@ -69,3 +69,11 @@ int job_state_sel_match(const job_state_sel_t *sel, size_t n, uint32_t state)
 	}
 	return 0;
 }
+
+const char *job_state_sel_name(const job_state_sel_t *sel)
+{
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].flag == sel->flag && (sel->flag || names[i].base == sel->base))
+			return names[i].name;
+	return "UNKNOWN";
+}

@@ -943,7 +943,8 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 		return 0;
 	}
 	if (sig && sig != SIGKILL) {
-		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH : 0, 0);
+		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH :
+				 (flags & CANCEL_F_FULL) ? SIGNAL_F_FULL : 0, 0);
 		return 0;
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
