@@ -165,6 +165,11 @@ void print_job_set_cluster(const char *name)
 	cluster_name = name;
 }
 
+const char *print_job_cluster(void)
+{
+	return cluster_name ? cluster_name : "";
+}
+
 static const struct jfield *jfield_find(int code)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(jfields); i++)
@@ -195,7 +200,7 @@ static const char *nz(const char *s, const char *dflt)
 /* A pending dependency as Slurm 22.05 shows it: one "type:id(state)" per
  * job id ("afterok:18:19" -> "afterok:18(unfulfilled),afterok:19(unfulfilled)"),
  * state failed once it can never be met. NULL when none (caller frees). */
-static char *dep_fmt(const job_info_t *j)
+char *job_dep_fmt(const job_info_t *j)
 {
 	if (!j->dependency || !*j->dependency)
 		return NULL;
@@ -403,7 +408,7 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case 'D': fmt_add_u(sb, j->num_nodes, w, r); break;
 	case 'e': add_time(sb, j->end_time, "N/A", w, r); break;
 	case 'E': {
-		char *dep = dep_fmt(j);
+		char *dep = job_dep_fmt(j);
 		fmt_add(sb, nz(dep, "(null)"), w, r);
 		free(dep);
 		break;
@@ -781,7 +786,7 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 		strbuf_addstr(sb, t.buf);
 		strbuf_release(&t);
 	}
-	char *dep = dep_fmt(j);
+	char *dep = job_dep_fmt(j);
 	strbuf_addf(sb, " Dependency=%s", nz(dep, "(null)"));
 	free(dep);
 	nl(sb, one_liner);

@@ -316,75 +316,31 @@ static size_t array_tasks(const char *s, uint32_t **out)
 	return n;
 }
 
-static void print_json(const msg_job_info_t *ji, struct row *rows, size_t n, time_t now)
+/* squeue --json: every job the controller holds, finished ones still
+ * inside MinJobAge included, in the controller's order, with no state
+ * filter (as Slurm 22.05); the other filters (-j -u -p ...) apply. */
+static void print_json(const msg_job_info_t *ji, const struct opts *o)
 {
-	json_t *root = json_object();
-	json_t *meta = json_pack("{s:{s:s,s:s},s:{s:{s:i,s:i,s:i},s:s}}",
-				 "plugin", "type", "openapi/v0.0.38", "name", "Slurm OpenAPI v0.0.38",
-				 "Slurm", "version", "major", 22, "micro", 8, "minor", 5,
-				 "release", SLURM_COMPAT_VERSION);
-	json_object_set_new(root, "meta", meta);
-	json_object_set_new(root, "errors", json_array());
-	json_t *jobs = json_array();
-	(void)ji;
-	for (size_t i = 0; i < n; i++) {
-		const job_info_t *j = rows[i].j;
-		json_t *o = json_object();
-		json_object_set_new(o, "account", json_string(j->account ? j->account : ""));
-		json_object_set_new(o, "accrue_time", json_integer(j->accrue_time));
-		json_object_set_new(o, "array_job_id", json_integer(j->array_job_id));
-		if (j->array_job_id && j->array_task_id != NO_VAL32 && !j->array_task_str)
-			json_object_set_new(o, "array_task_id", json_integer(j->array_task_id));
-		else
-			json_object_set_new(o, "array_task_id", json_null());
-		json_object_set_new(o, "array_task_string",
-				    json_string(j->array_task_str ? j->array_task_str : ""));
-		json_object_set_new(o, "batch_flag", json_boolean(j->batch_flag));
-		json_object_set_new(o, "batch_host", json_string(j->batch_host ? j->batch_host : ""));
-		json_object_set_new(o, "command", json_string(j->command ? j->command : ""));
-		json_object_set_new(o, "comment", json_string(j->comment ? j->comment : ""));
-		json_object_set_new(o, "dependency", json_string(j->dependency ? j->dependency : ""));
-		json_object_set_new(o, "eligible_time", json_integer(j->eligible_time));
-		json_object_set_new(o, "end_time", json_integer(j->end_time));
-		json_object_set_new(o, "exit_code", json_integer(j->exit_code));
-		json_object_set_new(o, "features", json_string(j->features ? j->features : ""));
-		json_object_set_new(o, "group_id", json_integer(j->group_id));
-		json_object_set_new(o, "group_name", json_string(j->group_name ? j->group_name : cmd_group_name(j->group_id)));
-		json_object_set_new(o, "job_id", json_integer(j->job_id));
-		json_object_set_new(o, "job_state", json_string(job_state_string(j->state)));
-		json_object_set_new(o, "name", json_string(j->name ? j->name : ""));
-		json_object_set_new(o, "nodes", json_string(j->nodes ? j->nodes : ""));
-		json_object_set_new(o, "cpus", json_integer(j->num_cpus));
-		json_object_set_new(o, "node_count", json_integer(j->num_nodes));
-		json_object_set_new(o, "tasks", json_integer(j->num_tasks));
-		json_object_set_new(o, "partition", json_string(j->partition ? j->partition : ""));
-		json_object_set_new(o, "priority", json_integer(j->priority));
-		json_object_set_new(o, "qos", json_string(j->qos ? j->qos : ""));
-		json_object_set_new(o, "start_time", json_integer(j->start_time));
-		json_object_set_new(o, "state_description", json_string(j->state_desc ? j->state_desc : ""));
-		json_object_set_new(o, "state_reason", json_string(job_reason_string(j->state_reason)));
-		json_object_set_new(o, "standard_error", json_string(j->std_err ? j->std_err : ""));
-		json_object_set_new(o, "standard_input", json_string(j->std_in ? j->std_in : ""));
-		json_object_set_new(o, "standard_output", json_string(j->std_out ? j->std_out : ""));
-		json_object_set_new(o, "submit_time", json_integer(j->submit_time));
-		if (j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL)
-			json_object_set_new(o, "time_limit", json_null());
-		else
-			json_object_set_new(o, "time_limit", json_integer(j->time_limit));
-		json_object_set_new(o, "tres_per_node", json_string(j->tres_per_node ? j->tres_per_node : ""));
-		json_object_set_new(o, "tres_req_str", json_string(j->tres_req ? j->tres_req : ""));
-		json_object_set_new(o, "tres_alloc_str", json_string(j->tres_alloc ? j->tres_alloc : ""));
-		json_object_set_new(o, "user_id", json_integer(j->user_id));
-		json_object_set_new(o, "user_name", json_string(j->user_name ? j->user_name : cmd_user_name(j->user_id)));
-		json_object_set_new(o, "current_working_directory", json_string(j->work_dir ? j->work_dir : ""));
-		json_array_append_new(jobs, o);
-	}
-	(void)now;
-	json_object_set_new(root, "jobs", jobs);
-	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ESCAPE_SLASH);
-	fputs(s, stdout);
-	free(s);
-	json_decref(root);
+	const job_info_t **sel = xmalloc((ji->njobs + 1) * sizeof(*sel));
+	size_t n = 0;
+	struct opts any = *o;
+	any.nstates = 0;
+	any.all_states = 1;
+	for (uint32_t i = 0; i < ji->njobs; i++)
+		if (job_selected(&any, &ji->jobs[i]))
+			sel[n++] = &ji->jobs[i];
+	/* Node layouts for job_resources (sockets and cores). */
+	msg_info_req_t req = { 0 };
+	msg_node_info_t *ni = NULL;
+	if (cmd_call(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO, (void **)&ni, NULL))
+		ni = NULL;
+	strbuf_t sb = STRBUF_INIT;
+	print_jobs_json(&sb, sel, n, ni);
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	if (ni)
+		proto_msg_destroy(MSG_NODE_INFO, ni);
+	free(sel);
 }
 
 static int cmp_str_ptr(const void *a, const void *b)
@@ -482,7 +438,7 @@ static int run_once(struct opts *o, fmt_t *fmt)
 	}
 
 	if (o->json) {
-		print_json(ji, rows, n, now);
+		print_json(ji, o);
 	} else {
 		/* Written in 64 KiB pieces: one buffer of the whole output
 		 * (1 MB at 10,000 rows) costs page faults for nothing. */
