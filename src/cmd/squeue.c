@@ -121,8 +121,10 @@ static void help(void)
 
 struct opts {
 	int no_header, long_fmt, array, start, json, all_states;
+	int licenses, reservation;  /* -L / -R given: Sluice jobs have none */
+	const char *cluster;      /* -M: our cluster's name ("CLUSTER: x" line) */
 	const char *format, *format_long, *sort;
-	strv_t accounts, names, parts, qos, jobs_s, users_s, states_s;
+	strv_t accounts, names, parts, qos, jobs_s, users_s, states_s, clusters_s;
 	uint32_t *uids; size_t nuids; int users_set;
 	job_state_sel_t *states; size_t nstates;
 	uint32_t *job_ids; size_t njob_ids;
@@ -194,6 +196,10 @@ static int job_selected(const struct opts *o, const job_info_t *j)
 		return 0;
 	if (o->names.n && !cmd_strv_has(&o->names, j->name))
 		return 0;
+	/* Sluice has no licenses or reservations: no job holds one, so a
+	 * -L or -R filter matches none (as a Slurm job without them). */
+	if (o->licenses || o->reservation)
+		return 0;
 	if (o->nodes) {
 		if (!j->nodes || !*j->nodes)
 			return 0;
@@ -238,6 +244,16 @@ static int64_t start_key(const job_info_t *j)
 	return j->start_time;
 }
 
+#define SQ_SHARE_FLAGS (JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE | JOB_F_EXCLUSIVE_USER)
+
+/* Seconds left of the time limit (UNLIMITED last). */
+static long long time_left(const job_info_t *j)
+{
+	if (j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL)
+		return INT64_MAX;
+	return (long long)j->time_limit * 60 - job_time_used(j, sort_now);
+}
+
 static int row_cmp(const void *va, const void *vb)
 {
 	const struct row *a = va, *b = vb;
@@ -275,6 +291,15 @@ static int row_cmp(const void *va, const void *vb)
 		case 'B': d = cmps(x->batch_host, y->batch_host); break;
 		case 'm': d = cmpn((long long)(x->mem_per_node + x->mem_per_cpu),
 				   (long long)(y->mem_per_node + y->mem_per_cpu)); break;
+		case 'b': d = cmps(x->tres_per_node, y->tres_per_node); break;
+		case 'c': d = cmpn(x->pn_min_cpus, y->pn_min_cpus); break;
+		case 'f': d = cmps(x->features, y->features); break;
+		case 'h': d = cmpn(x->flags & SQ_SHARE_FLAGS, y->flags & SQ_SHARE_FLAGS); break;
+		case 'L': d = cmpn(time_left(x), time_left(y)); break;
+		case 'n': d = cmps(x->req_nodes, y->req_nodes); break;
+		case 'O': d = cmpn(x->contiguous, y->contiguous); break;
+		/* d (tmp disk), H I J z (sockets, cores, threads), v
+		 * (reservation): the same for every Sluice job */
 		default: break;
 		}
 		if (skeys[k].rev)
@@ -387,6 +412,27 @@ static void rank_partitions(struct row *rows, size_t n)
 	free(names);
 }
 
+/* -w names nodes the cluster has (Slurm: "Invalid node name X", exit 1). */
+static int check_nodes(hostlist_t *want)
+{
+	msg_info_req_t req = { 0 };
+	msg_node_info_t *ni = NULL;
+	if (cmd_call(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO, (void **)&ni, "slurm_load_node"))
+		return 1;
+	hostlist_t *have = hostlist_create_empty();
+	for (uint32_t i = 0; i < ni->nnodes; i++)
+		hostlist_push_host(have, ni->nodes[i].name);
+	int bad = 0;
+	for (size_t i = 0; i < hostlist_count(want) && !bad; i++)
+		if (hostlist_find(have, hostlist_nth(want, i)) < 0) {
+			error("Invalid node name %s", hostlist_nth(want, i));
+			bad = 1;
+		}
+	hostlist_destroy(have);
+	proto_msg_destroy(MSG_NODE_INFO, ni);
+	return bad;
+}
+
 static int run_once(struct opts *o, fmt_t *fmt)
 {
 	msg_info_req_t req = { 0 };
@@ -444,10 +490,13 @@ static int run_once(struct opts *o, fmt_t *fmt)
 		 * (1 MB at 10,000 rows) costs page faults for nothing. */
 		strbuf_t sb = STRBUF_INIT;
 		strbuf_grow(&sb, 72 << 10);
-		if (o->long_fmt)
-			print_date_line(&sb, now);
-		if (!o->no_header)
+		if (!o->no_header) {
+			if (o->long_fmt || o->iterate > 0)
+				print_date_line(&sb, now);
+			if (o->cluster)
+				strbuf_addf(&sb, "CLUSTER: %s\n", o->cluster);
 			print_job_header(&sb, fmt);
+		}
 		for (size_t i = 0; i < n; i++) {
 			print_job_row(&sb, fmt, rows[i].j, rows[i].task, now);
 			if (sb.len >= 64 << 10) {
@@ -476,7 +525,7 @@ int cmd_squeue(int argc, char **argv)
 	struct opts o = { 0 };
 	int c, rc = 0, bad_user = 0;
 	int job_flag = 0;
-	const char *env;
+	const char *env, *cluster_arg = "";
 
 	log_init("squeue", 0, LOG_LVL_INFO, NULL);
 	/* getopt names the program from argv[0]: print "squeue:" as Slurm does
@@ -497,14 +546,31 @@ int cmd_squeue(int argc, char **argv)
 		case 'A': cmd_split(&o.accounts, optarg); break;
 		case 'a': break;
 		case 'h': o.no_header = 1; break;
-		case 'i': o.iterate = atoi(optarg); break;
+		case 'i': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v <= 0 || v > 1000000) {
+				error("--iterate=%s\n", optarg);
+				rc = 1;
+				goto out;
+			}
+			o.iterate = (int)v;
+			break;
+		}
 		case 'j':
 			job_flag = 1;
 			if (optarg)
 				cmd_split(&o.jobs_s, optarg);
 			break;
 		case 'l': o.long_fmt = 1; break;
-		case 'L': case 'M': case 'R': case 'P': case 'v': break;
+		case 'L': o.licenses = 1; break;
+		case 'R': o.reservation = 1; break;
+		case 'M':
+			strv_free(&o.clusters_s);
+			cmd_split(&o.clusters_s, optarg);
+			cluster_arg = optarg;
+			break;
+		case 'P': case 'v': break;
 		case 'n': cmd_split(&o.names, optarg); break;
 		case 'o': o.format = optarg; o.format_long = NULL; break;
 		case 'O': o.format_long = optarg; o.format = NULL; break;
@@ -600,6 +666,28 @@ int cmd_squeue(int argc, char **argv)
 		o.uids[o.nuids++] = uid;
 	}
 	(void)bad_user;
+	if (o.clusters_s.n) {
+		/* One cluster: ours, by name, or "all". */
+		const char *mine = cmd_conf()->cluster_name ? cmd_conf()->cluster_name : "";
+		int known = 0;
+		for (uint32_t i = 0; i < o.clusters_s.n; i++) {
+			if (!strcmp(o.clusters_s.v[i], mine) || !strcasecmp(o.clusters_s.v[i], "all"))
+				known = 1;
+			else
+				error("No cluster '%s' known by database.", o.clusters_s.v[i]);
+		}
+		if (!known) {
+			error("'%s' can't be reached now, or it is an invalid entry for --cluster.  "
+			      "Use 'sacctmgr list clusters' to see available clusters.", cluster_arg);
+			rc = 1;
+			goto out;
+		}
+		o.cluster = mine;
+	}
+	if (o.nodes && check_nodes(o.nodes)) {
+		rc = 1;
+		goto out;
+	}
 	if (o.sort) {
 		for (const char *p = o.sort; *p; p++) {
 			if (*p == ',' || *p == '+' || *p == '-')
@@ -646,10 +734,10 @@ int cmd_squeue(int argc, char **argv)
 
 	for (;;) {
 		rc = run_once(&o, &fmt);
-		fflush(stdout);
 		if (rc || o.iterate <= 0)
 			break;
 		printf("\n");
+		fflush(stdout);
 		sleep((unsigned)o.iterate);
 	}
 
@@ -662,6 +750,7 @@ out:   /* error exits come here too: LeakSanitizer runs on every exit in tests *
 	strv_free(&o.jobs_s);
 	strv_free(&o.users_s);
 	strv_free(&o.states_s);
+	strv_free(&o.clusters_s);
 	free(o.uids);
 	free(o.states);
 	free(o.job_ids);
