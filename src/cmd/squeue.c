@@ -713,6 +713,19 @@ int cmd_squeue(int argc, char **argv)
 		if (!spec)
 			spec = o.start ? SQUEUE_FMT_START :
 			       o.long_fmt ? SQUEUE_FMT_LONG : SQUEUE_FMT_DEFAULT;
+		/* "%all": every letter, a-z then A-Z, '|' between (Slurm) */
+		char all[160];
+		if (!strncmp(spec, "%all", 4)) {
+			char *p = all;
+			for (const char *l = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"; *l; l++) {
+				if (p != all)
+					*p++ = '|';
+				*p++ = '%';
+				*p++ = *l;
+			}
+			*p = '\0';
+			spec = all;
+		}
 		fmt_parse(&fmt, spec, 1, job_fmt_valid, bad_letter, NULL);
 	}
 

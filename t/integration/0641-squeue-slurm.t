@@ -83,6 +83,21 @@ test_expect_success 'squeue -O: step-only fields are refused for jobs, as Slurm'
 	test_cmp expect err
 '
 
+# Slurm 22.05, -o %all for a held job (tools/realslurm; id, submit time,
+# user and directory replaced by placeholders).
+test_expect_success 'squeue -o %all: every letter, Slurm'"'"'s headers and empty values' '
+	cd "$CL/work" && read run held fail done <ids &&
+	squeue -j $held -o %all >out &&
+	cat >expect.in <<-\EOF &&
+	ACCOUNT|TRES_PER_NODE|MIN_CPUS|MIN_TMP_DISK|END_TIME|FEATURES|GROUP|OVER_SUBSCRIBE|JOBID|NAME|COMMENT|TIME_LIMIT|MIN_MEMORY|REQ_NODES|COMMAND|PRIORITY|QOS|REASON||ST|USER|RESERVATION|WCKEY|EXC_NODES|NICE|S:C:T|JOBID|EXEC_HOST|CPUS|NODES|DEPENDENCY|ARRAY_JOB_ID|GROUP|SOCKETS_PER_NODE|CORES_PER_SOCKET|THREADS_PER_CORE|ARRAY_TASK_ID|TIME_LEFT|TIME|NODELIST|CONTIGUOUS|PARTITION|PRIORITY|NODELIST(REASON)|START_TIME|STATE|UID|SUBMIT_TIME|LICENSES|CORE_SPEC|SCHEDNODES|WORK_DIR
+	@ACCT@|N/A|1|0|N/A|(null)|root|OK|@ID@|held|(null)|5:00|@MEM@||(null)|0.00000000000000|@QOS@|JobHeldUser||PD|root|(null)|(null)||0|*:*:*|@ID@|n/a|1|1|(null)|@ID@|0|*|*|*|N/A|5:00|0:00||0|defq|0|(JobHeldUser)|N/A|PENDING|0|@SUBMIT@|(null)|N/A|(null)|@DIR@
+	EOF
+	sed -e "s/@ID@/$held/g" -e "s/@SUBMIT@/$(squeue -h -j $held -o %V)/" \
+	    -e "s|@DIR@|$(squeue -h -j $held -o %Z)|" -e "s/@ACCT@/$(squeue -h -j $held -o %a)/" \
+	    -e "s/@QOS@/$(squeue -h -j $held -o %q)/" -e "s/@MEM@/$(squeue -h -j $held -o %m)/" expect.in >expect &&
+	test_cmp expect out
+'
+
 # The key order, types and nesting of every job field, against a capture
 # of squeue --json on Slurm 22.05 (a running, a held and a failed job).
 test_expect_success 'squeue --json: all 111 job fields of Slurm 22.05, finished jobs too' '
