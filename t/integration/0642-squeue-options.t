@@ -84,4 +84,9 @@ test_expect_success 'squeue --start: pending jobs, Slurm'"'"'s columns, the ones
 	grep -q " PD                 N/A      2 (null)               (JobHeldUser)\$" out
 '
 
+test_expect_success 'squeue -s is refused with a clear error (no step table yet)' '
+	test_expect_code 1 squeue -s 2>err &&
+	grep -q "^squeue: error: --steps: listing job steps is not supported yet" err
+'
+
 test_done
