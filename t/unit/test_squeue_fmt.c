@@ -141,9 +141,80 @@ static void test_fields(void)
 	free(s);
 }
 
+/* job_resources as Slurm 22.05 showed job 7 of the compat scenario: 2
+ * CPUs on comp001 (2 sockets x 32 cores), one on each socket. */
+static void test_json(void)
+{
+	node_info_t node = { 0 };
+	node.name = "comp001";
+	node.cpus = 64;
+	node.sockets = 2;
+	node.cores = 32;
+	node.threads = 1;
+	msg_node_info_t ni = { 0, 1, &node };
+	job_info_t j = { 0 };
+	j.job_id = 7;
+	j.array_task_id = NO_VAL32;
+	j.state = JOB_RUNNING;
+	j.name = "smoke";
+	j.user_name = "alice";
+	j.group_name = "alice";
+	j.partition = "short";
+	j.nodes = "comp001";
+	j.num_nodes = 1;
+	j.num_cpus = 2;
+	j.start_time = 1795991980;
+	j.time_limit = 30;
+	j.cpu_ids = "0,32";
+	j.mem_alloc = "2048";
+	j.tres_alloc = "cpu=2,mem=2G,node=1,billing=2";
+	const job_info_t *jp = &j;
+	strbuf_t sb = STRBUF_INIT;
+	print_jobs_json(&sb, &jp, 1, &ni);
+	const char *want =
+		"      \"job_resources\": {\n"
+		"        \"nodes\": \"comp001\",\n"
+		"        \"allocated_cores\": 2,\n"
+		"        \"allocated_hosts\": 1,\n"
+		"        \"allocated_nodes\": [\n"
+		"          {\n"
+		"            \"sockets\": {\n"
+		"              \"0\": {\n"
+		"                \"cores\": {\n"
+		"                  \"0\": \"allocated\"\n"
+		"                }\n"
+		"              },\n"
+		"              \"1\": {\n"
+		"                \"cores\": {\n"
+		"                  \"0\": \"allocated\"\n"
+		"                }\n"
+		"              }\n"
+		"            },\n"
+		"            \"nodename\": \"comp001\",\n"
+		"            \"cpus_used\": 0,\n"
+		"            \"memory_used\": 0,\n"
+		"            \"memory_allocated\": 2048\n"
+		"          }\n"
+		"        ]\n"
+		"      },\n"
+		"      \"job_state\": \"RUNNING\",\n";
+	ok(sb.buf && strstr(sb.buf, want) != NULL, "job_resources: sockets and cores as Slurm");
+	ok(sb.buf && strstr(sb.buf, "\"errors\": [\n  ],\n") != NULL, "empty arrays as Slurm prints them");
+	ok(sb.buf && strstr(sb.buf, "\"billable_tres\": 2.0,\n") != NULL, "billable_tres from the billing TRES");
+	ok(sb.buf && strstr(sb.buf, "\"flags\": [\n        \"JOB_ACCRUE_OVER\",\n        \"JOB_WAS_RUNNING\"\n      ],") != NULL,
+	   "a running job's flags");
+	ok(sb.len > 2 && !strcmp(sb.buf + sb.len - 2, "\n}"), "no newline after the last brace");
+	size_t keys = 0;
+	for (const char *p = strstr(sb.buf, "\"jobs\": ["); p && (p = strstr(p, "\n      \"")); p++)
+		keys++;
+	is_int(keys, 111, "111 job fields for a started job");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	test_states();
 	test_fields();
+	test_json();
 	return done_testing();
 }
