@@ -22,7 +22,7 @@ test_expect_success 'scontrol show nodes -oF: one line per node, as -o before th
 test_expect_success 'scontrol show job N -dd and -o after the id' '
 	id=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
 	# let the first scheduling pass set the reason, so both views agree
-	wait_for 10 test_reason $id JobHeldUser &&
+	wait_for 10 sh -c "scontrol show job $id | grep -q LastSchedEval=2" &&
 	scontrol show job $id -o >out &&
 	test "$(wc -l <out)" = 1 &&
 	scontrol -o show job $id >expect &&
