@@ -223,9 +223,14 @@ int jobopts_node_count(const char *s, uint32_t *min, uint32_t *max)
 	const char *end = s + strlen(s);
 	uint32_t a = 0, b = 0;
 
-	if (count_part(s, dash ? dash : end, &a) < 0)
+	/* "-MAX": at least one node (Slurm reads the empty minimum as 1) */
+	if (dash == s)
+		a = 1;
+	else if (count_part(s, dash ? dash : end, &a) < 0)
 		return -1;
 	if (dash) {
+		if (dash + 1 == end)
+			return -2;      /* "MIN-": no maximum */
 		if (count_part(dash + 1, end, &b) < 0)
 			return -1;
 	}
@@ -484,7 +489,14 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case 'w': set_str(&d->req_nodes, arg); break;
 	case 'N': {
 		uint32_t mn, mx;
-		if (jobopts_node_count(arg, &mn, &mx) < 0) {
+		int nrc = jobopts_node_count(arg, &mn, &mx);
+		if (nrc == -2) {
+			/* Slurm's own wording for "4-" (its maximum parses as -1) */
+			fprintf(stderr, "%s: error: Maximum node count -1 is less than minimum node count %ld\n",
+				o->prog, strtol(arg, NULL, 10));
+			return 255;
+		}
+		if (nrc < 0) {
 			fprintf(stderr, "%s: error: \"%s\" is not a valid node count\n", o->prog, arg);
 			return 255;
 		}

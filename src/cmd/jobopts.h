@@ -71,7 +71,8 @@ char *jobopts_wrap_script(const char *cmd);
  * DOS line breaks); prints Slurm's error lines. 0 ok, else 1. */
 int jobopts_check_script(const char *buf, size_t len);
 
-/* Parse a node count "N" or "MIN-MAX" (optional k/m suffix). 0 or -1. */
+/* Parse a node count "N", "MIN-MAX" or "-MAX" (minimum 1), each with an
+ * optional k/m suffix. 0, -2 for "MIN-" (no maximum), -1 otherwise. */
 int jobopts_node_count(const char *s, uint32_t *min, uint32_t *max);
 
 /* Signal name or number ("USR1", "SIGUSR1", "10") to a number; -1 if

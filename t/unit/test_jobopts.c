@@ -236,6 +236,27 @@ int main(void)
 	is_int(jobopts_node_count("1k", &mn, &mx), 0, "k suffix");
 	is_int(mn, 1024, "1k");
 	is_int(jobopts_node_count("abc", &mn, &mx), -1, "bad node count");
+	is_int(jobopts_node_count("-4", &mn, &mx), 0, "-N -4 (no minimum)");
+	is_int(mn, 1, "-4: minimum 1, as Slurm");
+	is_int(mx, 4, "-4: maximum 4");
+	is_int(jobopts_node_count("0-2", &mn, &mx), 0, "-N 0-2");
+	is_int(mn, 0, "0-2 min");
+	is_int(mx, 2, "0-2 max");
+	is_int(jobopts_node_count("4-", &mn, &mx), -2, "-N 4-: no maximum");
+	is_int(jobopts_node_count("-", &mn, &mx), -2, "-N -");
+	{
+		jobopts_t n;
+		jobopts_init(&n, JOBOPTS_SBATCH);
+		const char *a[] = { "sbatch", "-N", "4-", NULL };
+		is_int(parse(&n, a), 255, "-N 4- exits 255");
+		jobopts_release(&n);
+		jobopts_init(&n, JOBOPTS_SBATCH);
+		const char *b[] = { "sbatch", "-N-3", NULL };
+		is_int(parse(&n, b), 0, "-N-3 glued");
+		is_int(n.desc.min_nodes, 1, "-N-3 min");
+		is_int(n.desc.max_nodes, 3, "-N-3 max");
+		jobopts_release(&n);
+	}
 	is_int(jobopts_signal_parse("USR1"), 10, "USR1");
 	is_int(jobopts_signal_parse("SIGKILL"), 9, "SIGKILL");
 	is_int(jobopts_signal_parse("15"), 15, "numeric");
