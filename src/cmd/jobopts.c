@@ -269,28 +269,46 @@ int jobopts_signal_parse(const char *s)
 	return -1;
 }
 
-/* --signal=[{R|B}:]<sig>[@<time>] */
-static int signal_spec_ok(const char *v)
+/* --signal=[{R|B}:]<sig>[@<time>]: the signal, the seconds before the time
+ * limit (60 when not given, as Slurm) and WARN_F_* flags. 0 or -1. */
+static int signal_spec_parse(const char *v, uint32_t *sig, uint32_t *secs, uint32_t *flags)
 {
 	const char *p = v;
-	if ((p[0] == 'R' || p[0] == 'B' || p[0] == 'r' || p[0] == 'b') && p[1] == ':')
-		p += 2;
-	else if (!strncasecmp(p, "RB:", 3) || !strncasecmp(p, "BR:", 3))
-		p += 3;
-	char *sig = xstrdup(p);
-	char *at = strchr(sig, '@');
+	const char *colon = strchr(v, ':');
+	*flags = 0;
+	if (colon) {
+		for (; p < colon; p++) {
+			if (*p == 'B' || *p == 'b')
+				*flags |= WARN_F_BATCH;
+			else if (*p == 'R' || *p == 'r')
+				*flags |= WARN_F_REQUEUE;
+			else
+				return -1;
+		}
+		if (p == v)
+			return -1;
+		p = colon + 1;
+	}
+	char *s = xstrdup(p);
+	char *at = strchr(s, '@');
+	long t = 60;
 	int ok = 1;
 	if (at) {
 		*at++ = '\0';
-		char *end;
-		long t = strtol(at, &end, 10);
-		if (!*at || *end || t < 0 || t > 0xffff)
-			ok = 0;
+		if (*at) {
+			char *end;
+			t = strtol(at, &end, 10);
+			if (*end || t < 0 || t > 0xffff)
+				ok = 0;
+		}
 	}
-	if (ok && jobopts_signal_parse(sig) <= 0)
-		ok = 0;
-	free(sig);
-	return ok;
+	int n = ok ? jobopts_signal_parse(s) : -1;
+	free(s);
+	if (n <= 0)
+		return -1;
+	*sig = (uint32_t)n;
+	*secs = (uint32_t)t;
+	return 0;
 }
 
 /* "gpu:h100:2,mps" -> append "gres:gpu:h100:2,gres:mps" to *dst. */
@@ -549,7 +567,7 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case 'Q': o->quiet++; break;
 	case ID_RESERVATION: set_str(&d->reservation, arg); break;
 	case ID_SIGNAL:
-		if (!signal_spec_ok(arg))
+		if (signal_spec_parse(arg, &d->warn_signal, &d->warn_time, &d->warn_flags) < 0)
 			return fail255(o, "Invalid --signal specification");
 		break;
 	case 't': {

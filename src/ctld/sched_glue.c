@@ -395,6 +395,9 @@ int job_launch(ctld_t *cd, job_t *j)
 		.start_time = j->start_time,
 		.ctld_addr = cd->conf->nctld_hosts ? cd->conf->ctld_addrs[0] : NULL,
 		.ctld_port = cd->conf->ctld_port,
+		.warn_signal = d->warn_signal,
+		.warn_time = d->warn_time,
+		.warn_flags = d->warn_flags,
 	};
 	conn_send(bh->conn, MSG_LAUNCH_JOB, &m);
 	strv_t e = { env, nenv };

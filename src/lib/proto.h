@@ -130,10 +130,15 @@ typedef struct job_desc {
 	char *tres_per_task;     /* "gres:gpu:2" from --gpus-per-task */
 	uint32_t cpus_per_gpu;   /* --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* MB, --mem-per-gpu, 0 = unset */
+	uint32_t warn_signal;    /* --signal: the signal, 0 = none */
+	uint32_t warn_time;      /* --signal @TIME: seconds before the time limit */
+	uint32_t warn_flags;     /* WARN_F_* (B:, R:) */
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
 } job_desc_t;
+#define WARN_F_BATCH   0x1u      /* --signal=B:: only the batch shell */
+#define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
 #define JOB_REQUEST_ID_MAX 64    /* longer request ids are ignored */
 
 typedef struct msg_submit_reply {
@@ -443,6 +448,9 @@ typedef struct msg_launch_job {
 	int64_t start_time;
 	char *ctld_addr;         /* where the supervisor reports completion */
 	uint32_t ctld_port;
+	uint32_t warn_signal;    /* --signal: sent warn_time s before the limit */
+	uint32_t warn_time;
+	uint32_t warn_flags;     /* WARN_F_* */
 } msg_launch_job_t;
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */

@@ -96,9 +96,44 @@ int main(void)
 	const char *e6[] = { "sbatch", "--signal=B:USR2@30", "--mail-type=END", "--wckey=x",
 		"--get-user-env=L", "--priority=5", NULL };
 	is_int(parse(&o, e6), 0, "accepted-and-ignored options");
+	is_int(o.desc.warn_signal, 12, "--signal=B:USR2@30: SIGUSR2");
+	is_int(o.desc.warn_time, 30, "--signal @30");
+	is_int(o.desc.warn_flags, WARN_F_BATCH, "--signal B:");
 	const char *e7[] = { "sbatch", "--signal=FOO", NULL };
 	is_int(parse(&o, e7), 255, "bad --signal");
 	jobopts_release(&o);
+
+	/* --signal forms Slurm 22.05 takes and refuses (checked on realslurm) */
+	{
+		static const struct { const char *spec; int ok; uint32_t sig, secs, flags; } sv[] = {
+			{ "USR2@90", 1, 12, 90, 0 }, { "R:USR1", 1, 10, 60, WARN_F_REQUEUE },
+			{ "RB:10@5", 1, 10, 5, WARN_F_BATCH | WARN_F_REQUEUE },
+			{ "BR:TERM", 1, 15, 60, WARN_F_BATCH | WARN_F_REQUEUE },
+			{ "b:usr1", 1, 10, 60, WARN_F_BATCH }, { "USR1@", 1, 10, 60, 0 },
+			{ "USR1@0", 1, 10, 0, 0 }, { "SIGUSR1@65535", 1, 10, 65535, 0 },
+			{ "X:USR1", 0, 0, 0, 0 }, { "USR1@-5", 0, 0, 0, 0 },
+			{ "USR1@70000", 0, 0, 0, 0 }, { "0", 0, 0, 0, 0 }, { "B:", 0, 0, 0, 0 },
+			{ ":USR1", 0, 0, 0, 0 },
+		};
+		for (size_t i = 0; i < sizeof(sv) / sizeof(sv[0]); i++) {
+			jobopts_t so;
+			jobopts_init(&so, JOBOPTS_SBATCH);
+			char *opt = NULL;
+			if (asprintf(&opt, "--signal=%s", sv[i].spec) < 0)
+				return 1;
+			const char *a[] = { "sbatch", opt, NULL };
+			int rc = parse(&so, a);
+			is_int(rc, sv[i].ok ? 0 : 255, "--signal=%s %s", sv[i].spec,
+			       sv[i].ok ? "accepted" : "refused");
+			if (sv[i].ok) {
+				is_int(so.desc.warn_signal, sv[i].sig, "--signal=%s: signal", sv[i].spec);
+				is_int(so.desc.warn_time, sv[i].secs, "--signal=%s: time", sv[i].spec);
+				is_int(so.desc.warn_flags, sv[i].flags, "--signal=%s: flags", sv[i].spec);
+			}
+			free(opt);
+			jobopts_release(&so);
+		}
+	}
 
 	/* gpus */
 	jobopts_init(&o, JOBOPTS_SBATCH);
