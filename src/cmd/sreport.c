@@ -837,7 +837,7 @@ int cmd_sreport(int argc, char **argv)
 				fprintf(stderr, "unknown time format %s", optarg);
 			break;
 		case 'T': tres = optarg; break;
-		case 'V': printf("slurm-wlm %s\n", SLURM_COMPAT_VERSION); return 0;
+		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		default:
 			fprintf(stderr, "Try \"sreport --help\" for more information\n");
 			return 1;
