@@ -164,6 +164,7 @@ void jobopts_release(jobopts_t *o)
 	xfree(o->array);
 	xfree(o->jobid);
 	xfree(o->mpi);
+	strv_free(&o->shown);
 }
 
 static void set_str(char **dst, const char *v)
@@ -360,8 +361,118 @@ static void set_gpus(char **dst, const char *v)
 	free(item);
 }
 
+static const char *opt_name(int id);
+
+/* Record what -v lists for option id just applied with arg: the value as
+ * Slurm's listing shows it (times and memory normalised, flags "set"). */
+static void note_shown(jobopts_t *o, int id, const char *arg)
+{
+	const job_desc_t *d = &o->desc;
+	const char *name = opt_name(id);
+	char buf[64];
+	const char *v = arg;
+
+	if (!name || id == 'h' || id == ID_USAGE || id == 'V' || id == 'v' || id == 'Q')
+		return;          /* informational; verbose is listed from its count */
+	switch (id) {
+	case 't':
+		mins_fmt_limit(d->time_limit, buf, sizeof(buf));
+		v = buf;
+		break;
+	case 'b':
+		time_fmt_iso((time_t)d->begin_time, buf, sizeof(buf));
+		v = buf;
+		break;
+	case ID_MEM: case ID_MEM_PER_CPU: case ID_MEM_PER_GPU: {
+		uint64_t mb = id == ID_MEM ? d->mem_per_node :
+			id == ID_MEM_PER_CPU ? d->mem_per_cpu : d->mem_per_gpu;
+		if (mb && mb % 1024 == 0)
+			mem_fmt_mb(mb, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mb);
+		v = buf;
+		break;
+	}
+	case 'N':
+		if (d->max_nodes && d->max_nodes != d->min_nodes)
+			snprintf(buf, sizeof(buf), "%u-%u", d->min_nodes, d->max_nodes);
+		else
+			snprintf(buf, sizeof(buf), "%u", d->min_nodes);
+		v = buf;
+		break;
+	case ID_GRES:
+		v = d->tres_per_node;
+		break;
+	case ID_OPEN_MODE:
+		v = d->flags & JOB_F_OPEN_APPEND ? "a" : "t";
+		break;
+	case ID_NICE:
+		snprintf(buf, sizeof(buf), "%d", d->nice);
+		v = buf;
+		break;
+	case ID_EXCLUSIVE:
+		v = arg && *arg ? arg : "exclusive";
+		break;
+	case ID_REQUEUE: case ID_NO_REQUEUE:
+		v = name;
+		break;
+	default:
+		if (!arg)
+			v = "set";
+		break;
+	}
+	size_t nlen = strlen(name);
+	char *kv = xasprintf("%s\t%s", name, v ? v : "");
+	for (uint32_t i = 0; i < o->shown.n; i++) {
+		if (!strncmp(o->shown.v[i], name, nlen) && o->shown.v[i][nlen] == '\t') {
+			free(o->shown.v[i]);
+			o->shown.v[i] = kv;
+			return;
+		}
+	}
+	strv_push(&o->shown, kv);
+	free(kv);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void jobopts_print_defined(const jobopts_t *o, FILE *fp)
+{
+	if (!o->verbose || o->quiet)
+		return;
+	strv_t all = { 0 };
+	for (uint32_t i = 0; i < o->shown.n; i++)
+		strv_push(&all, o->shown.v[i]);
+	char *vb = xasprintf("verbose\t%d", o->verbose);
+	strv_push(&all, vb);
+	free(vb);
+	qsort(all.v, all.n, sizeof(*all.v), cmp_str);
+	fprintf(fp, "%s: defined options\n", o->prog);
+	fprintf(fp, "%s: -------------------- --------------------\n", o->prog);
+	for (uint32_t i = 0; i < all.n; i++) {
+		char *tab = strchr(all.v[i], '\t');
+		fprintf(fp, "%s: %-20.*s: %s\n", o->prog, (int)(tab - all.v[i]), all.v[i], tab + 1);
+	}
+	fprintf(fp, "%s: -------------------- --------------------\n", o->prog);
+	fprintf(fp, "%s: end of defined options\n", o->prog);
+	strv_free(&all);
+}
+
 /* Apply one option. from_env/cli only change bookkeeping. */
+static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli);
+
 static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
+{
+	int rc = apply_one(o, id, arg, from_cli);
+	if (!rc)
+		note_shown(o, id, arg);
+	return rc;
+}
+
+static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 {
 	job_desc_t *d = &o->desc;
 	uint32_t u = 0;
@@ -740,6 +851,14 @@ static int env_bool(const char *v)
 		return 1;
 	char *end;
 	return strtol(v, &end, 10) != 0 && end != v;
+}
+
+static const char *opt_name(int id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(optdefs); i++)
+		if (optdefs[i].id == id)
+			return optdefs[i].name;
+	return NULL;
 }
 
 static int opt_has_arg(int id)

@@ -15,6 +15,7 @@
 #define SLUICE_JOBOPTS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "proto.h"
 
@@ -37,6 +38,8 @@ typedef struct jobopts {
 	int cli_ntasks, cli_nodes;   /* given on the command line */
 
 	int argi;                /* after jobopts_parse_argv: first operand */
+	strv_t shown;            /* "name\tvalue" of each option set, any
+				  * source, for the -v listing */
 } jobopts_t;
 
 void jobopts_init(jobopts_t *o, enum jobopts_cmd cmd);
@@ -63,6 +66,11 @@ int jobopts_parse_env(jobopts_t *o, char *const *env);
 /* Build desc.env from env (the submitting environment) following
  * o->export_spec. Returns 0, or 1 after printing an error. */
 int jobopts_build_env(jobopts_t *o, char *const *env);
+
+/* -v: the options set (from any source) as Slurm lists them on stderr,
+ * sorted by name between "PROG: defined options" and "PROG: end of
+ * defined options". Prints nothing unless o->verbose and not o->quiet. */
+void jobopts_print_defined(const jobopts_t *o, FILE *fp);
 
 /* The script sbatch --wrap submits (malloc'd). */
 char *jobopts_wrap_script(const char *cmd);

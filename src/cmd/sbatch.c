@@ -182,6 +182,7 @@ int cmd_sbatch(int argc, char **argv)
 		log_set_level(LOG_LVL_ERROR);
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
+	jobopts_print_defined(&o, stderr);
 
 	job_desc_t *d = &o.desc;
 	char cwd[PATH_MAX];

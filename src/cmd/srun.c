@@ -668,6 +668,7 @@ int cmd_srun(int argc, char **argv)
 		log_set_level(LOG_LVL_ERROR);
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
+	jobopts_print_defined(&o, stderr);
 	if (o.pty) {
 		error("--pty is not supported yet");
 		jobopts_release(&o);
