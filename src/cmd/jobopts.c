@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "cmd/jobopts.h"
 #include "log.h"
+#include "rlimits.h"
 #include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -36,7 +38,7 @@ enum opt_id {
 	ID_NICE, ID_NTASKS_PER_NODE, ID_OPEN_MODE, ID_PARSABLE, ID_PRIORITY, ID_PTY,
 	ID_REQUEUE, ID_NO_REQUEUE, ID_RESERVATION, ID_SIGNAL, ID_WCKEY, ID_WRAP,
 	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION, ID_SWITCHES,
-	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU,
+	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU, ID_PROPAGATE,
 };
 
 struct optdef {
@@ -93,6 +95,7 @@ static const struct optdef optdefs[] = {
 	{ "parsable", no_argument, ID_PARSABLE, O_SB },
 	{ "partition", required_argument, 'p', O_BOTH },
 	{ "priority", required_argument, ID_PRIORITY, O_BOTH },
+	{ "propagate", optional_argument, ID_PROPAGATE, O_BOTH },
 	{ "pty", no_argument, ID_PTY, O_SR },
 	{ "qos", required_argument, 'q', O_BOTH },
 	{ "quiet", no_argument, 'Q', O_BOTH },
@@ -164,6 +167,7 @@ void jobopts_release(jobopts_t *o)
 	xfree(o->array);
 	xfree(o->jobid);
 	xfree(o->mpi);
+	xfree(o->propagate);
 	strv_free(&o->shown);
 }
 
@@ -415,6 +419,9 @@ static void note_shown(jobopts_t *o, int id, const char *arg)
 		break;
 	case ID_REQUEUE: case ID_NO_REQUEUE:
 		v = name;
+		break;
+	case ID_PROPAGATE:
+		v = o->propagate;
 		break;
 	default:
 		if (!arg)
@@ -674,6 +681,17 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 	case ID_PARSABLE: o->parsable = 1; break;
 	case 'p': set_str(&d->partition, arg); break;
 	case ID_PTY: o->pty = 1; break;
+	case ID_PROPAGATE: {
+		unsigned mask;
+		const char *bad = NULL;
+		if (arg && rlim_list_parse(arg, &mask, &bad) < 0) {
+			fprintf(stderr, "%s: error: Bad rlimit name: %s\n", o->prog, bad);
+			fprintf(stderr, "%s: error: --propagate=%s is not valid.\n", o->prog, arg);
+			return 1;
+		}
+		set_str(&o->propagate, arg ? arg : "ALL");
+		break;
+	}
 	case 'q': set_str(&d->qos, arg); break;
 	case 'Q': o->quiet++; break;
 	case ID_RESERVATION: set_str(&d->reservation, arg); break;
@@ -922,6 +940,20 @@ static const char *env_find(char *const *env, const char *name, size_t len)
 	return NULL;
 }
 
+/* Set "K=V" in out, replacing an entry for K. */
+static void env_put(strv_t *out, const char *kv)
+{
+	size_t len = strcspn(kv, "=");
+	for (uint32_t j = 0; j < out->n; j++) {
+		if (!strncmp(out->v[j], kv, len) && out->v[j][len] == '=') {
+			free(out->v[j]);
+			out->v[j] = xstrdup(kv);
+			return;
+		}
+	}
+	strv_push(out, kv);
+}
+
 int jobopts_build_env(jobopts_t *o, char *const *env)
 {
 	strv_t *out = &o->desc.env;
@@ -968,6 +1000,23 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 		if (!replaced)
 			strv_push(out, sets.v[i]);
 	}
+	/* The caller's resource limits (rlimits.h): all of them, for the
+	 * node's PropagateResourceLimits to choose from, or those named by
+	 * --propagate, marked 'U' (applied whatever the config says). */
+	unsigned mask = (1u << rlim_count) - 1;
+	if (o->propagate && rlim_list_parse(o->propagate, &mask, NULL) < 0)
+		mask = 0;
+	for (size_t i = 0; i < rlim_count; i++) {
+		struct rlimit rl;
+		if (!(mask & (1u << i)) || getrlimit(rlim_names[i].resource, &rl) < 0)
+			continue;
+		char *kv = xasprintf("SLURM_RLIMIT_%s=%s%llu", rlim_names[i].name,
+				     o->propagate ? "U" : "", (unsigned long long)rl.rlim_cur);
+		debug("propagating RLIMIT_%s=%llu", rlim_names[i].name,
+		      (unsigned long long)rl.rlim_cur);
+		env_put(out, kv);
+		free(kv);
+	}
 	/* The submitter's umask, as Slurm's SLURM_UMASK ("0077"): the job
 	 * (batch script, srun tasks) runs with it. One already in the
 	 * environment wins (an srun inside a job keeps the job's). */
@@ -975,10 +1024,11 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 	for (uint32_t j = 0; j < out->n; j++)
 		has_umask |= !strncmp(out->v[j], "SLURM_UMASK=", 12);
 	if (!has_umask) {
-		mode_t mask = umask(0);
-		umask(mask);
-		char *kv = xasprintf("SLURM_UMASK=0%o%o%o", (unsigned)(mask >> 6) & 7u,
-				     (unsigned)(mask >> 3) & 7u, (unsigned)mask & 7u);
+		mode_t um = umask(0);
+		umask(um);
+		char *kv = xasprintf("SLURM_UMASK=0%o%o%o", (unsigned)(um >> 6) & 7u,
+				     (unsigned)(um >> 3) & 7u, (unsigned)um & 7u);
+		debug("propagating UMASK=%s", kv + 12);
 		strv_push(out, kv);
 		free(kv);
 	}

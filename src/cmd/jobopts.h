@@ -32,6 +32,8 @@ typedef struct jobopts {
 	char *array;             /* --array (rejected: not supported yet) */
 	char *jobid;             /* srun --jobid */
 	char *mpi;               /* srun --mpi */
+	char *propagate;         /* --propagate list ("ALL" without a value);
+				  * NULL: not given (the node's config decides) */
 	int parsable, wait, verbose, quiet, label, unbuffered, pty;
 	int help, usage, version;
 	int ntasks_set, nodes_set;   /* given by the user (any source) */

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "noded.h"
+#include "rlimits.h"
 #include "xalloc.h"
 
 static long env_index(const strv_t *env, const char *name)
@@ -177,4 +179,51 @@ mode_t env_umask(const strv_t *env)
 	if (!v || !*v || strlen(v) > 4 || strspn(v, "01234567") != strlen(v))
 		return 022;
 	return (mode_t)(strtoul(v, NULL, 8) & 0777);
+}
+
+int env_apply_rlimits(strv_t *env, const conf_t *conf)
+{
+	unsigned allow = (1u << rlim_count) - 1, except = 0;
+	const char *v = conf ? conf_get(conf, "PropagateResourceLimits") : NULL;
+	if (v && rlim_list_parse(v, &allow, NULL) < 0)
+		allow = (1u << rlim_count) - 1;
+	v = conf ? conf_get(conf, "PropagateResourceLimitsExcept") : NULL;
+	if (v && rlim_list_parse(v, &except, NULL) < 0)
+		except = 0;
+	allow &= ~except;
+
+	int set = 0;
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < env->n; i++) {
+		char *e = env->v[i];
+		if (strncmp(e, "SLURM_RLIMIT_", 13)) {
+			env->v[w++] = e;
+			continue;
+		}
+		const char *name = e + 13, *eq = strchr(name, '=');
+		for (size_t k = 0; eq && k < rlim_count; k++) {
+			if (strlen(rlim_names[k].name) != (size_t)(eq - name) ||
+			    strncmp(name, rlim_names[k].name, (size_t)(eq - name)))
+				continue;
+			const char *val = eq + 1;
+			int user = *val == 'U';
+			if (user)
+				val++;
+			char *end;
+			unsigned long long x = strtoull(val, &end, 10);
+			struct rlimit rl;
+			if (!*val || *end || (!user && !(allow & (1u << k))) ||
+			    getrlimit(rlim_names[k].resource, &rl) < 0)
+				break;
+			rl.rlim_cur = (rlim_t)x;
+			if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+				rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(rlim_names[k].resource, &rl) == 0)
+				set++;
+			break;
+		}
+		free(e);
+	}
+	env->n = w;
+	return set;
 }

@@ -62,6 +62,12 @@ char **env_to_envp(const strv_t *env);
  * string such as "0077", as sbatch/srun send it), or 0022 when absent or
  * not octal. */
 mode_t env_umask(const strv_t *env);
+/* In the task child, before exec: apply the submitter's resource limits
+ * carried as SLURM_RLIMIT_<NAME>=[U]value (rlimits.h): those the user
+ * named (U) and those conf's PropagateResourceLimits (default ALL) less
+ * PropagateResourceLimitsExcept allow, soft limit only, at most the hard
+ * limit; then drop the variables from env. Returns how many were set. */
+int env_apply_rlimits(strv_t *env, const conf_t *conf);
 
 /* What the stdio file name patterns expand to (man sbatch, "filename
  * pattern"). */

@@ -391,6 +391,7 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 		strv_push(&env, m->env.v[i]);
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
+	env_apply_rlimits(&env, nd->conf);
 	char **envp = env_to_envp(&env);
 	char **argv = xcalloc(m->argv.n + 2, sizeof(*argv));
 	argv[0] = (char *)script;
