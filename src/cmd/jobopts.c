@@ -932,14 +932,6 @@ static int name_in(const char *entry, const strv_t *names)
 	return 0;
 }
 
-static const char *env_find(char *const *env, const char *name, size_t len)
-{
-	for (char *const *e = env; e && *e; e++)
-		if (!strncmp(*e, name, len) && (*e)[len] == '=')
-			return *e;
-	return NULL;
-}
-
 /* Set "K=V" in out, replacing an entry for K. */
 static void env_put(strv_t *out, const char *kv)
 {
@@ -983,12 +975,11 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 		if (all || !strncmp(*e, "SLURM_", 6) || name_in(*e, &names))
 			strv_push(out, *e);
 	}
-	/* Explicit values: with ALL the caller's value wins (man sbatch). */
+	/* Explicit values win over the caller's, with ALL too (Slurm 22.05:
+	 * FOO=bar sbatch --export=ALL,FOO=over runs with FOO=over). */
 	for (uint32_t i = 0; i < sets.n; i++) {
 		const char *eq = strchr(sets.v[i], '=');
 		size_t len = (size_t)(eq - sets.v[i]);
-		if (all && env_find(env, sets.v[i], len))
-			continue;
 		int replaced = 0;
 		for (uint32_t j = 0; j < out->n; j++) {
 			if (!strncmp(out->v[j], sets.v[i], len) && out->v[j][len] == '=') {

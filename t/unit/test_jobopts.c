@@ -9,6 +9,7 @@
 
 #include "cmd/jobopts.h"
 #include "tap.h"
+#include "rlimits.h"
 #include "timefmt.h"
 
 static int parse(jobopts_t *o, const char *const *args)
@@ -215,7 +216,9 @@ int main(void)
 	char *env3[] = { "HOME=/home/u", "EDITOR=vi", "SLURM_CONF=/etc/s.conf", "PATH=/bin", NULL };
 	jobopts_init(&o, JOBOPTS_SBATCH);
 	jobopts_build_env(&o, env3);
-	is_int(o.desc.env.n, 5, "default exports all, and SLURM_UMASK");
+	is_int(o.desc.env.n, 5 + (int)rlim_count,
+	       "default exports all, SLURM_UMASK and the SLURM_RLIMIT_* set");
+	ok(env_has_name(&o.desc.env, "SLURM_RLIMIT_NOFILE"), "the caller's NOFILE limit");
 	mode_t mask = umask(027);
 	jobopts_build_env(&o, env3);
 	ok(env_has(&o.desc.env, "SLURM_UMASK=0027"), "SLURM_UMASK is the umask, 4 octal digits");
@@ -225,8 +228,29 @@ int main(void)
 	char *env4[] = { "SLURM_UMASK=0077", NULL };
 	jobopts_init(&o, JOBOPTS_SRUN);
 	jobopts_build_env(&o, env4);
-	ok(env_has(&o.desc.env, "SLURM_UMASK=0077") && o.desc.env.n == 1,
+	ok(env_has(&o.desc.env, "SLURM_UMASK=0077") && o.desc.env.n == 1 + rlim_count,
 	   "a SLURM_UMASK in the environment (srun in a job) is kept");
+	jobopts_release(&o);
+
+	/* --propagate=CORE: only that limit, marked U (the node applies it
+	 * whatever its PropagateResourceLimits says) */
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *pr[] = { "srun", "--propagate=CORE", NULL };
+	is_int(parse(&o, pr), 0, "--propagate=CORE");
+	jobopts_build_env(&o, env4);
+	is_int(o.desc.env.n, 2, "one limit and the umask");
+	ok(!strncmp(o.desc.env.v[0], "SLURM_RLIMIT_CORE=U", 19) ||
+	   !strncmp(o.desc.env.v[1], "SLURM_RLIMIT_CORE=U", 19), "SLURM_RLIMIT_CORE=U<n>");
+	jobopts_release(&o);
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *pn[] = { "srun", "--propagate=NONE", NULL };
+	is_int(parse(&o, pn), 0, "--propagate=NONE");
+	jobopts_build_env(&o, env4);
+	is_int(o.desc.env.n, 1, "--propagate=NONE: no limit sent");
+	jobopts_release(&o);
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *pb[] = { "srun", "--propagate=CORE,nofile", NULL };
+	is_int(parse(&o, pb), 1, "--propagate with a bad name exits 1");
 	jobopts_release(&o);
 
 	jobopts_init(&o, JOBOPTS_SBATCH);
@@ -248,7 +272,8 @@ int main(void)
 	jobopts_init(&o, JOBOPTS_SBATCH);
 	o.export_spec = strdup("ALL,EDITOR=emacs,NEW=1");
 	jobopts_build_env(&o, env3);
-	ok(env_has(&o.desc.env, "EDITOR=vi"), "ALL: caller's value wins");
+	ok(env_has(&o.desc.env, "EDITOR=emacs"), "ALL: the explicit value wins, as in Slurm");
+	ok(!env_has(&o.desc.env, "EDITOR=vi"), "ALL: the caller's value is replaced");
 	ok(env_has(&o.desc.env, "NEW=1"), "ALL: new value added");
 	ok(env_has(&o.desc.env, "PATH=/bin"), "ALL keeps everything");
 	jobopts_release(&o);
