@@ -31,7 +31,7 @@ static const cmd_opt_help_t sbatch_opts[] = {
 	{ 'e', "error=err", "file for the batch script's standard error" },
 	{ 0, "export[=names]", "environment variables passed to the job\n"
 	  "(ALL, NONE, or a list of names and NAME=value)" },
-	{ 0, "get-user-env", "accepted; the job gets the submitting environment" },
+	{ 0, "get-user-env", "load the user's login environment on the node" },
 	{ 0, "gres=list", "generic resources needed on each node" },
 	{ 'H', "hold", "submit the job held" },
 	{ 'i', "input=in", "file for the batch script's standard input" },

@@ -504,8 +504,17 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 	case ID_COMMENT: set_str(&d->comment, arg); break;
 	case 'C': set_str(&d->features, arg); break;
 	case ID_CONTIGUOUS: d->flags |= JOB_F_CONTIGUOUS; break;
+	case ID_GET_USER_ENV: {
+		/* [timeout][S|L] */
+		char *end = NULL;
+		unsigned long t = arg && *arg ? strtoul(arg, &end, 10) : 0;
+		if (arg && *arg && (t > 0xffff || (*end && ((*end != 'S' && *end != 'L') || end[1]))))
+			return fail255(o, "Invalid --get-user-env specification");
+		d->get_user_env = GUE_ON | (uint32_t)t | (end && *end == 'S' ? GUE_SHORT : 0u);
+		break;
+	}
 	case ID_CPU_BIND: case 'm': case ID_MAIL_TYPE: case ID_MAIL_USER:
-	case ID_WCKEY: case ID_PRIORITY: case ID_GET_USER_ENV: case 'K':
+	case ID_WCKEY: case ID_PRIORITY: case 'K':
 		/* accepted for compatibility; Sluice does not act on them */
 		break;
 	case 'c':
@@ -1023,6 +1032,10 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 		strv_push(out, kv);
 		free(kv);
 	}
+	/* sbatch --export=NONE or a list without ALL: the node loads the
+	 * user's login environment under it, as --get-user-env (Slurm). */
+	if (spec && !all && o->cmd == JOBOPTS_SBATCH && !o->desc.get_user_env)
+		o->desc.get_user_env = GUE_ON;
 	/* Steps inherit the export setting, as in Slurm. */
 	if (spec && o->cmd == JOBOPTS_SBATCH) {
 		char *kv = xasprintf("SLURM_EXPORT_ENV=%s", spec);

@@ -398,6 +398,7 @@ int job_launch(ctld_t *cd, job_t *j)
 		.warn_signal = d->warn_signal,
 		.warn_time = d->warn_time,
 		.warn_flags = d->warn_flags,
+		.get_user_env = d->get_user_env,
 	};
 	conn_send(bh->conn, MSG_LAUNCH_JOB, &m);
 	strv_t e = { env, nenv };

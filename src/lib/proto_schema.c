@@ -76,6 +76,7 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, warn_signal, 50),
 	U32(job_desc_t, warn_time, 51),
 	U32(job_desc_t, warn_flags, 52),
+	U32(job_desc_t, get_user_env, 53),
 	STR(job_desc_t, request_id, 64),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
@@ -407,6 +408,7 @@ static const proto_field_t launch_job_f[] = {
 	U32(msg_launch_job_t, warn_signal, 30),
 	U32(msg_launch_job_t, warn_time, 31),
 	U32(msg_launch_job_t, warn_flags, 32),
+	U32(msg_launch_job_t, get_user_env, 33),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 

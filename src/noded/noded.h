@@ -68,6 +68,13 @@ mode_t env_umask(const strv_t *env);
  * PropagateResourceLimitsExcept allow, soft limit only, at most the hard
  * limit; then drop the variables from env. Returns how many were set. */
 int env_apply_rlimits(strv_t *env, const conf_t *conf);
+/* --get-user-env (flags GUE_*): as the job's user (call after
+ * become_user), run the user's shell as a login shell (GUE_SHORT: a plain
+ * one) printing its environment, for at most GUE_TIMEOUT(flags) seconds,
+ * and put what it printed under env: env's own entries win. Returns 0, or
+ * -1 with *err (malloc'd) when the environment could not be loaded (env
+ * is then unchanged). */
+int env_load_user(strv_t *env, uint32_t flags, char **err);
 
 /* What the stdio file name patterns expand to (man sbatch, "filename
  * pattern"). */

@@ -389,6 +389,11 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	strv_t env = { NULL, 0 };
 	for (uint32_t i = 0; i < m->env.n; i++)
 		strv_push(&env, m->env.v[i]);
+	if (m->get_user_env && env_load_user(&env, m->get_user_env, &e) < 0) {
+		dprintf(2, "slurmstepd: error: Unable to load the user's environment: %s\n", e);
+		free(e);
+		e = NULL;
+	}
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
 	env_apply_rlimits(&env, nd->conf);
