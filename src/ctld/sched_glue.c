@@ -397,6 +397,10 @@ int job_launch(ctld_t *cd, job_t *j)
 		.start_time = j->start_time,
 		.ctld_addr = cd->conf->nctld_hosts ? cd->conf->ctld_addrs[0] : NULL,
 		.ctld_port = cd->conf->ctld_port,
+		.warn_signal = d->warn_signal,
+		.warn_time = d->warn_time,
+		.warn_flags = d->warn_flags,
+		.get_user_env = d->get_user_env,
 	};
 	/* the batch host's share, for its cgroup */
 	strbuf_t cores = STRBUF_INIT;

@@ -132,10 +132,21 @@ typedef struct job_desc {
 	char *tres_per_task;     /* "gres:gpu:2" from --gpus-per-task */
 	uint32_t cpus_per_gpu;   /* --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* MB, --mem-per-gpu, 0 = unset */
+	uint32_t warn_signal;    /* --signal: the signal, 0 = none */
+	uint32_t warn_time;      /* --signal @TIME: seconds before the time limit */
+	uint32_t warn_flags;     /* WARN_F_* (B:, R:) */
+	uint32_t get_user_env;   /* GUE_* : load the user's login environment */
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
 } job_desc_t;
+#define WARN_F_BATCH   0x1u      /* --signal=B:: only the batch shell */
+#define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
+/* get_user_env: 0 = no; else the timeout in seconds (low 16 bits, 0 =
+ * the default 8) | GUE_ON, with GUE_SHORT for "S" (no login shell). */
+#define GUE_ON    0x10000u
+#define GUE_SHORT 0x20000u
+#define GUE_TIMEOUT(v) ((v) & 0xffffu ? (v) & 0xffffu : 8u)
 #define JOB_REQUEST_ID_MAX 64    /* longer request ids are ignored */
 
 typedef struct msg_submit_reply {
@@ -473,6 +484,10 @@ typedef struct msg_launch_job {
 	char *cores;             /* allocated core ids ("0-3"), NULL: unknown */
 	uint64_t mem_mb;         /* memory allocated on the node, 0: none */
 	uint64_t gpus;           /* bitmask of the node's GPU indices given */
+	uint32_t warn_signal;    /* --signal: sent warn_time s before the limit */
+	uint32_t warn_time;
+	uint32_t warn_flags;     /* WARN_F_* */
+	uint32_t get_user_env;   /* GUE_* */
 } msg_launch_job_t;
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */

@@ -129,6 +129,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		dprintf(2, "slurmstepd: error: no command given\n");
 		_exit(1);
 	}
+	env_apply_rlimits(&env, nd->conf);
 	/* execvp searches the PATH of our own environment: make it the
 	 * step's. */
 	char **envp = env_to_envp(&env);
