@@ -603,7 +603,13 @@ static int update_job(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = report_update(cmd_call_rc(MSG_UPDATE_JOB, &m));
+	/* Slurm names the job in the error: "Job is no longer pending
+	 * execution for job 43" */
+	int err = cmd_call_rc(MSG_UPDATE_JOB, &m);
+	if (err) {
+		fprintf(stderr, "%s for job %u\n", slurm_strerror(err), m.job_id);
+		rc = 1;
+	}
 out:
 	strv_free(&m.keys);
 	strv_free(&m.values);

@@ -170,6 +170,7 @@ static void list_append(ctld_t *cd, job_t *j)
 	cd->jobs[cd->njobs++] = j;
 	hash_insert(cd, j);
 	req_insert(cd, j);
+	dep_index_add(cd, j);
 }
 
 void job_dirty(ctld_t *cd, job_t *j)
@@ -225,6 +226,7 @@ void job_free(job_t *j)
 	free(j->reason_detail);
 	intern_put(j->group_name);
 	free(j->deps);
+	free(j->dep_str);
 	free(j->fence);
 	if (j->desc)
 		desc_release(j->desc);
@@ -599,7 +601,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		if (!j->gpu_type[0])
 			memcpy(j->gpu_type, t2, sizeof(t2));
 	}
-	if ((rc = job_parse_deps(cd, d->dependency, &j->deps, &j->ndeps)))
+	if ((rc = job_set_deps(cd, j, d->dependency)))
 		goto fail;
 
 	/* The partition's access, limits, defaults and policy. */
@@ -636,14 +638,15 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	j->eligible_time = d->begin_time > now ? d->begin_time : now;
 	if (d->flags & (JOB_F_HOLD | JOB_F_HELD_ADMIN))
 		j->hold = (d->flags & JOB_F_HELD_ADMIN) && is_operator(cd, uid) ? WAIT_HELD : WAIT_HELD_USER;
-	job_resolve_deps(cd, j);
-	if (j->dep_state == 2 && d->kill_on_invalid_dep) {
-		rc = ESLURM_DEPENDENCY;
-		cd->next_job_id = j->job_id;   /* nothing was stored */
-		goto fail;
+	/* As Slurm: a held job's dependency is looked at once released; one
+	 * that can never be met is killed by the next pass if it asks. */
+	if (!j->hold) {
+		job_deps_turn(cd);
+		job_resolve_deps(cd, j);
 	}
 	j->priority = job_priority(cd, j, now);
-	j->reason = j->hold ? j->hold : j->dep_state ? WAIT_DEPENDENCY : WAIT_NO_REASON;
+	j->reason = j->hold ? j->hold : j->dep_state == 2 ? WAIT_DEP_INVALID
+		: j->dep_state ? WAIT_DEPENDENCY : WAIT_NO_REASON;
 	job_set_tres(cd, j);
 
 	/* The full description (script, env) goes to the DB; memory keeps
@@ -688,7 +691,9 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 	list_append(cd, j);
 	/* Dependencies refer to other jobs: parse after all are loaded is
 	 * not needed since dependencies point to older (smaller) ids. */
-	job_parse_deps(cd, j->desc->dependency, &j->deps, &j->ndeps);
+	if (job_set_deps(cd, j, j->desc->dependency))
+		error("job %u: dependency '%s' no longer parses: dropped", j->job_id,
+		     j->desc->dependency);
 	if (j->alloc_held && j->alloc.nnodes) {
 		/* Node ownership (--exclusive=user) is not stored: it is the
 		 * job's own. */
@@ -1113,9 +1118,27 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 				return ESLURM_NOT_SUPPORTED;
 			j->priority = x;
 		} else if (!strcasecmp(k, "JobName") || !strcasecmp(k, "Name")) {
+			dep_index_remove(cd, j);      /* singleton groups by name */
 			intern_put(j->desc->name);
 			j->desc->name = intern_get(v);
+			dep_index_add(cd, j);
 			*desc_changed = 1;
+		} else if (!strcasecmp(k, "Dependency")) {
+			if (base != JOB_PENDING)
+				return JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_NOT_PENDING;
+			int drc = job_set_deps(cd, j, v);
+			if (drc)
+				return drc;
+			intern_put(j->desc->dependency);
+			j->desc->dependency = *v ? intern_get(v) : NULL;
+			*desc_changed = 1;
+			if (!j->hold) {
+				job_deps_turn(cd);
+				job_resolve_deps(cd, j);
+			}
+			/* as Slurm: the reason is the next pass's to say */
+			if (!j->hold)
+				j->reason = WAIT_NO_REASON;
 		} else if (!strcasecmp(k, "Comment")) {
 			intern_put(j->desc->comment);
 			j->desc->comment = intern_get(v);
@@ -1246,7 +1269,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->comment = d->comment;
 	}
 	if (fields & JINFO_REQ) {
-		ji->dependency = j->dep_state ? d->dependency : NULL;
+		ji->dependency = j->dep_str;
 		ji->alloc_node = d->alloc_node;
 		ji->req_nodes = d->req_nodes;
 		ji->exc_nodes = d->exc_nodes;
@@ -1290,6 +1313,7 @@ static void purge_job(ctld_t *cd, job_t *j)
 {
 	hash_remove(cd, j);
 	req_remove(cd, j);
+	dep_index_remove(cd, j);
 	cd->dead_jobs = xgrow(cd->dead_jobs, sizeof(uint32_t), cd->ndead_jobs + 1, &cd->adead_jobs);
 	cd->dead_jobs[cd->ndead_jobs++] = j->job_id;
 	if (j->dirty) {

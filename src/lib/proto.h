@@ -100,6 +100,9 @@ typedef struct msg_rc {
 #define JOB_F_HELD_ADMIN   0x0080u
 #define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
 #define JOB_F_EXCLUSIVE_USER 0x0200u /* --exclusive=user, ExclusiveUser=YES */
+/* --kill-on-invalid-dep=yes|no (high bits: other flags grow from below) */
+#define JOB_F_KILL_INV_DEP    0x40000000u
+#define JOB_F_NO_KILL_INV_DEP 0x80000000u
 typedef struct job_desc {
 	char *name;              /* -J; default script name or "wrap" */
 	char *script;            /* batch script text (NULL for srun) */
