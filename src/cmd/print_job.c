@@ -166,7 +166,9 @@ long job_time_used(const job_info_t *j, time_t now)
 		end = j->end_time ? j->end_time : now;
 	else
 		end = now;
-	long used = (long)(end - j->start_time) + (long)j->pre_sus_time;
+	/* after a resume: the run since it plus the run before the suspend */
+	int64_t from = j->suspend_time ? j->suspend_time : j->start_time;
+	long used = (long)(end - from) + (long)j->pre_sus_time;
 	if (base == JOB_SUSPENDED)
 		used = (long)j->pre_sus_time;
 	return used < 0 ? 0 : used;

@@ -71,6 +71,9 @@ typedef struct job {
 	int64_t kill_time;        /* last kill sent for an overdue job */
 	uint32_t next_step;
 	uint32_t restarts;         /* times requeued (scontrol show job Restarts=) */
+	int64_t suspend_time;     /* last scontrol suspend or resume
+	                           * (job_control.c); not kept by restarts */
+	uint32_t pre_sus_secs;    /* run time before the last suspend */
 	fence_t *fence;           /* requeued: nodes not yet known to have
 	                           * stopped the old copy */
 	uint32_t nfence;
@@ -351,6 +354,19 @@ char *job_req_tres(ctld_t *cd, const job_t *j);
 uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now);
 void jobs_periodic(ctld_t *cd, int64_t now);
 void jobs_wake_waiters(ctld_t *cd, job_t *j);
+/* ---- job_control.c ---- */
+/* scontrol hold|uhold|release|requeue|requeuehold|top|suspend|resume on
+ * j by uid (admin: job_manager_ok). 0 or an errors.h number. */
+int job_control(ctld_t *cd, job_t *j, const char *action, uint32_t uid, int admin);
+/* ---- job_update.c ---- */
+/* One Key=Value of scontrol update jobid= that jobs.c does not handle:
+ * 0, an errors.h number, or -1 for a key it does not know. Sets
+ * *desc_changed when the stored description must be rewritten. */
+int job_update_key(ctld_t *cd, job_t *j, const char *k, const char *v, uint32_t uid,
+		   int admin, int *desc_changed);
+/* jobs.c helpers it shares */
+int parse_gpu_tres(const char *s, uint32_t *count, char *type, size_t tlen);
+int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t *n);
 /* ---- job_deps.c ---- */
 /* Parse a dependency expression (sbatch -d) into *deps, *n and *or_flag
  * ("?" anywhere: any one is enough; else all). Ids of jobs unknown here

@@ -487,7 +487,7 @@ void ctld_schedule(ctld_t *cd)
 			 * making it part of the pass: a queue of many held jobs
 			 * then costs a pass almost nothing (no conversion, no
 			 * sort), and submits stay O(1) however deep it is. */
-			uint32_t rs = j->hold;
+			uint32_t rs = j->reason == WAIT_HELD_REQUEUE ? WAIT_HELD_REQUEUE : j->hold;
 			if (j->reason != rs || j->reason_detail) {
 				j->reason = rs;
 				free(j->reason_detail);

@@ -79,7 +79,7 @@ test_expect_success '--kill-on-invalid-dep=yes cancels a job that can never run'
 	scancel $n
 '
 
-test_expect_success 'scontrol update Dependency=: set, clear, refusals' '
+test_expect_success USERS 'scontrol update Dependency=: set, clear, refusals' '
 	cd "$CL/work" &&
 	h=$(sbatch --parsable -o /dev/null -H --wrap="sleep 100") &&
 	j=$(sbatch --parsable -o /dev/null -d afterany:$h --wrap=true) &&
@@ -101,7 +101,7 @@ test_expect_success 'scontrol update Dependency=: set, clear, refusals' '
 	scancel $h
 '
 
-test_expect_success 'singleton by name and user: a workflow barrier' '
+test_expect_success USERS 'singleton by name and user: a workflow barrier' '
 	cd "$CL/work" &&
 	s1=$(sbatch --parsable -J wave -o /dev/null -d singleton --wrap="sleep 2") &&
 	s2=$(sbatch --parsable -J wave -o /dev/null -d singleton --wrap="sleep 2") &&
