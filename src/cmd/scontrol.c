@@ -6,6 +6,7 @@
  * at least as long as Slurm's minimum). Client-side checks (node states,
  * missing reasons) print Slurm's texts before anything is sent.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -762,6 +763,63 @@ static int cmd_hold(const char *action, int argc, char **argv)
 	return rc;
 }
 
+/* scontrol write batch_script JOBID [FILE]: the script to FILE (default
+ * slurm-JOBID.sh, "-" for stdout), as Slurm's: an error to retrieve it is
+ * printed but exits 0 (sic). */
+static int cmd_write(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:write\n");
+		return 1;
+	}
+	if (strcasecmp(argv[0], "batch_script")) {
+		fprintf(stderr, "invalid write argument:%s\n", argv[0]);
+		return 1;
+	}
+	if (argc < 2)
+		return 0;
+	char *end;
+	msg_update_job_t m = { 0 };
+	m.job_id = (uint32_t)strtoul(argv[1], &end, 10);
+	if (end == argv[1] || *end) {
+		fprintf(stderr, "Invalid job id specified\n");
+		return 1;
+	}
+	m.action = (char *)"batch_script";
+	char *script = NULL;
+	int err = rpc_call_ctld_rc(cmd_conf(), MSG_UPDATE_JOB, &m, &script);
+	if (err) {
+		fprintf(stderr, "job script retrieval failed: %s\n", slurm_strerror(err));
+		free(script);
+		return 0;
+	}
+	const char *path = argc > 2 ? argv[2] : NULL;
+	char *dflt = NULL;
+	if (path && !strcmp(path, "-")) {
+		fputs(script ? script : "", stdout);
+		free(script);
+		return 0;
+	}
+	if (!path)
+		path = dflt = xasprintf("slurm-%u.sh", m.job_id);
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+	int bad = !f;
+	if (f) {
+		bad = fputs(script ? script : "", f) == EOF;
+		bad |= fclose(f) != 0;
+	}
+	if (bad) {
+		fprintf(stderr, "failed to write %s: %s\n", path, strerror(errno));
+		rc = 1;
+	} else {
+		printf("batch script for job %u written to %s\n", m.job_id, path);
+	}
+	free(dflt);
+	free(script);
+	return rc;
+}
+
 static int simple_rpc(enum msg_type type, const char *what)
 {
 	int err = cmd_call_rc(type, &(msg_empty_t){ 0 });
@@ -864,6 +922,8 @@ int cmd_scontrol(int argc, char **argv)
 		return cmd_hold("suspend", nargs, args);
 	if (kw(cmd, "resume", 3))
 		return cmd_hold("resume", nargs, args);
+	if (kw(cmd, "write", 2))
+		return cmd_write(nargs, args);
 	if (kw(cmd, "top", 3))
 		return cmd_hold("top", nargs, args);
 	if (kw(cmd, "reconfigure", 3))

@@ -358,6 +358,9 @@ void jobs_wake_waiters(ctld_t *cd, job_t *j);
 /* scontrol hold|uhold|release|requeue|requeuehold|top|suspend|resume on
  * j by uid (admin: job_manager_ok). 0 or an errors.h number. */
 int job_control(ctld_t *cd, job_t *j, const char *action, uint32_t uid, int admin);
+/* A batch job's script for its owner or a manager (scontrol write
+ * batch_script): 0 and *script (malloc'd), or an errors.h number. */
+int job_batch_script(ctld_t *cd, uint32_t job_id, uint32_t uid, char **script);
 /* ---- job_update.c ---- */
 /* One Key=Value of scontrol update jobid= that jobs.c does not handle:
  * 0, an errors.h number, or -1 for a key it does not know. Sets

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "states.h"
 #include "timefmt.h"
+#include "xalloc.h"
 
 static int hold_action(ctld_t *cd, job_t *j, const char *action, uint32_t uid, int admin)
 {
@@ -225,4 +226,23 @@ int job_control(ctld_t *cd, job_t *j, const char *action, uint32_t uid, int admi
 		ctld_sched_request(cd);
 	}
 	return rc;
+}
+
+int job_batch_script(ctld_t *cd, uint32_t job_id, uint32_t uid, char **script)
+{
+	*script = NULL;
+	job_t *j = job_find(cd, job_id);
+	if (!j)
+		return ESLURM_INVALID_JOB_ID;
+	if (j->user_id != uid && !job_manager_ok(cd, j, uid))
+		return ESLURM_USER_ID_MISSING;
+	if (j->desc->flags & JOB_F_INTERACTIVE)
+		return ESLURM_BATCH_ONLY;
+	job_desc_t full;
+	if (db_job_fetch_desc(cd, job_id, &full))
+		return ESLURM_INVALID_JOB_ID;    /* purged meanwhile */
+	*script = full.script ? full.script : xstrdup("");
+	full.script = NULL;
+	proto_free(MSG_SUBMIT, &full);
+	return 0;
 }

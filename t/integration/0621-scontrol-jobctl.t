@@ -180,4 +180,21 @@ test_expect_success USERS 'suspend and resume stop and continue the job; the lim
 	scancel $s && scancel $a
 '
 
+test_expect_success USERS 'write batch_script: to a file, to stdout, refusals' '
+	cd "$CL/work" &&
+	j=$(sbatch --parsable -H -o /dev/null --wrap="echo hi") &&
+	scontrol write batch_script $j >out &&
+	echo "batch script for job $j written to slurm-$j.sh" >expect && test_cmp expect out &&
+	printf "#!/bin/sh\n# This script was created by sbatch --wrap.\n\necho hi\n" >script &&
+	test_cmp script slurm-$j.sh &&
+	scontrol write batch_script $j - >out && test_cmp script out &&
+	scontrol write batch_script $j my.sh && test_cmp script my.sh &&
+	runuser -u alice -- scontrol write batch_script $j - >out 2>err &&
+	echo "job script retrieval failed: Invalid user id" >expect && test_cmp expect err &&
+	! test -s out &&
+	test_expect_code 1 scontrol write bogus $j 2>err &&
+	echo "invalid write argument:bogus" >expect && test_cmp expect err &&
+	scancel $j
+'
+
 test_done
