@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "noded", cmd_noded, 0, "run a node daemon" },
 	{ "check-config", cmd_check_config, 0, "validate a config directory" },
 	{ "monitoring", cmd_monitoring, 0, "write Prometheus, alert rules and Grafana files for the cluster" },
+	{ "why", cmd_why, 0, "explain why a job is pending or how it ended, or a node's state" },
 };
 
 static void usage(FILE *fp)

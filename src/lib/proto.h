@@ -617,6 +617,7 @@ enum acct_op {
 	ACCT_OP_MGR = 2,         /* sacctmgr verbs */
 	ACCT_OP_SSHARE = 3,      /* fair-share tree */
 	ACCT_OP_SREPORT = 4,     /* rollup reports */
+	ACCT_OP_WHY = 5,         /* sluice why (live state, not accounting) */
 };
 /* sacctmgr (ACCT_OP_MGR): nothing was changed (" Nothing new added.",
  * " Nothing modified"): the text on stdout, exit status 1. */
