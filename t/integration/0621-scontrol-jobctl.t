@@ -56,7 +56,7 @@ test_expect_success USERS 'update: permission rules (time limit, nice, priority,
 test_expect_success 'update: pending-only keys on a pending job' '
 	cd /tmp && read a r <"$TRASH_DIRECTORY/ids" &&
 	scontrol update jobid=$a NumNodes=2 NumTasks=4 MinMemoryCPU=200 &&
-	test "$(job_field $a NumNodes)" = 2 &&
+	test "$(job_field $a NumNodes)" = 2-2 &&
 	test "$(job_field $a NumTasks)" = 4 &&
 	test "$(job_field $a MinMemoryCPU)" = 200M &&
 	scontrol update jobid=$a NumNodes=1 NumTasks=1 MinMemoryNode=100 &&
