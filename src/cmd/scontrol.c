@@ -24,6 +24,7 @@
 #include "log.h"
 #include "net.h"
 #include "states.h"
+#include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
 
@@ -820,6 +821,37 @@ static int cmd_write(int argc, char **argv)
 	return rc;
 }
 
+/* scontrol notify JOBID MESSAGE...: the words make one line (Slurm's). */
+static int cmd_notify(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "too few arguments for keyword:notify\n");
+		return 1;
+	}
+	char *end;
+	msg_update_job_t m = { 0 };
+	m.job_id = (uint32_t)strtoul(argv[0], &end, 10);
+	if (end == argv[0] || *end) {
+		fprintf(stderr, "Invalid job id specified\n");
+		return 1;
+	}
+	strbuf_t sb = STRBUF_INIT;
+	for (int i = 1; i < argc; i++)
+		strbuf_addf(&sb, "%s%s", i > 1 ? " " : "", argv[i]);
+	m.action = (char *)"notify";
+	strv_push(&m.keys, "Message");
+	strv_push(&m.values, sb.buf ? sb.buf : "");
+	int err = cmd_call_rc(MSG_UPDATE_JOB, &m);
+	strv_free(&m.keys);
+	strv_free(&m.values);
+	strbuf_release(&sb);
+	if (err) {
+		fprintf(stderr, "job notify failure: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
 static int simple_rpc(enum msg_type type, const char *what)
 {
 	int err = cmd_call_rc(type, &(msg_empty_t){ 0 });
@@ -922,6 +954,8 @@ int cmd_scontrol(int argc, char **argv)
 		return cmd_hold("suspend", nargs, args);
 	if (kw(cmd, "resume", 3))
 		return cmd_hold("resume", nargs, args);
+	if (kw(cmd, "notify", 2))
+		return cmd_notify(nargs, args);
 	if (kw(cmd, "write", 2))
 		return cmd_write(nargs, args);
 	if (kw(cmd, "top", 3))

@@ -358,6 +358,9 @@ void jobs_wake_waiters(ctld_t *cd, job_t *j);
 /* scontrol hold|uhold|release|requeue|requeuehold|top|suspend|resume on
  * j by uid (admin: job_manager_ok). 0 or an errors.h number. */
 int job_control(ctld_t *cd, job_t *j, const char *action, uint32_t uid, int admin);
+/* scontrol notify: write text to the running batch job's stderr (its
+ * supervisor on the batch host, as slurmstepd's "error:" line). */
+int job_notify(ctld_t *cd, job_t *j, const char *text);
 /* A batch job's script for its owner or a manager (scontrol write
  * batch_script): 0 and *script (malloc'd), or an errors.h number. */
 int job_batch_script(ctld_t *cd, uint32_t job_id, uint32_t uid, char **script);

@@ -17,6 +17,9 @@
  *   nodes (SIGSTOP/SIGCONT through the supervisors); operators only. The
  *   time limit does not run while suspended: on resume the end moves by
  *   the time spent suspended and the supervisor is told.
+ * - notify writes a line to a running batch job's stderr through its
+ *   supervisor ("slurmstepd-NODE: error: TEXT", as slurmstepd's).
+ * - write batch_script hands the script (from the state DB) to its owner.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -244,5 +247,25 @@ int job_batch_script(ctld_t *cd, uint32_t job_id, uint32_t uid, char **script)
 	*script = full.script ? full.script : xstrdup("");
 	full.script = NULL;
 	proto_free(MSG_SUBMIT, &full);
+	return 0;
+}
+
+int job_notify(ctld_t *cd, job_t *j, const char *text)
+{
+	if (!text || !*text)
+		return ESLURM_NOT_SUPPORTED;
+	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING)
+		return ESLURM_DISABLED;
+	/* An srun allocation's messages go to its srun in Slurm: there is no
+	 * channel to it here. */
+	if ((j->desc->flags & JOB_F_INTERACTIVE) || !j->alloc.nnodes)
+		return ESLURM_NOT_SUPPORTED;
+	node_t *n = &cd->nodes[j->alloc.nodes[0]];
+	if (!n->conn)
+		return ESLURM_DISABLED;
+	msg_signal_job_t m = { .job_id = j->job_id, .flags = SIGNAL_F_NOTIFY,
+			       .message = (char *)text };
+	conn_send(n->conn, MSG_SIGNAL_JOB, &m);
+	info("job %u: notify \"%s\"", j->job_id, text);
 	return 0;
 }

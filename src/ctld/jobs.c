@@ -1047,9 +1047,13 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 	 * holds, "Access/permission denied" for the other actions */
 	if (j->user_id != uid && !admin)
 		return !m->action || !strcasecmp(m->action, "hold") || !strcasecmp(m->action, "uhold") ||
-			!strcasecmp(m->action, "release") ? ESLURM_USER_ID_MISSING : ESLURM_ACCESS_DENIED;
+			!strcasecmp(m->action, "release") || !strcasecmp(m->action, "notify")
+			? ESLURM_USER_ID_MISSING : ESLURM_ACCESS_DENIED;
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int64_t now = ctld_now();
+	/* scontrol notify: the text is the value of key "Message" */
+	if (m->action && !strcasecmp(m->action, "notify"))
+		return job_notify(cd, j, m->values.n ? m->values.v[0] : NULL);
 	if (m->action)
 		return job_control(cd, j, m->action, uid, admin);
 	for (uint32_t i = 0; i < m->keys.n && i < m->values.n; i++) {

@@ -451,6 +451,8 @@ typedef struct msg_launch_job {
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
 #define SIGNAL_F_BATCH    0x2u   /* only the batch shell */
 #define SIGNAL_F_TIME_LIMIT 0x4u /* no signal: the job's limit is now end_time */
+#define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
+				  * (scontrol notify) */
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;
@@ -459,6 +461,7 @@ typedef struct msg_signal_job {
 	uint32_t end_state;      /* state to report: JOB_CANCELLED, JOB_NODE_FAIL, ... */
 	int64_t end_time;        /* SIGNAL_F_TIME_LIMIT: when the time limit is
 	                          * reached (epoch s), 0 = no limit */
+	char *message;           /* SIGNAL_F_NOTIFY: the text (one line) */
 } msg_signal_job_t;
 
 typedef struct msg_launch_step {

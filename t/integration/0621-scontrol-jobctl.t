@@ -197,4 +197,21 @@ test_expect_success USERS 'write batch_script: to a file, to stdout, refusals' '
 	scancel $j
 '
 
+test_expect_success USERS 'notify: a line in the batch job'"'"'s stderr' '
+	cd "$CL/work" &&
+	j=$(sbatch --parsable -o notify.out --wrap="sleep 100") &&
+	wait_job_state $j RUNNING && wait_for 10 job_launched $j &&
+	scontrol notify $j hello there &&
+	wait_for 10 grep -q "^slurmstepd-comp00[12]: error: hello there$" notify.out &&
+	test_expect_code 1 scontrol notify $j 2>err &&
+	echo "too few arguments for keyword:notify" >expect && test_cmp expect err &&
+	test_expect_code 1 runuser -u alice -- scontrol notify $j hi 2>err &&
+	echo "job notify failure: Invalid user id" >expect && test_cmp expect err &&
+	p=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	test_expect_code 1 scontrol notify $p hi 2>err &&
+	echo "job notify failure: Requested operation is presently disabled" >expect &&
+	test_cmp expect err &&
+	scancel $j $p
+'
+
 test_done
