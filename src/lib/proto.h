@@ -102,6 +102,9 @@ typedef struct msg_rc {
 #define JOB_F_HELD_ADMIN   0x0080u
 #define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
 #define JOB_F_EXCLUSIVE_USER 0x0200u /* --exclusive=user, ExclusiveUser=YES */
+/* --kill-on-invalid-dep=yes|no (high bits: other flags grow from below) */
+#define JOB_F_KILL_INV_DEP    0x40000000u
+#define JOB_F_NO_KILL_INV_DEP 0x80000000u
 typedef struct job_desc {
 	char *name;              /* -J; default script name or "wrap" */
 	char *script;            /* batch script text (NULL for srun) */
@@ -497,6 +500,8 @@ typedef struct msg_launch_job {
  * as Slurm's scancel --signal; SIGNAL_F_BATCH the batch shell alone;
  * SIGNAL_F_FULL both (scancel -f). */
 #define SIGNAL_F_FULL     0x10u
+#define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
+				  * (scontrol notify) */
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;
@@ -505,6 +510,7 @@ typedef struct msg_signal_job {
 	uint32_t end_state;      /* state to report: JOB_CANCELLED, JOB_NODE_FAIL, ... */
 	int64_t end_time;        /* SIGNAL_F_TIME_LIMIT: when the time limit is
 	                          * reached (epoch s), 0 = no limit */
+	char *message;           /* SIGNAL_F_NOTIFY: the text (one line) */
 } msg_signal_job_t;
 
 typedef struct msg_launch_step {

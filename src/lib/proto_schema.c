@@ -434,6 +434,7 @@ static const proto_field_t signal_job_f[] = {
 	U32(msg_signal_job_t, kill_wait, 4),
 	U32(msg_signal_job_t, end_state, 5),
 	I64(msg_signal_job_t, end_time, 6),
+	STR(msg_signal_job_t, message, 7),
 };
 SCHEMA(signal_job_schema, msg_signal_job_t, "msg_signal_job", signal_job_f);
 

@@ -113,7 +113,7 @@ int spool_rec_alive(const spool_rec_t *r);
 
 /* Control requests to a supervisor: files dir/req.<seq> holding one
  * msg_signal_job_t as text. spool_request_take() returns 1 and removes the
- * oldest, 0 when none is left. */
+ * oldest, 0 when none is left; the caller frees m->message (notify). */
 int spool_request_write(const char *dir, const msg_signal_job_t *m);
 int spool_request_take(const char *dir, msg_signal_job_t *m);
 

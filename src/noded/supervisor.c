@@ -647,6 +647,14 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					while (spool_request_take(dir, &req)) {
 						debug("job %u: request signal %u flags %#x", m->job_id,
 						      req.signal, req.flags);
+						if (req.flags & SIGNAL_F_NOTIFY) {
+							/* scontrol notify: Slurm's line */
+							if (job_err >= 0 && req.message)
+								dprintf(job_err, "slurmstepd-%s: error: %s\n",
+									nd->name, req.message);
+							free(req.message);
+							continue;
+						}
 						if (req.flags & SIGNAL_F_TIME_LIMIT) {
 							/* scontrol update TimeLimit: the new end */
 							time_limit_at = req.end_time;
