@@ -326,6 +326,16 @@ void job_send_time_limit(ctld_t *cd, job_t *j);
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
+/* prolog_ctld.c: a node's Prolog/Epilog failure reported with a job's
+ * end (m->rc): drain the node ("Prolog error"/"Epilog error") and, for a
+ * Prolog, requeue the job held; 1 if the job was requeued (its end is
+ * then not recorded), 0 otherwise. */
+int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m);
+/* Drain node name with reason, as set by SlurmUser, unless it is drained
+ * or failed already. */
+void node_drain_by_slurm(ctld_t *cd, const char *name, const char *reason);
+/* "launch failed requeued held": the reason text of such a job. */
+extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);
 void job_add_recovered(ctld_t *cd, job_t *j);
 void job_free(job_t *j);

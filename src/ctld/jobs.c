@@ -985,6 +985,8 @@ int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid)
 	}
 	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING)
 		return ESLURM_JOB_PENDING;
+	if (m->rc && job_node_error(cd, j, m))
+		return 0;            /* Prolog failed: requeued (prolog_ctld.c) */
 	uint32_t st = m->end_state & JOB_STATE_BASE;
 	if (st == JOB_COMPLETE || st == 0)
 		st = m->exit_status ? JOB_FAILED : JOB_COMPLETE;
@@ -1059,6 +1061,7 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 				return ESLURM_ACCESS_DENIED;
 			j->hold = 0;
 			j->reason = WAIT_NO_REASON;
+			xfree(j->reason_detail);   /* "launch failed requeued held" */
 			j->priority = job_priority(cd, j, now);
 		} else if (!strcasecmp(m->action, "requeue")) {
 			if (base != JOB_RUNNING || (j->desc->flags & JOB_F_INTERACTIVE))

@@ -485,7 +485,9 @@ void ctld_schedule(ctld_t *cd)
 			 * then costs a pass almost nothing (no conversion, no
 			 * sort), and submits stay O(1) however deep it is. */
 			uint32_t rs = j->hold;
-			if (j->reason != rs || j->reason_detail) {
+			/* a launch failure's hold keeps saying so (prolog_ctld.c) */
+			int keep = j->reason_detail && !strcmp(j->reason_detail, job_launch_failed_desc);
+			if (j->reason != rs || (j->reason_detail && !keep)) {
 				j->reason = rs;
 				free(j->reason_detail);
 				j->reason_detail = NULL;

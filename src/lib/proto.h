@@ -367,6 +367,7 @@ typedef struct msg_job_complete {
 	uint32_t end_state;      /* JOB_COMPLETE/FAILED/TIMEOUT/CANCELLED/... */
 	char *node;
 	int64_t end_time;
+	uint32_t rc;             /* the node's error: ESLURMD_PROLOG_FAILED, ESLURMD_EPILOG_FAILED */
 } msg_job_complete_t;
 
 /* Resource use of a step's tasks (jobacct.c gathers it on the node;

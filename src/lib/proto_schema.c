@@ -335,6 +335,7 @@ static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, end_state, 5),
 	STR(msg_job_complete_t, node, 6),
 	I64(msg_job_complete_t, end_time, 7),
+	U32(msg_job_complete_t, rc, 8),
 };
 SCHEMA(job_complete_schema, msg_job_complete_t, "msg_job_complete", job_complete_f);
 
