@@ -31,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -364,4 +365,46 @@ int prolog_job(noded_t *nd, uint32_t job_id, const strv_t *jobenv, int epilog)
 	free(lock);
 	prolog_env_free(envp);
 	return rc;
+}
+
+int task_epilog_run(const conf_t *conf, const char *user, uint32_t uid, uint32_t gid,
+		    const char *work_dir, const strv_t *jobenv)
+{
+	const char *path = conf_get(conf, "TaskEpilog");
+	if (!path || !*path)
+		return 0;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		child_reset_signals();
+		setsid();
+		char *e = NULL;
+		if (become_user(user, uid, gid, &e) < 0)
+			_exit(1);
+		umask(env_umask(jobenv));
+		if (!work_dir || chdir(work_dir) < 0)
+			(void)!chdir("/tmp");
+		strv_t env = { NULL, 0 };
+		for (uint32_t i = 0; i < jobenv->n; i++)
+			strv_push(&env, jobenv->v[i]);
+		int dn = open("/dev/null", O_RDWR);
+		if (dn >= 0) {
+			dup2(dn, 0);
+			dup2(dn, 1);
+			dup2(dn, 2);
+		}
+		child_close_fds(-1);
+		char *argv[] = { (char *)path, NULL };
+		execve(path, argv, env_to_envp(&env));
+		_exit(127);
+	}
+	uint32_t t = prolog_timeout(conf);
+	int st = 0;
+	if (!wait_bounded(pid, t ? (int64_t)t * 1000 : -1, &st)) {
+		killpg(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }

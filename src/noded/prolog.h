@@ -40,5 +40,10 @@ void task_prolog_line(const char *line, strv_t *env, int outfd);
 /* Run a TaskProlog (or TaskEpilog) as the calling user with env, and
  * apply what it prints to env / outfd. 0 if it exited 0. */
 int task_prolog_run(const char *path, strv_t *env, int outfd, uint32_t timeout_s);
+/* Run TaskEpilog (if configured) as the job's user in work_dir with the
+ * job's environment, bounded by PrologEpilogTimeout; its output is
+ * discarded. 0 if it exited 0 or none is configured. */
+int task_epilog_run(const conf_t *conf, const char *user, uint32_t uid, uint32_t gid,
+		    const char *work_dir, const strv_t *jobenv);
 
 #endif

@@ -392,6 +392,8 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 		strv_push(&env, m->env.v[i]);
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
+	/* TaskProlog (prolog.c): export/unset/print applied to the job */
+	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));
 	char **envp = env_to_envp(&env);
 	char **argv = xcalloc(m->argv.n + 2, sizeof(*argv));
 	argv[0] = (char *)script;
@@ -649,6 +651,8 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			end_state = st == 0 ? JOB_COMPLETE : JOB_FAILED;
 		info("job %u: ended, status %#x, state %s", m->job_id, status,
 		     job_state_string(end_state));
+		task_epilog_run(nd->conf, m->user_name, m->user_id, m->group_id, m->work_dir,
+				&m->env);
 		if (end_state == JOB_NODE_FAIL) {
 			sc.end_state = JOB_NODE_FAIL;
 			sc.exit_status = 0;
