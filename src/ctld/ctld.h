@@ -363,6 +363,8 @@ int is_operator(const ctld_t *cd, uint32_t uid);
  * of the job's account (cancel, hold, release, update). */
 int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
+/* ctld_main.c: apply conf's SluiceLogFormat and SlurmctldSyslogDebug. */
+void ctld_log_conf(const conf_t *conf);
 
 /* ---- nodes.c ---- */
 int nodes_init(ctld_t *cd);

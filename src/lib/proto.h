@@ -76,12 +76,19 @@ enum msg_type {
 	MSG_ACCT_REQ,            /* msg_acct_req_t -> MSG_ACCT_REPLY (sacct, sacctmgr, sreport, sshare) */
 	MSG_ACCT_REPLY,          /* msg_acct_reply_t */
 	MSG_STEP_COMPLETE,       /* msg_step_complete_t -> MSG_RC (supervisor -> ctld) */
+	MSG_SET_DEBUG,           /* msg_set_debug_t -> MSG_RC (scontrol setdebug) */
 	MSG_TYPE_END
 };
 
 typedef struct msg_empty {
 	uint32_t unused;
 } msg_empty_t;
+
+/* scontrol setdebug: the controller's log level from now on (enum
+ * log_level; SlurmctldDebug is read again at reconfigure). */
+typedef struct msg_set_debug {
+	uint32_t level;
+} msg_set_debug_t;
 
 typedef struct msg_rc {
 	int32_t rc;              /* SLURM_SUCCESS or an errors.h number */

@@ -327,6 +327,11 @@ static const proto_field_t step_create_reply_f[] = {
 };
 SCHEMA(step_create_reply_schema, msg_step_create_reply_t, "msg_step_create_reply", step_create_reply_f);
 
+static const proto_field_t set_debug_f[] = {
+	U32(msg_set_debug_t, level, 1),
+};
+SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
+
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
 	U32(msg_job_complete_t, step_id, 2),
@@ -619,6 +624,7 @@ static const struct {
 	[MSG_ACCT_REQ] = { "MSG_ACCT_REQ", &acct_req_schema },
 	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
+	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)
