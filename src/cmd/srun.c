@@ -187,7 +187,7 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	msg_job_info_t *ji = reply;
 	uint32_t state = ji->njobs ? ji->jobs[0].state : JOB_PENDING;
 	proto_msg_destroy(MSG_JOB_INFO, reply);
-	if ((state & JOB_STATE_BASE) == JOB_RUNNING)
+	if ((state & JOB_STATE_BASE) == JOB_RUNNING && !(state & JOB_CONFIGURING))
 		return 0;
 	if (JOB_IS_FINISHED(state)) {
 		error("Unable to allocate resources: Job allocation %u has been revoked", job_id);

@@ -334,6 +334,14 @@ int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m);
 /* Drain node name with reason, as set by SlurmUser, unless it is drained
  * or failed already. */
 void node_drain_by_slurm(ctld_t *cd, const char *name, const char *reason);
+/* PrologSlurmctld of a job just started: 1 if it runs (the job is
+ * CONFIGURING; prolog_ctld.c launches it, or requeues/cancels it, when
+ * the script ends), 0 if none is configured (launch it now). */
+int prolog_ctld_start(ctld_t *cd, job_t *j);
+/* EpilogSlurmctld of a job that ended (runs in the background). */
+void epilog_ctld_start(ctld_t *cd, job_t *j);
+/* Once after recovery: run again the PrologSlurmctld of CONFIGURING jobs. */
+void prolog_ctld_recover(ctld_t *cd);
 /* "launch failed requeued held": the reason text of such a job. */
 extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);

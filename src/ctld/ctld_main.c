@@ -150,6 +150,7 @@ static void periodic_cb(loop_t *l, void *arg)
 	ctld_t *cd = arg;
 	int64_t now = ctld_now();
 	jobs_periodic(cd, now);
+	prolog_ctld_recover(cd);         /* once: PrologSlurmctld cut by a restart */
 	acct_usage_periodic(cd, now);    /* usage, fair share, rollups */
 	ctld_sched_request(cd);
 	loop_add_timer(l, PERIODIC_MS, periodic_cb, cd);

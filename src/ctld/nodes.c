@@ -451,7 +451,8 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
 		if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !j->alloc.nnodes ||
-		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE))
+		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE) ||
+		    (j->state & JOB_CONFIGURING))     /* not launched yet (PrologSlurmctld) */
 			continue;
 		int found = 0;
 		for (uint32_t k = 0; k < m->njob_ids && !found; k++)

@@ -541,7 +541,9 @@ void ctld_schedule(ctld_t *cd)
 			job_start(cd, j, &d[i].alloc, now);
 			info("job %u started on %s%s", j->job_id, j->nodes,
 			     j->backfilled ? " (backfill)" : "");
-			if (j->desc->flags & JOB_F_INTERACTIVE) {
+			if (prolog_ctld_start(cd, j)) {
+				continue;       /* launched when PrologSlurmctld ends */
+			} else if (j->desc->flags & JOB_F_INTERACTIVE) {
 				jobs_wake_waiters(cd, j);
 			} else if (job_launch(cd, j)) {
 				info("job %u: batch host %s not connected; requeued", j->job_id,
