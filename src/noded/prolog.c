@@ -355,12 +355,15 @@ int prolog_job(noded_t *nd, uint32_t job_id, const strv_t *jobenv, int epilog)
 	char **envp = prolog_env(nd->name, jobenv, epilog ? "epilog_slurmd" : "prolog_slurmd");
 	char *lock = prolog_flag(nd->conf, "Serial") ? xasprintf("%s/prolog.lock", nd->spool) : NULL;
 	char *why = NULL;
-	int64_t t0 = now_ms();
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
 	int rc = prolog_run(spec, envp, prolog_timeout(nd->conf), lock, &why);
+	clock_gettime(CLOCK_MONOTONIC, &b);
 	if (rc)
 		error("job %u: %s failed: %s", job_id, what, why ? why : "unknown");
 	else
-		debug("job %u: %s ran in %lld ms", job_id, what, (long long)(now_ms() - t0));
+		debug("job %u: %s ran in %.2f ms", job_id, what,
+		      (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
 	free(why);
 	free(lock);
 	prolog_env_free(envp);
