@@ -16,23 +16,26 @@ RES=${RES:-$here/results/latest.txt}
 mkdir -p "$(dirname "$RES")"
 rec() { echo "$1=$2" | tee -a "$RES"; }
 
-run() { # run LABEL [conf lines]: mean seconds per job over N sequential jobs
-	cluster_start 1 "SlurmdDebug=debug" "$@" >/dev/null || { echo "cluster failed" >&2; exit 1; }
+run() { # run LABEL [conf lines]: mean seconds per job over N sequential jobs, in $MEAN
+	shift
+	cluster_start 1 "SlurmdDebug=debug" "$@" >"$D/start.log" 2>&1 || { echo "cluster failed" >&2; cat "$D/start.log" >&2; exit 1; }
 	sbatch --wait -o /dev/null --wrap=true >/dev/null   # warm-up
 	local t0 t1
 	t0=$(date +%s.%N)
 	for _ in $(seq "$N"); do sbatch --wait -o /dev/null --wrap=true >/dev/null; done
 	t1=$(date +%s.%N)
-	echo "scale=4; ($t1 - $t0) / $N" | bc
+	MEAN=$(echo "scale=4; ($t1 - $t0) / $N" | bc)
 }
 
 D=$(mktemp -d /tmp/sluice-bench-pe.XXXXXX)
 chmod 755 "$D"
 printf '#!/bin/sh\nexit 0\n' >"$D/empty" && chmod 755 "$D/empty"
 
-without=$(run none)
+run none
+without=$MEAN
 cluster_stop
-with=$(run empty "Prolog=$D/empty" "Epilog=$D/empty")
+run empty "Prolog=$D/empty" "Epilog=$D/empty"
+with=$MEAN
 pro=$(grep -ho 'prolog ran in [0-9.]* ms' "$CL"/log/noded-comp001.* | awk '{ s += $4; n++ } END { if (n) printf "%.2f", s / n }')
 epi=$(grep -ho 'epilog ran in [0-9.]* ms' "$CL"/log/noded-comp001.* | awk '{ s += $4; n++ } END { if (n) printf "%.2f", s / n }')
 cluster_stop

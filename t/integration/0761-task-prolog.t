@@ -50,5 +50,26 @@ test_expect_success 'srun tasks get the TaskProlog too' '
 	test "$(grep -c "^hello from the task prolog of" s.out)" = 2
 '
 
+test_expect_success 'SrunProlog runs before the step with its command as arguments, SrunEpilog after' '
+	cd "$CL/work" &&
+	printf "#!/bin/sh\necho \"prolog \$SLURM_JOB_ID \$*\" >>$PD/srun.log\ntest -e $PD/sfail && exit 5\nexit 0\n" >$PD/srun_prolog &&
+	printf "#!/bin/sh\necho \"epilog \$*\" >>$PD/srun.log\n" >$PD/srun_epilog &&
+	chmod 755 $PD/srun_prolog $PD/srun_epilog &&
+	echo "SrunProlog=$PD/srun_prolog" >>"$SLURM_CONF" &&
+	echo "SrunEpilog=$PD/srun_epilog" >>"$SLURM_CONF" &&
+	srun -n1 sh -c "echo task >>$PD/srun.log" &&
+	sed "s/prolog [0-9]* /prolog N /" $PD/srun.log >got &&
+	printf "prolog N sh -c echo task >>$PD/srun.log\ntask\nepilog sh -c echo task >>$PD/srun.log\n" >want &&
+	test_cmp want got
+'
+
+test_expect_success 'a failing SrunProlog aborts the step: the command never runs' '
+	touch $PD/sfail && rm -f $PD/srun.log &&
+	test_expect_code 1 srun -n1 touch $PD/ran 2>err &&
+	grep -q "srun prolog failed rc = 5. Aborting step." err &&
+	! test -e $PD/ran &&
+	rm -f $PD/sfail
+'
+
 rm -rf "$PD"
 test_done
