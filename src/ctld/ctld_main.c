@@ -353,6 +353,7 @@ static ctld_t *volatile ctld_state;
 	| NET_MSG(MSG_JOB_COMPLETE) | NET_MSG(MSG_NODE_REGISTER) | NET_MSG(MSG_NODE_HEARTBEAT) \
 	| NET_MSG(MSG_RECONFIGURE) | NET_MSG(MSG_SHUTDOWN) | NET_MSG(MSG_PRIO_INFO_REQ) \
 	| NET_MSG(MSG_STATS_REQ) | NET_MSG(MSG_ACCT_REQ) | NET_MSG(MSG_STEP_COMPLETE) \
+	| NET_MSG(MSG_HEALTH_CHECK) \
 	| NET_MSG(MSG_SET_DEBUG))
 static const net_policy_t ctld_tcp_policy = {
 	.name = "controller port", .allowed = CTLD_REQUESTS, .unsigned_ok = 0,
