@@ -406,7 +406,12 @@ int job_launch(ctld_t *cd, job_t *j)
 	m.cores = cores.len ? cores.buf : NULL;
 	m.mem_mb = a->mem ? a->mem[0] : 0;
 	m.gpus = a->gpus ? a->gpus[0] : 0;
+	/* ours alone (no submitted environment) for the node's Prolog */
+	uint32_t npe = 0;
+	char **pe = job_build_env(cd, j, NULL, &npe);
+	m.prolog_env = (strv_t){ pe, npe };
 	conn_send(bh->conn, MSG_LAUNCH_JOB, &m);
+	strv_free(&m.prolog_env);
 	strbuf_release(&cores);
 	strv_t e = { env, nenv };
 	strv_free(&e);

@@ -480,6 +480,9 @@ typedef struct msg_launch_job {
 	char *cores;             /* allocated core ids ("0-3"), NULL: unknown */
 	uint64_t mem_mb;         /* memory allocated on the node, 0: none */
 	uint64_t gpus;           /* bitmask of the node's GPU indices given */
+	/* The controller's own SLURM_* variables of the job, without what the
+	 * submitter exported: what the node's Prolog/Epilog (root) may trust. */
+	strv_t prolog_env;
 } msg_launch_job_t;
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */

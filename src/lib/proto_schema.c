@@ -421,6 +421,7 @@ static const proto_field_t launch_job_f[] = {
 	STR(msg_launch_job_t, cores, 20),
 	U64(msg_launch_job_t, mem_mb, 21),
 	U64(msg_launch_job_t, gpus, 22),
+	STRV(msg_launch_job_t, prolog_env, 23),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 

@@ -11,8 +11,9 @@
 #include "conf.h"
 #include "proto.h"
 
-/* The environment of a Prolog/Epilog: the prolog variables of the job's
- * environment plus SLURM_SCRIPT_CONTEXT=context ("prolog_slurmd",
+/* The environment of a Prolog/Epilog: the prolog variables of jobenv (the
+ * controller's own variables of the job, msg_launch_job_t.prolog_env,
+ * never what the submitter exported) plus SLURM_SCRIPT_CONTEXT=context ("prolog_slurmd",
  * "epilog_slurmd") and SLURMD_NODENAME. NULL-terminated; free with
  * prolog_env_free. */
 char **prolog_env(const char *node, const strv_t *jobenv, const char *context);

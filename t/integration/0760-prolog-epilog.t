@@ -54,6 +54,16 @@ test_expect_success USERS 'prologs run in name order with the job environment of
 	test_node_state comp001 idle
 '
 
+test_expect_success 'what the submitter exports never reaches the prolog (root)' '
+	id=$(CUDA_VISIBLE_DEVICES=7 SLURM_JOB_GPUS=7 SLURM_JOB_CONSTRAINTS=evil SLURM_JOB_ACCOUNT=evil \
+		sbatch --parsable -w comp001 -D /tmp -o /dev/null --export=ALL --wrap=true) &&
+	wait_job_state $id COMPLETED &&
+	e=$PD/env.$id &&
+	grep -qx "SLURM_JOB_ID=$id" $e &&
+	! grep -q "=7$" $e &&
+	! grep -q evil $e
+'
+
 test_expect_success 'a failing prolog stops the glob, drains the node and requeues the job held' '
 	touch $PD/fail &&
 	id=$(sbatch --parsable -w comp002 -D /tmp -o /dev/null --wrap="touch $PD/ran.\$SLURM_JOB_ID") &&
