@@ -49,6 +49,7 @@ static int hold_action(ctld_t *cd, job_t *j, const char *action, uint32_t uid, i
 			return 0;
 		j->hold = 0;
 		j->reason = WAIT_NO_REASON;
+		xfree(j->reason_detail);   /* "launch failed requeued held" */
 		j->priority = job_priority(cd, j, ctld_now());
 		info("job %u released by uid %u", j->job_id, uid);
 	} else {
