@@ -824,20 +824,16 @@ uint64_t cgroup_oom_kills(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32
 	uid = resolve_uid(cg, uid, job);
 	if (cg->version == CG_V1 && uid == CG_UID_ANY)
 		return 0;
-	uint64_t best = 0;
-	uint32_t which[2] = { step, CG_STEP_ALL };
-	for (int i = 0; i < 2; i++) {
-		char buf[4096];
-		if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, which[i]) < 0)
-			continue;
-		strcat(buf, cg->version == CG_V1 ? "/memory.oom_control" : "/memory.events");
-		char *t = rfile(buf, 4096);
-		uint64_t n = cgroup_keyed(t, "oom_kill");
-		free(t);
-		if (n > best)
-			best = n;
-	}
-	return best;
+	/* the step's own count: the kernel counts a kill in the victim's
+	 * cgroup (and, on v2, its ancestors: the job's counts every step) */
+	char buf[4096];
+	if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, step) < 0)
+		return 0;
+	strcat(buf, cg->version == CG_V1 ? "/memory.oom_control" : "/memory.events");
+	char *t = rfile(buf, 4096);
+	uint64_t n = cgroup_keyed(t, "oom_kill");
+	free(t);
+	return n;
 }
 
 int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,

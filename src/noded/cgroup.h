@@ -97,7 +97,7 @@ int cgroup_signal(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 /* Processes left in the step (CG_STEP_ALL: the job), -1 when no cgroup. */
 int cgroup_nprocs(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step);
 /* OOM kills counted in the step's memory cgroup (v1 memory.oom_control,
- * v2 memory.events oom_kill), and in the job's. */
+ * v2 memory.events oom_kill); CG_STEP_ALL: the job's. */
 uint64_t cgroup_oom_kills(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step);
 /* CPU time (user, system: microseconds) and peak memory (KiB) of the step;
  * 0, or -1 when the cgroup cannot tell. A field it cannot tell is 0. */

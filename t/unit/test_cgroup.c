@@ -249,8 +249,11 @@ static void test_v2(void)
 	IS_FILE(root, p = xasprintf("%s/job_9/cgroup.freeze", S), "0", "v2: thawed after the kill");
 	free(p);
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/memory.events",
+	    "low 0\nhigh 0\nmax 4\noom 1\noom_kill 3\n");
+	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/memory.events",
 	    "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n");
-	is_int(cgroup_oom_kills(cg, 1000, 9, CG_STEP_BATCH), 1, "v2: oom_kill of the job's memory.events");
+	is_int(cgroup_oom_kills(cg, 1000, 9, CG_STEP_BATCH), 1, "v2: oom_kill of the step's memory.events");
+	is_int(cgroup_oom_kills(cg, 1000, 9, CG_STEP_ALL), 3, "v2: and the job's (every step)");
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/cpu.stat",
 	    "usage_usec 3000\nuser_usec 2000\nsystem_usec 1000\n");
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/memory.peak", "1048576\n");
