@@ -898,17 +898,21 @@ int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t 
 	*cpu_us = *mem_bytes = 0;
 	if (!cg)
 		return -1;
+	int v1 = cg->version == CG_V1;
+	/* both figures or none: the caller then takes both from /proc */
+	if (v1 && (!cg->has_cpuacct || !cg->has_memory))
+		return -1;
 	uint32_t uid = resolve_uid(cg, CG_UID_ANY, job);
-	if (cg->version == CG_V1 && uid == CG_UID_ANY)
+	if (v1 && uid == CG_UID_ANY)
 		return -1;
 	char buf[4096];
-	int v1 = cg->version == CG_V1;
 	if (path_into(buf, sizeof(buf) - 32, cg, v1 ? "cpuacct" : NULL, uid, job, CG_STEP_ALL) < 0)
 		return -1;
 	strcat(buf, v1 ? "/cpuacct.usage" : "/cpu.stat");
 	char *t = rfile(buf, 4096);
-	if (t)
-		*cpu_us = v1 ? strtoull(t, NULL, 10) / 1000 : cgroup_keyed(t, "usage_usec");
+	if (!t)
+		return -1;
+	*cpu_us = v1 ? strtoull(t, NULL, 10) / 1000 : cgroup_keyed(t, "usage_usec");
 	free(t);
 	if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, CG_STEP_ALL) < 0)
 		return -1;

@@ -105,8 +105,9 @@ int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		 uint64_t *user_us, uint64_t *sys_us, uint64_t *peak_kb);
 /* The job's CPU time so far (microseconds) and memory now (bytes) from
  * its cgroup (any uid), for the node's /metrics: v1 cpuacct.usage and
- * memory.usage_in_bytes, v2 cpu.stat usage_usec and memory.current.
- * 0, or -1 when the job has no cgroup here. */
+ * memory.usage_in_bytes (only with both hierarchies in use), v2 cpu.stat
+ * usage_usec and memory.current. 0, or -1 when the cgroup cannot give
+ * both. */
 int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t *mem_bytes);
 /* Remove step_S (CG_STEP_ALL: every step) and then job_J and uid_U once
  * nothing is left below them. Processes still inside are killed first.

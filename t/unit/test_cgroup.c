@@ -176,8 +176,8 @@ static void test_v1(void)
 	put(root, "memory/slurm_comp001/uid_1000/job_5/step_batch/memory.max_usage_in_bytes", "2097152\n");
 	put(root, "memory/slurm_comp001/uid_1000/job_5/memory.usage_in_bytes", "4096\n");
 	uint64_t cpu_now = 1, mem_now = 0;
-	ok(cgroup_job_now(cg, 5, &cpu_now, &mem_now) == 0 && mem_now == 4096 && cpu_now == 0,
-	   "v1: the job's memory now (metrics), no cpuacct here");
+	ok(cgroup_job_now(cg, 5, &cpu_now, &mem_now) < 0,
+	   "v1: no cpuacct in use: no figures (metrics takes both from /proc)");
 	ok(cgroup_job_now(cg, 6, &cpu_now, &mem_now) < 0, "v1: no cgroup for job 6");
 	uint64_t u, sy, pk;
 	ok(cgroup_usage(cg, 1000, 5, CG_STEP_BATCH, &u, &sy, &pk) == 0 && pk == 2048,
@@ -190,6 +190,31 @@ static void test_v1(void)
 	ok(!isdir(root, "freezer/slurm_comp001/uid_1000") && !isdir(root, "memory/slurm_comp001/uid_1000") &&
 	   isdir(root, "memory/slurm_comp001"), "v1: job and uid dirs gone, node subtree stays");
 	cgroup_close(cg);
+
+	/* jobacct_gather/cgroup: cpuacct and memory joined, read for usage */
+	mkd(root, "cpuacct");
+	put(root, "cpuacct/cgroup.procs", "");
+	fake_settings(&s, root, "cgroup/v1");
+	s.account = 1;
+	cg = cgroup_open(&s, &why);
+	ok(cg != NULL, "v1 with cpuacct: opened");
+	if (cg) {
+		ok(cgroup_step_create(cg, 1000, 7, CG_STEP_BATCH, NULL, &err) == 0, "v1: job 7 created");
+		put(root, "cpuacct/slurm_comp001/uid_1000/job_7/cpuacct.usage", "5000000\n");
+		put(root, "memory/slurm_comp001/uid_1000/job_7/memory.usage_in_bytes", "100\n");
+		uint64_t cpu_now = 0, mem_now = 0;
+		ok(cgroup_job_now(cg, 7, &cpu_now, &mem_now) == 0 && cpu_now == 5000 && mem_now == 100,
+		   "v1: the job's CPU and memory now from cpuacct.usage and memory.usage_in_bytes");
+		long hz = sysconf(_SC_CLK_TCK);
+		char st[64];
+		snprintf(st, sizeof(st), "user %ld\nsystem %ld\n", 2 * hz, hz);
+		put(root, "cpuacct/slurm_comp001/uid_1000/job_7/step_batch/cpuacct.stat", st);
+		ok(cgroup_usage(cg, 1000, 7, CG_STEP_BATCH, &u, &sy, &pk) == 0 && u == 2000000 && sy == 1000000,
+		   "v1: user and system CPU of the step from cpuacct.stat");
+		ok(cgroup_remove(cg, 1000, 7, CG_STEP_ALL) == 0 && !isdir(root, "cpuacct/slurm_comp001/uid_1000"),
+		   "v1: job 7 removed");
+		cgroup_close(cg);
+	}
 
 	/* what the config asks for must be there */
 	fake_settings(&s, root, "cgroup/v2");
