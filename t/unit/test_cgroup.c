@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/bpf.h>
+
 #include "noded/cgroup.h"
 #include "xalloc.h"
 
@@ -247,8 +249,7 @@ static void test_v2(void)
 	if (!cg)
 		return;
 	is_int(cgroup_version(cg), CG_V2, "v2: autodetect finds v2");
-	ok(cgroup_unsupported(cg) && strstr(cgroup_unsupported(cg), "ConstrainDevices"),
-	   "v2: ConstrainDevices refused with a log line");
+	ok(cgroup_unsupported(cg) == NULL, "v2: ConstrainDevices through a BPF program (not on a fake tree)");
 	const char *S = "system.slice/t1_comp001_slurmstepd.scope";
 	ok(isdir(root, S), "v2: node scope under system.slice");
 	char *err = NULL;
@@ -339,6 +340,19 @@ int main(void)
 	ok(cgroup_alloc_entry("n1=0-3:1024:3", "n", &cores, &mem, &gpus) < 0, "credential alloc: no entry");
 	ok(cgroup_alloc_entry("n1=0-3:10x4:3", "n1", &cores, &mem, &gpus) < 0, "credential alloc: malformed");
 	is_int(cgroup_keyed("oom_kill_disable 0\n", "oom_kill"), 0, "keyed: prefix is not the key");
+
+	/* the v2 device program: deny (195,3) and (195,5) */
+	struct bpf_insn prog[7 + 4 * 2];
+	dev_t dd[2] = { makedev(195, 3), makedev(195, 5) };
+	size_t n = cgroup_bpf_prog(dd, 2, prog);
+	is_int(n, 15, "BPF device program: 7 + 4 per device");
+	ok(prog[4].code == (BPF_JMP | BPF_JNE | BPF_K) && prog[4].imm == BPF_DEVCG_DEV_CHAR &&
+	   prog[4].off == 8, "not a char device: jump to allow");
+	ok(prog[5].imm == 195 && prog[5].off == 3 && prog[6].imm == 3 && prog[6].off == 2 &&
+	   prog[7].code == (BPF_ALU64 | BPF_MOV | BPF_K) && prog[7].imm == 0 &&
+	   prog[8].code == (BPF_JMP | BPF_EXIT), "major and minor match: return 0 (deny)");
+	ok(prog[10].imm == 5 && prog[13].imm == 1 && prog[14].code == (BPF_JMP | BPF_EXIT),
+	   "second device, then return 1 (allow)");
 
 	test_v1();
 	test_v2();
