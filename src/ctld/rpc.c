@@ -21,6 +21,7 @@
 #include "errors.h"
 #include "log.h"
 #include "states.h"
+#include "timefmt.h"
 #include "xalloc.h"
 
 static void reply_rc(conn_t *c, int rc, char *msg)
@@ -144,6 +145,16 @@ static void do_config(ctld_t *cd, conn_t *c)
 	char **keys = NULL, **vals = NULL;
 	size_t n = conf_show_lines(cd->conf, &keys, &vals);
 	for (size_t i = 0; i < n; i++) {
+		/* The controller's own values: when it started, the id the next
+		 * job gets. */
+		if (!strcmp(keys[i], "BOOT_TIME")) {
+			free(vals[i]);
+			vals[i] = xmalloc(32);
+			time_fmt_iso((time_t)cd->boot_time, vals[i], 32);
+		} else if (!strcmp(keys[i], "NEXT_JOB_ID")) {
+			free(vals[i]);
+			vals[i] = xasprintf("%u", cd->next_job_id);
+		}
 		strv_push(&m.keys, keys[i]);
 		strv_push(&m.values, vals[i]);
 		free(keys[i]);
@@ -392,6 +403,10 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	case MSG_STEP_COMPLETE:
 		rc = acct_step_complete(cd, msg, uid);
 		reply_rc(c, rc, NULL);
+		break;
+	case MSG_HEALTH_CHECK:
+		rc = node_health_request(cd, msg, uid, &m);
+		reply_rc(c, rc, m);
 		break;
 	case MSG_NODE_REGISTER:
 	case MSG_NODE_HEARTBEAT:

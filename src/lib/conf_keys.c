@@ -430,6 +430,7 @@ const struct conf_showdef conf_show_keys[] = {
 	{ "BatchStartTimeout", SF_SEC, "10" },
 	{ "BcastExclude", SF_STR, "/lib,/usr/lib,/lib64,/usr/lib64" },
 	{ "BcastParameters", SF_STR, "(null)" },
+	{ "BOOT_TIME", SF_STR, "(null)" },    /* the controller's start: filled by it */
 	{ "BurstBufferType", SF_STR, "(null)" },
 	{ "CliFilterPlugins", SF_STR, "(null)" },
 	{ "ClusterName", SF_STR, "(null)" },

@@ -18,11 +18,12 @@
 #include "log.h"
 #include "loop.h"
 #include "net.h"
+#include "pattern.h"
 #include "proto.h"
 #include "strbuf.h"
 
 /* Slurm's step id of a batch script (SLURM_BATCH_SCRIPT). */
-#define NODED_BATCH_STEP 0xfffffffbu
+#define NODED_BATCH_STEP PATTERN_BATCH_STEP   /* 0xfffffffb */
 /* The wait status Slurm reports for a step the OOM killer hit (SIG_OOM,
  * shown as ExitCode 0:125). */
 #define NODED_SIG_OOM 253u
@@ -46,6 +47,7 @@ typedef struct noded {
 	ctld_link_t *link;
 	struct node_metrics *metrics; /* /metrics collector, NULL when not served */
 	struct cgroup *cgroup;     /* cgroup.c; NULL: process groups only */
+	struct health *health;     /* built-in health checks (health.c) */
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
@@ -67,25 +69,6 @@ char **env_to_envp(const strv_t *env);
  * not octal. */
 mode_t env_umask(const strv_t *env);
 
-/* What the stdio file name patterns expand to (man sbatch, "filename
- * pattern"). */
-typedef struct pattern_ctx {
-	uint32_t job_id;
-	uint32_t step_id;          /* NODED_BATCH_STEP for the batch script */
-	uint32_t array_job_id;     /* 0 when not an array */
-	uint32_t array_task_id;    /* NO_VAL32 when not an array */
-	const char *job_name, *user, *node;
-	uint32_t node_id, task_id;
-} pattern_ctx_t;
-
-/* Expand %j %J %x %u %N %n %t %s %A %a %% (with optional zero-pad width,
- * "%4j"); a name containing '\\' is taken literally (backslashes dropped).
- * Unknown %X is kept as is. Returns malloc'd. */
-char *pattern_expand(const char *pat, const pattern_ctx_t *ctx);
-/* Full path of a stdio file: pattern pat (or dflt when pat is NULL/""),
- * expanded, relative names put under work_dir. malloc'd. */
-char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
-		   const pattern_ctx_t *ctx);
 /* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
 void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
 
@@ -232,6 +215,9 @@ int noded_cgroup_cleanup(noded_t *nd, uint32_t job, uint32_t step);
 
 ctld_link_t *ctld_link_start(noded_t *nd);
 void ctld_link_destroy(ctld_link_t *lk);
+/* Send a heartbeat now (when registered): news the controller acts on,
+ * as a health check that started or stopped failing. */
+void ctld_link_poke(ctld_link_t *lk);
 /* 1 while registered on an open connection (metrics). */
 int ctld_link_registered(const ctld_link_t *lk);
 

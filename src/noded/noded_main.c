@@ -27,6 +27,7 @@
 #include "cgroup.h"
 #include "metrics.h"
 #include "noded.h"
+#include "health.h"
 #include "xalloc.h"
 
 static void usage(FILE *fp)
@@ -302,11 +303,15 @@ int cmd_noded(int argc, char **argv)
 
 	noded_cgroup_init(nd);
 	metrics_start_hw(nd);
+	nd->health = health_create(nd, NULL, NULL);
+	health_start(nd->health);
 	loop_set_before_sleep(nd->loop, before_sleep, nd);
 	nd->link = ctld_link_start(nd);
 	loop_run(nd->loop);
 
 	ctld_link_destroy(nd->link);
+	health_destroy(nd->health);
+	nd->health = NULL;
 	metrics_destroy(nd->metrics);
 	nd->metrics = NULL;
 	conn_flush_all(nd->loop);

@@ -63,6 +63,7 @@
 #include "jobacct.h"
 #include "metrics.h"
 #include "noded.h"
+#include "health.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -738,6 +739,11 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 		error("job %u: cannot create %s: %m", m->job_id, dir);
 	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 0) < 0)
 		error("job %u: cannot record its metrics labels in %s: %m", m->job_id, dir);
+	/* health.conf's gate: a node failing it refuses the job (health.c) */
+	if (health_launch_gate(nd, m, dir)) {
+		free(dir);
+		return;
+	}
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		error("job %u: pipe: %m", m->job_id);
@@ -772,6 +778,13 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 {
 	struct sig_scan *ss = arg;
 	if (!r || r->job_id != ss->m->job_id || r->done || !spool_rec_alive(r))
+		return;
+	/* Which supervisors a plain signal reaches: the steps' (no flag),
+	 * the batch shell's (SIGNAL_F_BATCH) or all (-f, and the kill). */
+	uint32_t fl = ss->m->flags;
+	int batch = r->step_id == NODED_BATCH_STEP;
+	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_FULL | SIGNAL_F_TIME_LIMIT)) &&
+	    batch != !!(fl & SIGNAL_F_BATCH))
 		return;
 	if (spool_request_write(dir, ss->m) < 0) {
 		error("job %u: cannot queue the signal request in %s: %m", r->job_id, dir);
