@@ -422,6 +422,7 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	set_str(&n->version, m->version);
 	n->boot_time = m->boot_time;
 	n->start_time = m->start_time;
+	n->last_busy = ctld_now();   /* Slurm's LastBusyTime starts at registration */
 	if (m->port)
 		n->port = m->port;
 	n->flags &= ~(NODE_FLAG_NO_RESPOND | NODE_FLAG_POWERING_UP);

@@ -468,6 +468,10 @@ typedef struct msg_launch_job {
 	int64_t start_time;
 	char *ctld_addr;         /* where the supervisor reports completion */
 	uint32_t ctld_port;
+	/* The job's share of the batch host, for its cgroup (task/cgroup). */
+	char *cores;             /* allocated core ids ("0-3"), NULL: unknown */
+	uint64_t mem_mb;         /* memory allocated on the node, 0: none */
+	uint64_t gpus;           /* bitmask of the node's GPU indices given */
 } msg_launch_job_t;
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
@@ -639,6 +643,7 @@ enum acct_op {
 	ACCT_OP_MGR = 2,         /* sacctmgr verbs */
 	ACCT_OP_SSHARE = 3,      /* fair-share tree */
 	ACCT_OP_SREPORT = 4,     /* rollup reports */
+	ACCT_OP_WHY = 5,         /* sluice why (live state, not accounting) */
 };
 /* sacctmgr (ACCT_OP_MGR): nothing was changed (" Nothing new added.",
  * " Nothing modified"): the text on stdout, exit status 1. */

@@ -411,6 +411,9 @@ static const proto_field_t launch_job_f[] = {
 	I64(msg_launch_job_t, start_time, 17),
 	STR(msg_launch_job_t, ctld_addr, 18),
 	U32(msg_launch_job_t, ctld_port, 19),
+	STR(msg_launch_job_t, cores, 20),
+	U64(msg_launch_job_t, mem_mb, 21),
+	U64(msg_launch_job_t, gpus, 22),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 

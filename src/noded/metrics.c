@@ -40,6 +40,7 @@
 #include "prom.h"
 #include "cmd/cmds.h"
 #include "http.h"
+#include "cgroup.h"
 #include "ib_sysfs.h"
 #include "metrics.h"
 #include "noded.h"
@@ -402,10 +403,16 @@ static void proc_collect(const char *proc, int children_ok, mjobs_t *js)
 		job_walk(proc, &js->v[i]);
 }
 
-/* Slurm's cgroup v2 layout (what issue 11's cgroups follow):
- * <root>/system.slice/slurmstepd.scope/job_<ID>/{cpu.stat,memory.current}. */
-static void cgroup_collect(const char *root, mjob_t *j)
+/* The job's cgroup: where the node daemon made it (cgroup.c, nd->cgroup);
+ * without one, Slurm's own v2 layout, <root>/system.slice/slurmstepd.scope/
+ * job_<ID>/{cpu.stat,memory.current}, where another stepd may have put it. */
+static void cgroup_collect(const noded_t *nd, const char *root, mjob_t *j)
 {
+	if (nd && nd->cgroup) {
+		if (cgroup_job_now(nd->cgroup, j->job_id, &j->cg_cpu_usec, &j->cg_mem_bytes) == 0)
+			j->cgroup = 1;
+		return;
+	}
 	char path[512];
 	snprintf(path, sizeof(path), "%s/system.slice/slurmstepd.scope/job_%u/cpu.stat", root, j->job_id);
 	char *cpu = slurp(path, 4096);
@@ -784,7 +791,7 @@ static void render_ib(node_metrics_t *m, strbuf_t *o)
 static void render_jobs(node_metrics_t *m, mjobs_t *js, strbuf_t *o)
 {
 	for (size_t i = 0; i < js->n; i++)
-		cgroup_collect(m->cgroup, &js->v[i]);
+		cgroup_collect(m->nd, m->cgroup, &js->v[i]);
 	proc_collect(m->proc, m->children_ok, js);
 	if (!js->n) {
 		free(m->cpu_seen);

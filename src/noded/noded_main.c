@@ -24,6 +24,7 @@
 
 #include "cmd/cmds.h"
 #include "daemon.h"
+#include "cgroup.h"
 #include "metrics.h"
 #include "noded.h"
 #include "health.h"
@@ -301,6 +302,7 @@ int cmd_noded(int argc, char **argv)
 	if (conf->nunsupported)
 		verbose("%zu slurm.conf key(s) accepted but not acted on", conf->nunsupported);
 
+	noded_cgroup_init(nd);
 	metrics_start_hw(nd);
 	nd->health = health_create(nd, NULL, NULL);
 	health_start(nd->health);
@@ -321,6 +323,7 @@ int cmd_noded(int argc, char **argv)
 	loop_destroy(nd->loop);
 	close(sigfd);
 	auth_destroy(nd->auth);
+	cgroup_close(nd->cgroup);
 	free(nd->spool);
 	free(nd->log_file);
 	free(nd->name);
