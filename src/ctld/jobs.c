@@ -941,7 +941,8 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 		return 0;
 	}
 	if (sig && sig != SIGKILL) {
-		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH : 0, 0);
+		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH :
+				 (flags & CANCEL_F_FULL) ? SIGNAL_F_FULL : 0, 0);
 		return 0;
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
@@ -1243,6 +1244,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->account = d->account;
 		ji->qos = d->qos;
 		ji->comment = d->comment;
+		ji->assoc_id = j->assoc_id;
 	}
 	if (fields & JINFO_REQ) {
 		ji->dependency = j->dep_state ? d->dependency : NULL;

@@ -220,6 +220,7 @@ typedef struct job_info {
 	char *tres_per_task;     /* JINFO_TRES: "gres:gpu:2" (--gpus-per-task) */
 	uint32_t cpus_per_gpu;   /* JINFO_TRES: --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
+	uint32_t assoc_id;       /* JINFO_ACCT: its association, 0 = none */
 } job_info_t;
 
 typedef struct msg_job_info {
@@ -477,6 +478,10 @@ typedef struct msg_launch_job {
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
 #define SIGNAL_F_BATCH    0x2u   /* only the batch shell */
 #define SIGNAL_F_TIME_LIMIT 0x4u /* no signal: the job's limit is now end_time */
+/* A plain signal (no flag) reaches the job's steps, not the batch shell,
+ * as Slurm's scancel --signal; SIGNAL_F_BATCH the batch shell alone;
+ * SIGNAL_F_FULL both (scancel -f). */
+#define SIGNAL_F_FULL     0x10u
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;

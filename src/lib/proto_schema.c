@@ -162,6 +162,8 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, cpus_per_gpu, 66),
 	U64(job_info_t, mem_per_gpu, 67),
 	STR(job_info_t, mem_alloc, 68),
+	/* tags from 101: squeue parity (issue 10), apart from other work */
+	U32(job_info_t, assoc_id, 101),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
