@@ -20,6 +20,7 @@
 #include "errors.h"
 #include "log.h"
 #include "states.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 static void reply_rc(conn_t *c, int rc, char *msg)
@@ -202,6 +203,19 @@ static void do_wait(ctld_t *cd, conn_t *c, msg_job_wait_t *m, uint32_t uid)
 	jobs_wake_waiters(cd, j);   /* already there? */
 }
 
+/* SLURM_TOPOLOGY_ADDR_PATTERN of a node's address "s1.leaf1.comp001":
+ * "switch.switch.node" (no topology: "node"). malloc'd. */
+static char *topo_pattern(const node_t *n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	size_t sw = n->topo_addr ? strlen(n->topo_addr) - strlen(n->cf->name) : 0;
+	for (size_t i = 0; i < sw; i++)
+		if (n->topo_addr[i] == '.')
+			strbuf_addstr(&sb, "switch.");
+	strbuf_addstr(&sb, "node");
+	return strbuf_detach(&sb);
+}
+
 static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t uid)
 {
 	msg_step_create_reply_t r = { .job_id = m->job_id };
@@ -247,6 +261,8 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	r.ports = xcalloc(nn, sizeof(uint32_t));
 	r.ntasks_per_node_n = nn;
 	r.ntasks_per_node = xcalloc(nn, sizeof(uint32_t));
+	r.ncpus_per_node = nn;
+	r.cpus_per_node = xcalloc(nn, sizeof(uint32_t));
 	const char **names = xmalloc(nn * sizeof(char *));
 	for (uint32_t i = 0; i < nn; i++) {
 		node_t *n = &cd->nodes[j->alloc.nodes[i]];
@@ -255,7 +271,10 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		strv_push(&r.node_addrs, n->cf->addr ? n->cf->addr : n->cf->name);
 		r.ports[i] = n->port;
 		r.ntasks_per_node[i] = ntasks / nn + (i < ntasks % nn);
+		strv_push(&r.topo_addrs, n->topo_addr ? n->topo_addr : n->cf->name);
+		r.cpus_per_node[i] = j->alloc.cpus[i];
 	}
+	r.topo_pattern = topo_pattern(&cd->nodes[j->alloc.nodes[0]]);
 	r.nodes = alloc_nodes_string(cd, &(sched_alloc_t){ .nnodes = nn, .nodes = j->alloc.nodes });
 	free(names);
 	/* its record: CPUs as the tasks take them, memory in proportion */

@@ -355,6 +355,10 @@ typedef struct msg_step_create_reply {
 	uint32_t ntasks_per_node_n;
 	uint32_t *ntasks_per_node;    /* tasks on each node */
 	char *cred;                   /* launch credential (signed by ctld) */
+	strv_t topo_addrs;            /* SLURM_TOPOLOGY_ADDR per node */
+	char *topo_pattern;           /* SLURM_TOPOLOGY_ADDR_PATTERN */
+	uint32_t ncpus_per_node;
+	uint32_t *cpus_per_node;      /* the job's CPUs on each node */
 } msg_step_create_reply_t;
 
 /* A batch job ended (from the job's supervisor), or an srun allocation
@@ -473,6 +477,16 @@ typedef struct msg_launch_step {
 	                                * stdin, NO_VAL32 = every task */
 	uint32_t time_limit;           /* the step's own limit in minutes (srun -t
 	                                * inside an allocation), 0 = none */
+	char *multi_prog;              /* srun --multi-prog: the config file's
+	                                * text (multiprog.h); argv is then unused */
+	/* what only sets task environment variables, not in the digest:
+	 * SLURM_STEP_TASKS_PER_NODE ("2,1(x3)"), this node's
+	 * SLURM_TOPOLOGY_ADDR and its pattern, SLURM_CPUS_ON_NODE */
+	char *tasks_per_node, *topo_addr, *topo_pattern;
+	uint32_t cpus_on_node;
+	char *job_cpus_per_node;       /* STEP_F_STANDALONE: "2,1(x3)" */
+	char *task_prolog, *task_epilog;   /* srun --task-prolog/--task-epilog
+	                                    * (in the digest) */
 } msg_launch_step_t;
 #define STEP_F_UNBUFFERED 0x1u
 #define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO
@@ -480,7 +494,10 @@ typedef struct msg_launch_step {
 #define STEP_F_STANDALONE 0x4u     /* srun made the allocation: the node
 	                                * daemon sets SLURM_NODELIST/NNODES/... */
 
-enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0 };
+enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0,
+       STEP_IO_SIGNAL = 3 };   /* srun -> supervisor: task is the signal
+                                * for every task, 0 = terminate the step
+                                * (-K, -W, Ctrl-C twice); no data */
 typedef struct msg_step_io {
 	uint32_t task;           /* global rank */
 	uint32_t stream;

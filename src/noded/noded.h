@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "auth.h"
+#include "fpattern.h"
 #include "conf.h"
 #include "log.h"
 #include "loop.h"
@@ -63,25 +64,6 @@ char **env_to_envp(const strv_t *env);
  * not octal. */
 mode_t env_umask(const strv_t *env);
 
-/* What the stdio file name patterns expand to (man sbatch, "filename
- * pattern"). */
-typedef struct pattern_ctx {
-	uint32_t job_id;
-	uint32_t step_id;          /* NODED_BATCH_STEP for the batch script */
-	uint32_t array_job_id;     /* 0 when not an array */
-	uint32_t array_task_id;    /* NO_VAL32 when not an array */
-	const char *job_name, *user, *node;
-	uint32_t node_id, task_id;
-} pattern_ctx_t;
-
-/* Expand %j %J %x %u %N %n %t %s %A %a %% (with optional zero-pad width,
- * "%4j"); a name containing '\\' is taken literally (backslashes dropped).
- * Unknown %X is kept as is. Returns malloc'd. */
-char *pattern_expand(const char *pat, const pattern_ctx_t *ctx);
-/* Full path of a stdio file: pattern pat (or dflt when pat is NULL/""),
- * expanded, relative names put under work_dir. malloc'd. */
-char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
-		   const pattern_ctx_t *ctx);
 /* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
 void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
 

@@ -26,8 +26,10 @@
  * connection) the tasks are killed, as Slurm does. Signal/cancel requests
  * reach it through the spool request files (see supervisor.c).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +37,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,6 +48,7 @@
 #include "hostlist.h"
 #include "jobacct.h"
 #include "metrics.h"
+#include "multiprog.h"
 #include "noded.h"
 #include "states.h"
 #include "timefmt.h"
@@ -62,13 +66,115 @@ typedef struct task {
 	size_t inoff;
 	int exited, reported;
 	int status;
+	int in_eof;              /* srun sent this task's stdin EOF */
 } task_t;
 
 /* The task child: never returns. Errors go to its stderr pipe, as
  * slurmstepd writes them. */
+/* srun --task-prolog: run as the task, before it; the lines it prints
+ * "export NAME=value" / "unset NAME" change the task's environment and
+ * "print TEXT" goes to the task's stdout (man srun). */
+static void task_prolog(const char *prog, strv_t *env)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (dup2(p[1], 1) < 0)
+			_exit(127);
+		char **envp = env_to_envp(env);
+		char *argv[] = { (char *)prog, NULL };
+		child_close_fds(-1);
+		execve(prog, argv, envp);
+		dprintf(2, "slurmstepd: error: execve(): %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	FILE *fp = pid > 0 ? fdopen(p[0], "r") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while (fp && (len = getline(&line, &cap, fp)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!strncmp(line, "export ", 7)) {
+			char *kv = line + 7, *eq = strchr(kv, '=');
+			if (eq) {
+				*eq = '\0';
+				env_set(env, kv, eq + 1);
+			}
+		} else if (!strncmp(line, "unset ", 6)) {
+			for (uint32_t i = 0; i < env->n; i++) {
+				size_t kl = strlen(line + 6);
+				if (env->v[i] && !strncmp(env->v[i], line + 6, kl) && env->v[i][kl] == '=') {
+					free(env->v[i]);
+					env->v[i] = NULL;
+				}
+			}
+		} else if (!strncmp(line, "print ", 6)) {
+			dprintf(1, "%s\n", line + 6);
+		}
+	}
+	free(line);
+	if (fp)
+		fclose(fp);
+	else
+		close(p[0]);
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
+/* srun --task-epilog: the task runs as our child and the epilog after it
+ * (as the task, with its environment); we then end as the task ended,
+ * by the same signal or with the same exit code. */
+static void __attribute__((noreturn))
+task_run_with_epilog(char **argv, char **envp, const char *epilog)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		int en = errno;
+		dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
+		_exit(en > 0 && en < 256 ? en : 1);
+	}
+	int st = 1 << 8;
+	/* signals for the task reach us too (one process group): let the
+	 * task take them, and outlive it to run the epilog */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	pid_t e = fork();
+	if (e == 0) {
+		char *eargv[] = { (char *)epilog, NULL };
+		execve(epilog, eargv, envp);
+		dprintf(2, "slurmstepd: error: execve(): %s: %s\n", epilog, strerror(errno));
+		_exit(127);
+	}
+	while (e > 0 && waitpid(e, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st)) {
+		signal(WTERMSIG(st), SIG_DFL);
+		raise(WTERMSIG(st));
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+/* "0,1,2" for the tasks first..first+n-1 (SLURM_GTIDS). */
+static char *gtids(uint32_t first, uint32_t n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%u", i ? "," : "", first + i);
+	return strbuf_detach(&sb);
+}
+
 static void __attribute__((noreturn))
 task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
-	   uint32_t local, int out, int err, int in)
+	   uint32_t local, int out, int err, int in, const char *srun_host)
 {
 	child_reset_signals();
 	setsid();
@@ -116,10 +222,44 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		env_setf(&env, "SLURM_JOB_NUM_NODES", "%u", m->nnodes);
 		env_set(&env, "SLURM_NODELIST", cr->nodes);
 		env_set(&env, "SLURM_JOB_NODELIST", cr->nodes);
+		if (m->tasks_per_node)
+			env_set(&env, "SLURM_TASKS_PER_NODE", m->tasks_per_node);
+		if (m->job_cpus_per_node)
+			env_set(&env, "SLURM_JOB_CPUS_PER_NODE", m->job_cpus_per_node);
 	}
-	char **argv = xcalloc(m->argv.n + 1, sizeof(*argv));
-	for (uint32_t i = 0; i < m->argv.n; i++)
-		argv[i] = m->argv.v[i];
+	char *g = gtids(m->first_task, m->ntasks);
+	env_set(&env, "SLURM_GTIDS", g);
+	free(g);
+	if (m->tasks_per_node)
+		env_set(&env, "SLURM_STEP_TASKS_PER_NODE", m->tasks_per_node);
+	if (m->cpus_on_node)
+		env_setf(&env, "SLURM_CPUS_ON_NODE", "%u", m->cpus_on_node);
+	env_set(&env, "SLURM_TOPOLOGY_ADDR", m->topo_addr && *m->topo_addr ? m->topo_addr : nd->name);
+	env_set(&env, "SLURM_TOPOLOGY_ADDR_PATTERN",
+		m->topo_pattern && *m->topo_pattern ? m->topo_pattern : "node");
+	if (srun_host) {
+		env_set(&env, "SLURM_LAUNCH_NODE_IPADDR", srun_host);
+		env_set(&env, "SLURM_SRUN_COMM_HOST", srun_host);
+	}
+	env_setf(&env, "SLURM_JOB_UID", "%u", cr->uid);
+	env_setf(&env, "SLURM_JOB_GID", "%u", cr->gid);
+	if (cr->user)
+		env_set(&env, "SLURM_JOB_USER", cr->user);
+	strv_t mp = { NULL, 0 };
+	const strv_t *av = &m->argv;
+	if (m->multi_prog) {
+		if (multiprog_argv(m->multi_prog, m->first_task + local, &mp) < 0) {
+			dprintf(2, "slurmstepd: error: no --multi-prog line for task %u\n",
+				m->first_task + local);
+			_exit(1);
+		}
+		av = &mp;
+	}
+	if (m->task_prolog && *m->task_prolog)
+		task_prolog(m->task_prolog, &env);
+	char **argv = xcalloc(av->n + 1, sizeof(*argv));
+	for (uint32_t i = 0; i < av->n; i++)
+		argv[i] = av->v[i];
 	if (!argv[0]) {
 		dprintf(2, "slurmstepd: error: no command given\n");
 		_exit(1);
@@ -129,6 +269,8 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	char **envp = env_to_envp(&env);
 	environ = envp;
 	child_close_fds(-1);
+	if (m->task_epilog && *m->task_epilog)
+		task_run_with_epilog(argv, envp, m->task_epilog);
 	execvp(argv[0], argv);
 	int en = errno;
 	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
@@ -136,6 +278,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	free(envp);
 	free(argv);
 	strv_free(&env);
+	strv_free(&mp);
 	_exit(en > 0 && en < 256 ? en : 1);
 }
 
@@ -197,6 +340,19 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	(void)!write(ready_fd, "1", 1);
 	close(ready_fd);
 
+	/* srun's address as we see it (SLURM_LAUNCH_NODE_IPADDR) */
+	char srun_host[INET6_ADDRSTRLEN] = "";
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0) {
+		if (peer.ss_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr, srun_host,
+				  sizeof(srun_host));
+		else if (peer.ss_family == AF_INET6)
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&peer)->sin6_addr, srun_host,
+				  sizeof(srun_host));
+	}
+
 	rpc_t *r = rpc_from_fd(nd->conf, fd);
 	msg_rc_t rc = { 0, NULL };
 	int srun_gone = rpc_send(r, MSG_RC, &rc) != 0;
@@ -225,7 +381,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(sfd);
-			task_child(nd, m, cr, i, po[1], pe[1], pi[0]);
+			task_child(nd, m, cr, i, po[1], pe[1], pi[0], srun_host);
 		}
 		close(po[1]);
 		close(pe[1]);
@@ -386,9 +542,32 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 						break;
 					}
 					const msg_step_io_t *io = msg;
+					if (ty == MSG_STEP_IO && io->stream == STEP_IO_SIGNAL &&
+					    !io->task && !ctl.killing) {
+						/* srun ends the step (-K, -W, Ctrl-C) */
+						char when[32], *line;
+						time_fmt_iso(time(NULL), when, sizeof(when));
+						line = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s "
+								 "CANCELLED AT %s ***\n", m->job_id,
+								 m->step_id, nd->name, when);
+						if (send_io(r, m->first_task, STEP_IO_STDERR, line,
+							    strlen(line)))
+							srun_gone = 1;
+						free(line);
+						ctl.end_state = JOB_CANCELLED;
+						job_ctl_terminate(&ctl, ctl.kill_wait);
+					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_SIGNAL &&
+						   io->task > 0 && io->task < 65) {
+						job_ctl_killall(&ctl, (int)io->task);
+					}
 					if (!e && ty == MSG_STEP_IO && io->stream == STEP_IO_STDIN) {
-						if (!io->len)
+						/* EOF for every task, or for one (srun
+						 * -i with a per-task file name) */
+						if (!io->len && io->task == NO_VAL32)
 							stdin_eof = 1;
+						for (uint32_t i = 0; i < n && !io->len; i++)
+							if (io->task == t[i].rank)
+								t[i].in_eof = 1;
 						for (uint32_t i = 0; i < n && io->len; i++)
 							if (t[i].in >= 0 && (io->task == NO_VAL32 ||
 									     io->task == t[i].rank))
@@ -397,11 +576,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 					proto_msg_destroy(ty, msg);
 				} while (!srun_gone && rpc_has_frame(r));
 				for (uint32_t i = 0; i < n; i++)
-					task_stdin_flush(&t[i], stdin_eof);
+					task_stdin_flush(&t[i], stdin_eof || t[i].in_eof);
 			} else if (pf[k].events == POLLOUT) {
 				for (uint32_t i = 0; i < n; i++)
 					if (t[i].in == pfd)
-						task_stdin_flush(&t[i], stdin_eof);
+						task_stdin_flush(&t[i], stdin_eof || t[i].in_eof);
 			} else {
 				for (uint32_t i = 0; i < n; i++) {
 					int *p = t[i].out == pfd ? &t[i].out :
