@@ -265,6 +265,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	srun_env_seti(env, "SLURM_JOB_ID", job_id);
 	srun_env_seti(env, "SLURM_JOBID", job_id);
 	srun_env_seti(env, "SLURM_PRIO_PROCESS", (uint32_t)o->desc.nice);
+	/* srun's log level as Slurm numbers it (3 = info, -v 4, -Q 2) */
+	srun_env_seti(env, "SRUN_DEBUG", o->quiet ? 2u : 3u + (uint32_t)o->verbose);
 	if (standalone)
 		srun_alloc_env(env, o, ji, dir);
 	msg_launch_step_t tmpl = {

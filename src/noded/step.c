@@ -351,6 +351,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		else if (peer.ss_family == AF_INET6)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&peer)->sin6_addr, srun_host,
 				  sizeof(srun_host));
+		if (!strncmp(srun_host, "::ffff:", 7) && strchr(srun_host, '.'))
+			memmove(srun_host, srun_host + 7, strlen(srun_host + 7) + 1);  /* v4 */
 	}
 
 	rpc_t *r = rpc_from_fd(nd->conf, fd);
