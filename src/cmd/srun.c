@@ -51,7 +51,7 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static void setup_signals(void)
+void srun_setup_signals(void)
 {
 	if (pipe2(srun_sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return;
@@ -152,7 +152,7 @@ static int wait_readable(int fd)
 	}
 }
 
-static void cancel_job(uint32_t job_id)
+void srun_cancel_job(uint32_t job_id)
 {
 	msg_cancel_t req = { .njob_ids = 1, .job_ids = &job_id };
 	void *reply = NULL;
@@ -160,8 +160,7 @@ static void cancel_job(uint32_t job_id)
 		proto_msg_destroy(MSG_CANCEL_REPLY, reply);
 }
 
-/* Standalone: get an allocation. Returns 0, or an exit status. */
-static int allocate(jobopts_t *o, uint32_t *job_id_out)
+int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc)
 {
 	void *reply = NULL;
 	enum msg_type rtype = MSG_NONE;
@@ -202,6 +201,8 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 		return 1;
 	}
 
+	if (salloc)
+		info("Pending job allocation %u", job_id);
 	info("job %u queued and waiting for resources", job_id);
 	int cerr = 0;
 	rpc_t *r = rpc_connect_ctld(cmd_conf(), &cerr);
@@ -209,13 +210,13 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	if (!r || (cerr = rpc_send(r, MSG_JOB_WAIT, &wr))) {
 		rpc_close(r);
 		error("Unable to allocate resources: %s", slurm_strerror(cerr));
-		cancel_job(job_id);
+		srun_cancel_job(job_id);
 		return 1;
 	}
 	int w = wait_readable(rpc_fd(r));
 	if (w <= 0) {
 		rpc_close(r);
-		cancel_job(job_id);
+		srun_cancel_job(job_id);
 		info("Job allocation %u has been revoked.", job_id);
 		return 1;
 	}
@@ -225,7 +226,7 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	rpc_close(r);
 	if (err) {
 		error("Unable to allocate resources: %s", slurm_strerror(err));
-		cancel_job(job_id);
+		srun_cancel_job(job_id);
 		return 1;
 	}
 	if (t == MSG_RC) {
@@ -341,7 +342,7 @@ int cmd_srun(int argc, char **argv)
 	d->alloc_node = cmd_short_hostname();
 	d->alloc_sid = (uint32_t)getsid(0);
 
-	setup_signals();
+	srun_setup_signals();
 	if (standalone) {
 		d->flags |= JOB_F_INTERACTIVE;
 		if (!d->ntasks)
@@ -349,7 +350,7 @@ int cmd_srun(int argc, char **argv)
 		for (int k = 0; k < ncmd; k++)
 			strv_push(&d->argv, cmd[k]);
 		jobopts_build_env(&o, environ);
-		if ((rc = allocate(&o, &job_id))) {
+		if ((rc = srun_allocate(&o, &job_id, 0))) {
 			jobopts_release(&o);
 			return rc;
 		}

@@ -45,6 +45,14 @@ char *srun_counts_str(const uint32_t *v, uint32_t n);
 
 /* ---- srun.c ---- */
 
+/* Catch SIGINT/TERM/HUP/QUIT/USR1/USR2 into srun_sig_pipe. */
+void srun_setup_signals(void);
+/* Submit o->desc as an interactive allocation and wait for it to start,
+ * with Slurm's messages (salloc: also "Pending job allocation N"); a
+ * signal while waiting cancels it. 0, or an exit status after the error. */
+int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc);
+void srun_cancel_job(uint32_t job_id);
+
 void srun_env_set(strv_t *env, const char *key, const char *val);
 void srun_env_seti(strv_t *env, const char *key, uint32_t v);
 /* The job's variables a standalone srun's tasks get (they are the job's
