@@ -302,12 +302,40 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		.min_nodes = o->desc.min_nodes,
 		.name = (char *)step_name,
 		.digest = digest,
+		.flags = (o->sr.exact ? STEP_CREATE_EXACT : 0u) |
+			 (o->sr.overlap ? STEP_CREATE_OVERLAP : 0u),
+		.cpus_per_task = o->desc.cpus_per_task,
 	};
 	void *reply = NULL;
-	int err = cmd_call(MSG_STEP_CREATE, &sc, MSG_STEP_CREATE_REPLY, &reply, NULL);
-	msg_step_create_reply_t *cr = reply;
-	if (!err && cr->rc)
-		err = cr->rc;
+	msg_step_create_reply_t *cr = NULL;
+	int err, waited = 0, delay = 100;
+	for (;;) {
+		reply = NULL;
+		err = cmd_call(MSG_STEP_CREATE, &sc, MSG_STEP_CREATE_REPLY, &reply, NULL);
+		cr = reply;
+		if (!err && cr->rc)
+			err = cr->rc;
+		/* the job's CPUs are held by its other steps: wait for them,
+		 * as Slurm's srun does */
+		if (err != ESLURM_NODES_BUSY || standalone)
+			break;
+		if (reply)
+			proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
+		reply = NULL;
+		if (!waited++)
+			info("Job %u step creation temporarily disabled, retrying (%s)", job_id,
+			     slurm_strerror(err));
+		struct pollfd p = { srun_sig_pipe[0], POLLIN, 0 };
+		if (poll(&p, 1, delay) > 0) {
+			info("Job step creation aborted");   /* a signal */
+			strv_free(&tmpl.argv);
+			free(mp);
+			return 1;
+		}
+		delay = delay < 1000 ? delay * 2 : 1000;
+	}
+	if (!err && waited)
+		info("Step created for job %u", job_id);
 	if (err) {
 		error("Unable to create step for job %u: %s", job_id, slurm_strerror(err));
 		if (reply)

@@ -255,6 +255,19 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		reply_rc(c, ESLURM_BAD_TASK_COUNT, NULL);
 		return;
 	}
+	/* the CPUs it holds on each node (steps queue for them: srun
+	 * retries ESLURM_NODES_BUSY) */
+	uint32_t *tpn = xcalloc(nn, sizeof(uint32_t));
+	for (uint32_t i = 0; i < nn; i++)
+		tpn[i] = ntasks / nn + (i < ntasks % nn);
+	uint32_t sflags = m->flags | (m->cpus_per_task ? STEP_CREATE_EXACT : 0u);
+	int busy = step_alloc_take(j, j->next_step, nn, tpn,
+				   m->cpus_per_task ? m->cpus_per_task : j->desc->cpus_per_task, sflags);
+	free(tpn);
+	if (busy) {
+		reply_rc(c, busy, NULL);
+		return;
+	}
 	r.step_id = j->next_step++;
 	job_dirty(cd, j);
 	r.nports = nn;
@@ -385,6 +398,12 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		break;
 	case MSG_STEP_COMPLETE:
 		rc = acct_step_complete(cd, msg, uid);
+		if (!rc) {
+			const msg_step_complete_t *sm = msg;
+			job_t *sj = job_find(cd, sm->job_id);
+			if (sj)
+				step_alloc_node_done(sj, sm->step_id, sm->node_id);
+		}
 		reply_rc(c, rc, NULL);
 		break;
 	case MSG_NODE_REGISTER:

@@ -343,7 +343,11 @@ typedef struct msg_step_create {
 	char *name;
 	char *digest;                 /* cred_launch_digest() of the launch srun
 	                               * will send (hex); signed into the cred */
+	uint32_t flags;               /* STEP_CREATE_* */
+	uint32_t cpus_per_task;       /* srun -c (0 = the job's) */
 } msg_step_create_t;
+#define STEP_CREATE_EXACT   0x1u  /* --exact (or -c): only the tasks' CPUs */
+#define STEP_CREATE_OVERLAP 0x2u  /* --overlap: share CPUs, never wait */
 
 typedef struct msg_step_create_reply {
 	int32_t rc;

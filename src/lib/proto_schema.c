@@ -311,6 +311,8 @@ static const proto_field_t step_create_f[] = {
 	U32(msg_step_create_t, min_nodes, 3),
 	STR(msg_step_create_t, name, 4),
 	STR(msg_step_create_t, digest, 5),
+	U32(msg_step_create_t, flags, 6),
+	U32(msg_step_create_t, cpus_per_task, 7),
 };
 SCHEMA(step_create_schema, msg_step_create_t, "msg_step_create", step_create_f);
 

@@ -605,9 +605,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			}
 		}
 	}
-	rpc_close(r);
-
-	/* This node's share of the step, to the controller. */
+	/* This node's share of the step, to the controller: once before
+	 * srun's connection closes, so that when srun returns the step's
+	 * CPUs are free for the next step (ctld/step_alloc.c); if the
+	 * controller does not answer at once, srun goes on and the report
+	 * is retried after. */
 	msg_step_complete_t sc = {
 		.job_id = m->job_id, .step_id = m->step_id, .node = nd->name,
 		.node_id = m->node_id, .nnodes = m->nnodes, .start_time = started,
@@ -629,7 +631,16 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		error("step %u.%u: cannot record the result: %m", m->job_id, m->step_id);
 	char what[48];
 	snprintf(what, sizeof(what), "step %u.%u", m->job_id, m->step_id);
-	sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
+	char *emsg = NULL;
+	int rc1 = rpc_call_ctld_rc(nd->conf, MSG_STEP_COMPLETE, &sc, &emsg);
+	int reported = rc1 == 0 || rc1 >= 2000 || rc1 == SLURM_ERROR;
+	if (rc1 && reported && rc1 != ESLURM_INVALID_JOB_ID && rc1 != ESLURM_ALREADY_DONE)
+		error("%s: end refused by controller: %s%s%s", what, slurm_strerror(rc1),
+		      emsg ? ": " : "", emsg ? emsg : "");
+	free(emsg);
+	rpc_close(r);
+	if (!reported)
+		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
 	rm_rf(dir);
 	for (uint32_t i = 0; i < n; i++)
 		task_stdin_close(&t[i]);
