@@ -45,6 +45,7 @@ typedef struct jobopts {
 		int multi_prog, overlap, exact, quit_on_interrupt;
 		char *cpu_bind, *mem_bind, *task_prolog, *task_epilog;
 		char *propagate, *signal;
+		int sbcast;          /* the step is sbcast's copy (sbcast.c) */
 	} sr;
 } jobopts_t;
 

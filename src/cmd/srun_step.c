@@ -134,6 +134,27 @@ static char *end_text(uint32_t s)
 	return NULL;
 }
 
+/* sbcast's copy: a node whose writer failed says why as Slurm's sbcast
+ * does (its exit code is the errno); the exit status is the last one. */
+static int report_sbcast(step_run_t *sr, uint32_t *worst_out)
+{
+	int rc = 0;
+	*worst_out = 0;
+	for (uint32_t i = 0; i < sr->lay.nnodes; i++) {
+		uint32_t t = sr->lay.first[i];
+		if (!sr->lay.count[i])
+			continue;
+		uint32_t s = sr->exited[t] ? sr->status[t] : SIGKILL;
+		int e = WIFSIGNALED(s) ? EINTR : WEXITSTATUS(s);
+		if (!e)
+			continue;
+		error("REQUEST_FILE_BCAST(%s): %s", sr->lay.node_names[i], strerror(e));
+		rc = e;
+		*worst_out = s;
+	}
+	return rc;
+}
+
 /* Per node, the failed tasks grouped by what ended them; the exit code. */
 static int report_ends(step_run_t *sr, int quiet_signals, uint32_t *worst_out)
 {
@@ -557,7 +578,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 			if (sr.exited[t] && !WIFSIGNALED(sr.status[t]) && WEXITSTATUS(sr.status[t]))
 				sr.exited[t] |= 2;
 	}
-	rc = report_ends(&sr, interrupted > 0, worst_status);
+	rc = o->sr.sbcast ? report_sbcast(&sr, worst_status) :
+			    report_ends(&sr, interrupted > 0, worst_status);
 	if (bad_exit)
 		info("Force Terminated StepId=%u.%u", job_id, cr->step_id);
 	srun_io_close(io);
