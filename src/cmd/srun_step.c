@@ -442,6 +442,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		ls.topo_pattern = cr->topo_pattern;
 		ls.cpus_on_node = i < cr->ncpus_per_node ? cr->cpus_per_node[i] : 0;
 		ls.job_cpus_per_node = standalone ? jcpn : NULL;
+		ls.cpu_bind = o->sr.cpu_bind;
+		ls.cpu_ids = i < cr->cpu_ids.n ? cr->cpu_ids.v[i] : NULL;
+		ls.cpus_per_task = o->desc.cpus_per_task;
 		sr.conns[i] = launch_node(conf, cr, &ls, i);
 		if (!sr.conns[i]) {
 			for (uint32_t k = 0; k < lay->count[i]; k++) {

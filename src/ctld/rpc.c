@@ -288,6 +288,17 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		r.cpus_per_node[i] = j->alloc.cpus[i];
 	}
 	r.topo_pattern = topo_pattern(&cd->nodes[j->alloc.nodes[0]]);
+	/* the CPU ids of each node, for srun --cpu-bind */
+	job_detail_build(cd, j);
+	const char *ids = j->cpu_ids;
+	for (uint32_t i = 0; i < nn; i++) {
+		size_t len = ids ? strcspn(ids, " ") : 0;
+		char *one = xstrndup(ids ? ids : "", len);
+		strv_push(&r.cpu_ids, one);
+		free(one);
+		if (ids)
+			ids += len + (ids[len] == ' ');
+	}
 	r.nodes = alloc_nodes_string(cd, &(sched_alloc_t){ .nnodes = nn, .nodes = j->alloc.nodes });
 	free(names);
 	/* its record: CPUs as the tasks take them, memory in proportion */

@@ -363,6 +363,7 @@ typedef struct msg_step_create_reply {
 	char *topo_pattern;           /* SLURM_TOPOLOGY_ADDR_PATTERN */
 	uint32_t ncpus_per_node;
 	uint32_t *cpus_per_node;      /* the job's CPUs on each node */
+	strv_t cpu_ids;               /* the job's CPU ids on each node ("0-3") */
 } msg_step_create_reply_t;
 
 /* A batch job ended (from the job's supervisor), or an srun allocation
@@ -489,6 +490,9 @@ typedef struct msg_launch_step {
 	char *tasks_per_node, *topo_addr, *topo_pattern;
 	uint32_t cpus_on_node;
 	char *job_cpus_per_node;       /* STEP_F_STANDALONE: "2,1(x3)" */
+	char *cpu_bind;                /* srun --cpu-bind as typed, NULL = none */
+	char *cpu_ids;                 /* the job's CPU ids on this node ("0-3") */
+	uint32_t cpus_per_task;
 	char *task_prolog, *task_epilog;   /* srun --task-prolog/--task-epilog
 	                                    * (in the digest) */
 } msg_launch_step_t;

@@ -329,6 +329,7 @@ static const proto_field_t step_create_reply_f[] = {
 	STRV(msg_step_create_reply_t, topo_addrs, 10),
 	STR(msg_step_create_reply_t, topo_pattern, 11),
 	ARR(msg_step_create_reply_t, cpus_per_node, ncpus_per_node, 12, FT_U32ARR),
+	STRV(msg_step_create_reply_t, cpu_ids, 13),
 };
 SCHEMA(step_create_reply_schema, msg_step_create_reply_t, "msg_step_create_reply", step_create_reply_f);
 
@@ -454,6 +455,9 @@ static const proto_field_t launch_step_f[] = {
 	STR(msg_launch_step_t, task_prolog, 22),
 	STR(msg_launch_step_t, task_epilog, 23),
 	STR(msg_launch_step_t, job_cpus_per_node, 24),
+	STR(msg_launch_step_t, cpu_bind, 25),
+	STR(msg_launch_step_t, cpu_ids, 26),
+	U32(msg_launch_step_t, cpus_per_task, 27),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 

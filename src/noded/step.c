@@ -188,6 +188,14 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		_exit(1);
 	}
 	umask(env_umask(&m->env));
+	char *bind_msg = NULL;
+	if (cpubind_apply(m->cpu_bind, m->cpu_ids, m->first_task + local, local, m->cpus_per_task,
+			  nd->name, &bind_msg) < 0)
+		dprintf(2, "slurmstepd: error: task/affinity: sched_setaffinity: %s\n", strerror(errno));
+	if (bind_msg) {
+		dprintf(2, "%s", bind_msg);
+		free(bind_msg);
+	}
 	const char *wd = m->cwd && *m->cwd ? m->cwd : "/tmp";
 	if (chdir(wd) < 0) {
 		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",

@@ -172,4 +172,22 @@ test_expect_success '--task-prolog exports variables, --task-epilog runs after t
 	sort epilog.out >got && printf "0\n1\n" >expect && test_cmp expect got
 '
 
+# The host's CPUs 0 and 1 (both needed; CI machines may have one).
+[ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] &&
+	taskset -p $$ 2>/dev/null | grep -Eq "mask: *(0x)?[0-9a-f]*[37bf]$" &&
+	test_set_prereq TWOCPUS
+
+test_expect_success TWOCPUS '--cpu-bind binds each task (map_cpu, mask_cpu, cores, verbose)' '
+	srun -n2 -l --cpu-bind=map_cpu:1,0 sh -c "grep Cpus_allowed_list /proc/self/status" | sort >out &&
+	printf "0: Cpus_allowed_list:\t1\n1: Cpus_allowed_list:\t0\n" >expect && test_cmp expect out &&
+	srun --cpu-bind=mask_cpu:0x2 sh -c "grep Cpus_allowed_list /proc/self/status" >out &&
+	printf "Cpus_allowed_list:\t1\n" >expect && test_cmp expect out &&
+	srun -N1 -n2 -l --cpu-bind=cores sh -c "grep Cpus_allowed_list /proc/self/status" | sort >out &&
+	printf "0: Cpus_allowed_list:\t0\n1: Cpus_allowed_list:\t1\n" >expect && test_cmp expect out &&
+	srun --cpu-bind=verbose,map_cpu:1 true 2>err &&
+	grep -Eq "^cpu-bind=MAP - comp001, task  0  0 \[[0-9]+\]: mask 0x2 set$" err &&
+	srun --cpu-bind=none sh -c "grep Cpus_allowed_list /proc/self/status" >out &&
+	grep -q "0-1" out
+'
+
 test_done
