@@ -4,10 +4,12 @@
  * the SLURM_* set in). The stdio file name patterns (%j, %x, %N, ...) are
  * src/lib/fpattern.c, shared with srun.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "noded.h"
 #include "xalloc.h"
@@ -83,4 +85,46 @@ mode_t env_umask(const strv_t *env)
 	if (!v || !*v || strlen(v) > 4 || strspn(v, "01234567") != strlen(v))
 		return 022;
 	return (mode_t)(strtoul(v, NULL, 8) & 0777);
+}
+
+static const struct { const char *name; int res; } rlims[] = {
+	{ "AS", RLIMIT_AS }, { "CORE", RLIMIT_CORE }, { "CPU", RLIMIT_CPU },
+	{ "DATA", RLIMIT_DATA }, { "FSIZE", RLIMIT_FSIZE }, { "MEMLOCK", RLIMIT_MEMLOCK },
+	{ "NOFILE", RLIMIT_NOFILE }, { "NPROC", RLIMIT_NPROC }, { "RSS", RLIMIT_RSS },
+	{ "STACK", RLIMIT_STACK },
+};
+
+int env_apply_rlimits(strv_t *env, int errfd)
+{
+	int applied = 0;
+	for (size_t i = 0; i < sizeof(rlims) / sizeof(rlims[0]); i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "SLURM_RLIMIT_%s", rlims[i].name);
+		long idx = env_index(env, key);
+		if (idx < 0)
+			continue;
+		const char *v = env->v[idx] + strlen(key) + 1;
+		struct rlimit rl;
+		if (getrlimit(rlims[i].res, &rl) == 0) {
+			rlim_t want = RLIM_INFINITY;
+			char *end;
+			if (strcmp(v, "unlimited")) {
+				unsigned long long n = strtoull(v, &end, 10);
+				want = *v && !*end ? (rlim_t)n : rl.rlim_cur;
+			}
+			/* the soft limit, up to the hard one (a user cannot
+			 * raise that) */
+			if (rl.rlim_max != RLIM_INFINITY && (want == RLIM_INFINITY || want > rl.rlim_max))
+				want = rl.rlim_max;
+			rl.rlim_cur = want;
+			if (setrlimit(rlims[i].res, &rl) < 0 && errfd >= 0)
+				dprintf(errfd, "slurmstepd: error: Can't propagate RLIMIT_%s of '%s' from "
+					"submit host: %s\n", rlims[i].name, v, strerror(errno));
+			else
+				applied++;
+		}
+		free(env->v[idx]);
+		env->v[idx] = NULL;     /* not for the task: env_to_envp skips it */
+	}
+	return applied;
 }

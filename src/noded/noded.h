@@ -63,6 +63,11 @@ char **env_to_envp(const strv_t *env);
  * string such as "0077", as sbatch/srun send it), or 0022 when absent or
  * not octal. */
 mode_t env_umask(const strv_t *env);
+/* Apply the SLURM_RLIMIT_<NAME> limits of env (srun's, PropagateResource
+ * Limits) as soft limits of the calling process, each at most its hard
+ * limit, and drop them from env (set to NULL). A limit that cannot be set
+ * is reported on errfd as slurmstepd does. Returns how many were set. */
+int env_apply_rlimits(strv_t *env, int errfd);
 
 /* ---- cpubind.c ---- */
 

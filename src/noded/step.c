@@ -263,6 +263,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		}
 		av = &mp;
 	}
+	env_apply_rlimits(&env, 2);
 	if (m->task_prolog && *m->task_prolog)
 		task_prolog(m->task_prolog, &env);
 	char **argv = xcalloc(av->n + 1, sizeof(*argv));

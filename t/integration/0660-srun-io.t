@@ -172,6 +172,18 @@ test_expect_success '--task-prolog exports variables, --task-epilog runs after t
 	sort epilog.out >got && printf "0\n1\n" >expect && test_cmp expect got
 '
 
+test_expect_success 'srun'"'"'s resource limits reach the tasks (PropagateResourceLimits, --propagate)' '
+	(ulimit -S -n 123 && ulimit -S -c 0 && srun sh -c "ulimit -n; ulimit -c" >out) &&
+	printf "123\n0\n" >expect && test_cmp expect out &&
+	(ulimit -S -n 123 && srun --propagate=CORE sh -c "ulimit -n" >out) &&
+	test "$(cat out)" != 123 &&
+	(ulimit -S -n 123 && srun --propagate=NONE sh -c "ulimit -n" >out) &&
+	test "$(cat out)" != 123 &&
+	srun env >env2.out && ! grep -q "^SLURM_RLIMIT_" env2.out &&
+	test_expect_code 1 srun --propagate=BOGUS true 2>err &&
+	echo "srun: error: Invalid --propagate specification" >expect && test_cmp expect err
+'
+
 # The host's CPUs 0 and 1 (both needed; CI machines may have one).
 [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] &&
 	taskset -p $$ 2>/dev/null | grep -Eq "mask: *(0x)?[0-9a-f]*[37bf]$" &&
