@@ -707,8 +707,9 @@ int cmd_scontrol(int argc, char **argv)
 	detail = one_liner = quiet = future = 0;
 	optind = 0;
 	opterr = 1;
-	/* '+': stop at the first command word, as Slurm's scontrol does. */
-	while ((c = getopt_long(argc, argv, "+adhM:oQu:vVF", long_opts, NULL)) != -1) {
+	/* Permuting, as Slurm's scontrol: options may follow the command
+	 * words too (scontrol show nodes -oF, scontrol show job 5 -dd). */
+	while ((c = getopt_long(argc, argv, "adhM:oQu:vVF", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'M': case 'u': case 'v': break;
 		case 'F': future = 1; break;
@@ -734,17 +735,6 @@ int cmd_scontrol(int argc, char **argv)
 	const char *cmd = argv[optind];
 	int nargs = argc - optind - 1;
 	char **args = argv + optind + 1;
-	/* Options may also follow the command (scontrol show job -d 5). */
-	int w = 0;
-	for (int i = 0; i < nargs; i++) {
-		if (!strcmp(args[i], "-d") || !strcmp(args[i], "--details") || !strcmp(args[i], "-dd"))
-			detail++;
-		else if (!strcmp(args[i], "-o") || !strcmp(args[i], "--oneliner"))
-			one_liner = 1;
-		else
-			args[w++] = args[i];
-	}
-	nargs = w;
 
 	if (kw(cmd, "show", 3))
 		return cmd_show(nargs, args);

@@ -59,16 +59,6 @@ void srun_env_seti(strv_t *env, const char *key, uint32_t v);
  * only step): name, account, partition, QOS, submit dir and host, ... */
 void srun_alloc_env(strv_t *env, const jobopts_t *o, const job_info_t *ji, const char *dir);
 
-/* ---- srun_opts.c ---- */
-
-/* Put SLURM_RLIMIT_<NAME>=<soft limit|unlimited> in env for the limits
- * to propagate: --propagate's list, else PropagateResourceLimits
- * (default ALL) less PropagateResourceLimitsExcept. */
-int srun_rlimits_env(const jobopts_t *o, const char *conf_list, const char *conf_except,
-		     strv_t *env);
-/* A --propagate list of rlimit names, ALL or NONE? */
-int srun_propagate_ok(const char *v);
-
 /* ---- srun_io.c ---- */
 
 typedef struct srun_io srun_io_t;

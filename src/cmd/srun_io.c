@@ -6,7 +6,7 @@
  *   none          nothing (output dropped, stdin /dev/null);
  *   N (a number)  only task N's stream (stdin: only task N reads srun's);
  *   a pattern     a file name with %j %J %s %t %n %N %u %x %A %a %% (see
- *                 fpattern.h): one file per distinct name, so "%t" gives
+ *                 pattern.h): one file per distinct name, so "%t" gives
  *                 one per task and "%N" one per node.
  * Without -e, stderr goes where -o sends stdout when -o names files. srun
  * writes the files itself from the frames the nodes send (Slurm's
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "cmd/srun_int.h"
-#include "fpattern.h"
+#include "pattern.h"
 #include "log.h"
 #include "strbuf.h"
 #include "xalloc.h"

@@ -1,19 +1,15 @@
 /*
  * srun_opts: srun's own options, those sbatch does not share (-K, -W,
  * --multi-prog, --overlap, --exact, --cpu-bind, --mem-bind,
- * --task-prolog/--task-epilog, --quit-on-interrupt, --propagate,
- * SRUN_EXPORT_ENV), and the resource limits srun hands its tasks
- * (SLURM_RLIMIT_*, which the node daemon applies and removes). jobopts.c hands them here (srun_opt_apply) so that the
+ * --task-prolog/--task-epilog, --quit-on-interrupt, SRUN_EXPORT_ENV). jobopts.c hands them here (srun_opt_apply) so that the
  * shared parser keeps only the shared options. Error texts and exit
  * statuses are Slurm 22.05 srun's.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "cmd/jobopts.h"
-#include "cmd/srun_int.h"
 #include "xalloc.h"
 
 static void set_str(char **dst, const char *v)
@@ -99,13 +95,6 @@ int srun_opt_apply(jobopts_t *o, int id, const char *arg)
 	case SRUN_ID_MEM_BIND: set_str(&s->mem_bind, arg); break;
 	case SRUN_ID_TASK_PROLOG: set_str(&s->task_prolog, arg); break;
 	case SRUN_ID_TASK_EPILOG: set_str(&s->task_epilog, arg); break;
-	case SRUN_ID_PROPAGATE:
-		if (!srun_propagate_ok(arg)) {
-			fprintf(stderr, "srun: error: Invalid --propagate specification\n");
-			return 1;
-		}
-		set_str(&s->propagate, arg ? arg : "ALL");
-		break;
 	case SRUN_ID_SRUN_EXPORT:
 		set_str(&o->export_spec, arg);
 		break;
@@ -121,72 +110,6 @@ void srun_opts_release(jobopts_t *o)
 	xfree(o->sr.mem_bind);
 	xfree(o->sr.task_prolog);
 	xfree(o->sr.task_epilog);
-	xfree(o->sr.propagate);
 	xfree(o->sr.signal);
 }
 
-/* ---- resource limits (--propagate, PropagateResourceLimits) ---- */
-
-static const struct { const char *name; int res; } rlims[] = {
-	{ "AS", RLIMIT_AS }, { "CORE", RLIMIT_CORE }, { "CPU", RLIMIT_CPU },
-	{ "DATA", RLIMIT_DATA }, { "FSIZE", RLIMIT_FSIZE }, { "MEMLOCK", RLIMIT_MEMLOCK },
-	{ "NOFILE", RLIMIT_NOFILE }, { "NPROC", RLIMIT_NPROC }, { "RSS", RLIMIT_RSS },
-	{ "STACK", RLIMIT_STACK },
-};
-
-/* Is name in the comma list (ALL: every one; NONE: none)? */
-static int in_list(const char *list, const char *name)
-{
-	if (!list || !*list || !strcasecmp(list, "(null)"))
-		return 0;
-	int hit = 0;
-	char *copy = xstrdup(list), *save = NULL;
-	for (char *t = strtok_r(copy, ",", &save); t && !hit; t = strtok_r(NULL, ",", &save)) {
-		if (!strncasecmp(t, "RLIMIT_", 7))
-			t += 7;
-		hit = !strcasecmp(t, "ALL") || !strcasecmp(t, name);
-	}
-	free(copy);
-	return hit;
-}
-
-int srun_rlimits_env(const jobopts_t *o, const char *conf_list, const char *conf_except,
-		     strv_t *env)
-{
-	const char *list = o->sr.propagate ? o->sr.propagate : conf_list ? conf_list : "ALL";
-	const char *except = o->sr.propagate ? NULL : conf_except;
-	if (!strcasecmp(list, "NONE"))
-		return 0;
-	for (size_t i = 0; i < sizeof(rlims) / sizeof(rlims[0]); i++) {
-		if (!in_list(list, rlims[i].name) || in_list(except, rlims[i].name))
-			continue;
-		struct rlimit rl;
-		if (getrlimit(rlims[i].res, &rl) < 0)
-			continue;
-		char key[32], val[32];
-		snprintf(key, sizeof(key), "SLURM_RLIMIT_%s", rlims[i].name);
-		if (rl.rlim_cur == RLIM_INFINITY)
-			snprintf(val, sizeof(val), "unlimited");
-		else
-			snprintf(val, sizeof(val), "%llu", (unsigned long long)rl.rlim_cur);
-		srun_env_set(env, key, val);
-	}
-	return 0;
-}
-
-int srun_propagate_ok(const char *v)
-{
-	if (!v)
-		return 1;
-	char *copy = xstrdup(v), *save = NULL;
-	int ok = 1;
-	for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
-		const char *n = strncasecmp(t, "RLIMIT_", 7) ? t : t + 7;
-		int hit = !strcasecmp(n, "ALL") || !strcasecmp(n, "NONE");
-		for (size_t i = 0; !hit && i < sizeof(rlims) / sizeof(rlims[0]); i++)
-			hit = !strcasecmp(n, rlims[i].name);
-		ok = hit;
-	}
-	free(copy);
-	return ok;
-}

@@ -290,8 +290,6 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	srun_env_seti(env, "SRUN_DEBUG", o->quiet ? 2u : 3u + (uint32_t)o->verbose);
 	if (standalone)
 		srun_alloc_env(env, o, ji, dir);
-	srun_rlimits_env(o, conf_get(conf, "PropagateResourceLimits"),
-			 conf_get(conf, "PropagateResourceLimitsExcept"), env);
 	msg_launch_step_t tmpl = {
 		.job_id = job_id,
 		.user_id = (uint32_t)getuid(), .group_id = (uint32_t)getgid(),

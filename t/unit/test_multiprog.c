@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "fpattern.h"
+#include "pattern.h"
 #include "multiprog.h"
 #include "xalloc.h"
 

@@ -1,21 +1,19 @@
 /*
- * fpattern: stdio file name patterns of sbatch and srun (man sbatch,
- * "filename pattern"), shared by the node daemon (batch jobs) and srun
- * (steps, per task).
+ * pattern.h: stdio file name patterns (src/lib/pattern.c).
  */
-#ifndef SLUICE_FPATTERN_H
-#define SLUICE_FPATTERN_H
+#ifndef SLUICE_PATTERN_H
+#define SLUICE_PATTERN_H
 
 #include <stdint.h>
 
-/* step_id of a batch script: %J is then the bare job id */
-#define FPATTERN_BATCH_STEP 0xfffffffbu
+/* The batch script's step id (Slurm's SLURM_BATCH_SCRIPT). */
+#define PATTERN_BATCH_STEP 0xfffffffbu
 
 /* What the stdio file name patterns expand to (man sbatch, "filename
  * pattern"). */
 typedef struct pattern_ctx {
 	uint32_t job_id;
-	uint32_t step_id;          /* FPATTERN_BATCH_STEP for the batch script */
+	uint32_t step_id;          /* PATTERN_BATCH_STEP for the batch script */
 	uint32_t array_job_id;     /* 0 when not an array */
 	uint32_t array_task_id;    /* NO_VAL32 when not an array */
 	const char *job_name, *user, *node;
@@ -31,7 +29,8 @@ char *pattern_expand(const char *pat, const pattern_ctx_t *ctx);
 char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
 		   const pattern_ctx_t *ctx);
 /* Does pat name a different file per task (%t), per node (%N %n)? A
- * pattern with '\\' expands nothing. */
+ * pattern with '\\' expands nothing. (srun: one file per task, per node
+ * or one for all.) */
 int fpattern_per_task(const char *pat);
 int fpattern_per_node(const char *pat);
 

@@ -1,13 +1,15 @@
 /*
- * fpattern: the stdio file name patterns of sbatch/srun (man sbatch,
- * "filename pattern": %j, %x, %N, %t, ...), expanded as Slurm does. The
- * node daemon expands a batch job's; srun expands its steps' per task.
+ * pattern: the stdio file name patterns of sbatch/srun (man sbatch,
+ * "filename pattern": %j %J %s %A %a %x %u %N %n %t %%, with an optional
+ * zero-pad width), expanded as Slurm's stepd does. The node daemon opens
+ * a job's files with them; commands use them to name the same files
+ * (srun's per-task files, `sluice why`'s stderr tail).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpattern.h"
+#include "pattern.h"
 #include "proto.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -52,7 +54,7 @@ char *pattern_expand(const char *pat, const pattern_ctx_t *ctx)
 			break;
 		case 'J':
 			add_num(&sb, width, ctx->job_id);
-			if (ctx->step_id != FPATTERN_BATCH_STEP)
+			if (ctx->step_id != PATTERN_BATCH_STEP)
 				strbuf_addf(&sb, ".%u", ctx->step_id);
 			break;
 		case 's':
