@@ -468,6 +468,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	int64_t first_exit = -1, last_int = -1;
 	int interrupted = 0, bad_exit = 0, forced = 0;
 	int kill_wait = (int)(conf->kill_wait ? conf->kill_wait : 30);
+	/* -K unset: slurm.conf's KillOnBadExit */
+	const char *kobe = conf_get(conf, "KillOnBadExit");
+	int kill_bad = o->sr.kill_bad_exit >= 0 ? o->sr.kill_bad_exit : kobe && atoi(kobe) == 1;
 	while (live > 0) {
 		nfds_t n = 0;
 		for (uint32_t i = 0; i < nnodes; i++) {
@@ -553,7 +556,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 						if (first_exit < 0)
 							first_exit = now_ms();
 						int bad = WIFSIGNALED(te->status) || WEXITSTATUS(te->status);
-						if (bad && o->sr.kill_bad_exit == 1 && !sr.terminating) {
+						if (bad && kill_bad && !sr.terminating) {
 							uint32_t node = lay->task_node[te->task];
 							char *txt = end_text(te->status);
 							error("%s: task %u: %s", lay->node_names[node], te->task, txt);

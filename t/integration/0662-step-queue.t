@@ -5,7 +5,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
 test_expect_success 'cluster starts' '
-	cluster_start 1
+	cluster_start 1 KillOnBadExit=1
 '
 
 # A step takes every CPU of the job on its nodes: a second one waits for
@@ -56,6 +56,15 @@ test_expect_success 'the CPUs come back when a step ends, also one that failed' 
 	wait_job_state $id COMPLETED &&
 	echo again >expect && test_cmp expect back.out &&
 	! grep -q "temporarily disabled" back.err
+'
+
+test_expect_success 'KillOnBadExit=1 is -K by default; -K0 turns it off' '
+	start=$(date +%s) &&
+	test_expect_code 143 srun -n2 sh -c "[ \$SLURM_PROCID = 1 ] && exit 1; exec sleep 60" 2>err &&
+	test $(( $(date +%s) - start )) -lt 30 &&
+	grep -q "_step_signal: Terminating" err &&
+	test_expect_code 1 srun -n2 --kill-on-bad-exit=0 sh -c "[ \$SLURM_PROCID = 1 ] && exit 1; sleep 1; echo survived" >out 2>err &&
+	echo survived >expect && test_cmp expect out
 '
 
 test_done
