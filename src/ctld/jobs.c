@@ -239,6 +239,7 @@ void job_free(job_t *j)
 	free(j->mem_alloc);
 	strv_free(&j->gres_detail);
 	intern_put(j->tres);
+	step_alloc_free(j);
 	free(j);
 }
 
