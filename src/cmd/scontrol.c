@@ -78,6 +78,7 @@ static void usage(FILE *fp)
 	      "     ping                     print status of slurmctld daemons.\n"
 	      "     reconfigure              re-read configuration files.\n"
 	      "     release <job_list>       permit specified job to start.\n"
+	      "     setdebug <level>         set slurmctld debug level\n"
 	      "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
 	      "                              is all records. <ENTITY> may be config, hostlist,\n"
 	      "                              hostlistsorted, hostnames, job, node,\n"
@@ -852,6 +853,31 @@ static int cmd_notify(int argc, char **argv)
 	return 0;
 }
 
+/* scontrol setdebug LEVEL: the controller's log level until the next
+ * reconfigure or restart (a name, quiet..debug5, or 0-9). */
+static int do_setdebug(int nargs, char **args)
+{
+	if (nargs < 1) {
+		fprintf(stderr, "too few arguments for keyword:setdebug\n");
+		return 1;
+	}
+	if (nargs > 1) {
+		fprintf(stderr, "too many arguments for keyword:setdebug\n");
+		return 1;
+	}
+	int level = log_level_parse(args[0]);
+	if (level < 0 || (args[0][0] >= '0' && args[0][0] <= '9' && atoi(args[0]) > 9)) {
+		fprintf(stderr, "invalid debug level: %s\n", args[0]);
+		return 1;
+	}
+	int err = cmd_call_rc(MSG_SET_DEBUG, &(msg_set_debug_t){ (uint32_t)level });
+	if (err) {
+		fprintf(stderr, "slurm_set_debug_level error: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
 static int simple_rpc(enum msg_type type, const char *what)
 {
 	int err = cmd_call_rc(type, &(msg_empty_t){ 0 });
@@ -895,8 +921,9 @@ int cmd_scontrol(int argc, char **argv)
 	detail = one_liner = quiet = future = 0;
 	optind = 0;
 	opterr = 1;
-	/* '+': stop at the first command word, as Slurm's scontrol does. */
-	while ((c = getopt_long(argc, argv, "+adhM:oQu:vVF", long_opts, NULL)) != -1) {
+	/* Permuting, as Slurm's scontrol: options may follow the command
+	 * words too (scontrol show nodes -oF, scontrol show job 5 -dd). */
+	while ((c = getopt_long(argc, argv, "adhM:oQu:vVF", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'M': case 'u': case 'v': break;
 		case 'F': future = 1; break;
@@ -922,17 +949,6 @@ int cmd_scontrol(int argc, char **argv)
 	const char *cmd = argv[optind];
 	int nargs = argc - optind - 1;
 	char **args = argv + optind + 1;
-	/* Options may also follow the command (scontrol show job -d 5). */
-	int w = 0;
-	for (int i = 0; i < nargs; i++) {
-		if (!strcmp(args[i], "-d") || !strcmp(args[i], "--details") || !strcmp(args[i], "-dd"))
-			detail++;
-		else if (!strcmp(args[i], "-o") || !strcmp(args[i], "--oneliner"))
-			one_liner = 1;
-		else
-			args[w++] = args[i];
-	}
-	nargs = w;
 
 	if (kw(cmd, "show", 3))
 		return cmd_show(nargs, args);
@@ -962,6 +978,8 @@ int cmd_scontrol(int argc, char **argv)
 		return cmd_hold("top", nargs, args);
 	if (kw(cmd, "reconfigure", 3))
 		return do_reconfigure();
+	if (kw(cmd, "setdebug", 8))
+		return do_setdebug(nargs, args);
 	if (kw(cmd, "shutdown", 8))
 		return simple_rpc(MSG_SHUTDOWN, "slurm_shutdown");
 	if (kw(cmd, "version", 4)) {

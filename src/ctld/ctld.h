@@ -138,6 +138,11 @@ typedef struct node {
 	char *cfg_tres;
 	char *topo_addr;          /* SLURM_TOPOLOGY_ADDR */
 	char *comment, *extra;    /* scontrol update Comment=/Extra=; persisted */
+	char *health;             /* failing health checks the node reported
+	                           * ("check: evidence" lines), NULL none */
+	char *key_digest;         /* its auth key's digest, as reported */
+	uint32_t key_match;       /* KEY_MATCH_* */
+	uint32_t health_round, health_nchecks; /* as the node reported */
 	uint8_t dirty;
 } node_t;
 
@@ -204,6 +209,9 @@ typedef struct ctld {
 	auth_t *auth;
 	uint32_t slurm_uid;
 	int64_t boot_time;
+	char key_digest[65];      /* our auth key's (node_health.c) */
+	int64_t key_digest_at;    /* when read (re-read each minute) */
+	int key_drain;            /* health.conf: a differing key drains */
 
 	/* state DB */
 	char *db_path;            /* StateSaveLocation/sluice.db */
@@ -345,6 +353,24 @@ void job_send_time_limit(ctld_t *cd, job_t *j);
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
+/* prolog_ctld.c: a node's Prolog/Epilog failure reported with a job's
+ * end (m->rc): drain the node ("Prolog error"/"Epilog error") and, for a
+ * Prolog, requeue the job held; 1 if the job was requeued (its end is
+ * then not recorded), 0 otherwise. */
+int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m);
+/* Drain node name with reason, as set by SlurmUser, unless it is drained
+ * or failed already. */
+void node_drain_by_slurm(ctld_t *cd, const char *name, const char *reason);
+/* PrologSlurmctld of a job just started: 1 if it runs (the job is
+ * CONFIGURING; prolog_ctld.c launches it, or requeues/cancels it, when
+ * the script ends), 0 if none is configured (launch it now). */
+int prolog_ctld_start(ctld_t *cd, job_t *j);
+/* EpilogSlurmctld of a job that ended (runs in the background). */
+void epilog_ctld_start(ctld_t *cd, job_t *j);
+/* Once after recovery: run again the PrologSlurmctld of CONFIGURING jobs. */
+void prolog_ctld_recover(ctld_t *cd);
+/* "launch failed requeued held": the reason text of such a job. */
+extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);
 void job_add_recovered(ctld_t *cd, job_t *j);
 void job_free(job_t *j);
@@ -415,6 +441,8 @@ int is_operator(const ctld_t *cd, uint32_t uid);
  * of the job's account (cancel, hold, release, update). */
 int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
+/* ctld_main.c: apply conf's SluiceLogFormat and SlurmctldSyslogDebug. */
+void ctld_log_conf(const conf_t *conf);
 
 /* ---- nodes.c ---- */
 int nodes_init(ctld_t *cd);
@@ -422,6 +450,24 @@ uint32_t node_state(const ctld_t *cd, const node_t *n);
 void node_dirty(ctld_t *cd, node_t *n);
 void part_dirty(ctld_t *cd, part_t *p);
 int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat);
+/* Set (or clear, reason NULL) a node's reason, who set it and when. */
+void node_set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, int64_t now);
+
+/* ---- node_health.c ---- */
+
+/* A registration or heartbeat of n: record its failing health checks and
+ * key digest; drain it (reason "health: ...", set by SlurmUser) when
+ * something fails, resume it when all passes again, never touching a
+ * drain an admin set. */
+/* CLOCK_REALTIME in ms (the time heartbeat answers carry). */
+int64_t ctld_realtime_ms(void);
+void node_health_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int64_t now);
+/* MSG_HEALTH_CHECK (admins): ask the nodes of m->name (all when empty)
+ * to run a health check round now; their heartbeats bring the result. */
+int node_health_request(ctld_t *cd, const msg_info_req_t *m, uint32_t uid, char **msg);
+/* The Prometheus family sluice_health_check_failing{node,check}. */
+struct strbuf;
+void node_health_metrics(const ctld_t *cd, struct strbuf *sb);
 void node_conn_closed(ctld_t *cd, conn_t *c);
 int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg);
 int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg);
