@@ -665,6 +665,8 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 			strbuf_addf(sb, "ArrayTaskId=%s", j->array_task_str);
 		else
 			strbuf_addf(sb, "ArrayTaskId=%u", j->array_task_id);
+		if (j->array_max_tasks)
+			strbuf_addf(sb, " ArrayTaskThrottle=%u", j->array_max_tasks);
 		strbuf_addf(sb, " JobName=%s", nz(j->name, ""));
 	} else {
 		strbuf_addf(sb, "JobId=%u JobName=%s", j->job_id, nz(j->name, ""));

@@ -133,6 +133,7 @@ typedef struct job_desc {
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
+	char *array_inx;         /* --array spec as typed ("1-10%2"), NULL = no array */
 } job_desc_t;
 #define JOB_REQUEST_ID_MAX 64    /* longer request ids are ignored */
 
@@ -218,6 +219,7 @@ typedef struct job_info {
 	char *tres_per_task;     /* JINFO_TRES: "gres:gpu:2" (--gpus-per-task) */
 	uint32_t cpus_per_gpu;   /* JINFO_TRES: --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
+	uint32_t array_max_tasks; /* an array's %N throttle (ArrayTaskThrottle), 0 = none */
 } job_info_t;
 
 typedef struct msg_job_info {
@@ -300,6 +302,9 @@ typedef struct msg_cancel {
 	uint32_t *job_ids;
 	uint32_t signal;         /* 0 = cancel (SIGTERM, SIGKILL after KillWait) */
 	uint32_t flags;
+	uint32_t ntask_ids;      /* 0, or njob_ids: */
+	uint32_t *task_ids;      /* job_ids[i] names an array and this its task
+				  * ("11_3"); NO_VAL32: job_ids[i] as a whole */
 } msg_cancel_t;
 
 typedef struct msg_cancel_reply {

@@ -74,6 +74,7 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, cpus_per_gpu, 40),
 	U64(job_desc_t, mem_per_gpu, 41),
 	STR(job_desc_t, request_id, 64),
+	STR(job_desc_t, array_inx, 70),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
@@ -162,6 +163,7 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, cpus_per_gpu, 66),
 	U64(job_info_t, mem_per_gpu, 67),
 	STR(job_info_t, mem_alloc, 68),
+	U32(job_info_t, array_max_tasks, 70),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
@@ -263,6 +265,7 @@ static const proto_field_t cancel_f[] = {
 	ARR(msg_cancel_t, job_ids, njob_ids, 1, FT_U32ARR),
 	U32(msg_cancel_t, signal, 2),
 	U32(msg_cancel_t, flags, 3),
+	ARR(msg_cancel_t, task_ids, ntask_ids, 10, FT_U32ARR),
 };
 SCHEMA(cancel_schema, msg_cancel_t, "msg_cancel", cancel_f);
 

@@ -138,6 +138,7 @@ enum job_reason {
 	WAIT_QOS_MIN_NODE,                 /* "QOSMinNode" */
 	WAIT_QOS_MIN_GRES,                 /* "QOSMinGRES" */
 	WAIT_QOS_MIN_BILLING,              /* "QOSMinBilling" */
+	WAIT_ARRAY_TASK_LIMIT,             /* "JobArrayTaskLimit" */
 	WAIT_REASON_END
 };
 const char *job_reason_string(uint32_t reason);

@@ -1,0 +1,342 @@
+/*
+ * job_array.c: job arrays in the controller (job_array.h).
+ *
+ * A pending array costs one job record: the tasks not started yet are a
+ * bitmap (array_range.h) on the array's own record, whose id is the
+ * ArrayJobId. The scheduler core sees that record as one candidate; when
+ * it starts it, job_array_split takes the lowest pending task off the set
+ * and makes it a job of its own (the next id of the sequence, a copy of
+ * the stored description), or, for the last pending task, turns the
+ * record itself into that task. The pending set and the throttle are
+ * columns of the record's jobs row (state_db.c), so a restart finds them
+ * as they were committed.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ctld/ctld.h"
+#include "ctld/job_array.h"
+
+#include "array_range.h"
+#include "errors.h"
+#include "log.h"
+#include "states.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+/* MaxArraySize: task ids must be below it (Slurm's default 1001). */
+static uint32_t max_array_size(const ctld_t *cd)
+{
+	const char *v = conf_get(cd->conf, "MaxArraySize");
+	char *end = NULL;
+	unsigned long n = v ? strtoul(v, &end, 10) : 1001;
+	if (!v || end == v || *end)
+		n = 1001;
+	return n > 4000001 ? 4000001 : (uint32_t)n;
+}
+
+int job_array_submit(ctld_t *cd, job_t *j)
+{
+	const char *spec = j->desc->array_inx;
+	array_set_t set;
+	uint32_t thr = 0;
+	uint32_t max = max_array_size(cd);
+	/* MaxArraySize=0 turns arrays off, as in Slurm */
+	if (!max || array_spec_parse(spec, max, &set, &thr))
+		return ESLURM_INVALID_ARRAY;
+	j->array_pending = xmalloc(sizeof(*j->array_pending));
+	*j->array_pending = set;
+	j->array_throttle = thr;
+	j->array_task_id = NO_VAL32;
+	/* array_job_id is the record's own id, set once the id is known */
+	return 0;
+}
+
+int job_is_array(const job_t *j)
+{
+	return j->array_pending != NULL || j->array_job_id != 0;
+}
+
+void job_array_free(job_t *j)
+{
+	if (j->array_pending) {
+		array_set_free(j->array_pending);
+		free(j->array_pending);
+		j->array_pending = NULL;
+	}
+}
+
+char *job_array_pending_str(const job_t *j)
+{
+	return j->array_pending ? array_set_fmt(j->array_pending) : xstrdup("");
+}
+
+int job_array_restore(job_t *j, const char *pending, uint32_t throttle)
+{
+	j->array_throttle = throttle;
+	if (!pending || !*pending)
+		return 0;
+	array_set_t set;
+	uint32_t thr;
+	if (array_spec_parse(pending, 0, &set, &thr))
+		return -1;
+	j->array_pending = xmalloc(sizeof(*j->array_pending));
+	*j->array_pending = set;
+	return 0;
+}
+
+job_t *job_array_split(ctld_t *cd, job_t *j, int64_t now)
+{
+	(void)now;
+	array_set_t *set = j->array_pending;
+	if (!set)
+		return j;
+	uint32_t task = array_set_next(set, 0);
+	if (task == ARRAY_NONE || set->count <= 1) {
+		/* The last task keeps the array's record and id. */
+		job_array_free(j);
+		j->array_task_id = task;
+		job_dirty(cd, j);
+		return j;
+	}
+	job_desc_t *full = xcalloc(1, sizeof(*full));
+	if (db_job_fetch_desc(cd, j->job_id, full)) {
+		error("job %u: array task %u: no stored description to copy", j->job_id, task);
+		free(full);
+		return NULL;
+	}
+	job_t *t = xcalloc(1, sizeof(*t));
+	t->job_id = job_next_id(cd);
+	t->array_job_id = j->job_id;
+	t->array_task_id = task;
+	t->array_throttle = j->array_throttle;
+	t->state = JOB_PENDING;
+	t->reason = j->reason;
+	t->user_id = j->user_id;
+	t->group_id = j->group_id;
+	t->priority = j->priority;
+	t->part = j->part;
+	t->time_limit = j->time_limit;
+	t->submit_time = j->submit_time;
+	t->eligible_time = j->eligible_time;
+	t->last_eval = j->last_eval;
+	t->desc = full;
+	/* The task's own copy of the description (script, environment) is
+	 * what its launch and a restart read. */
+	db_job_insert(cd, t, full);
+	xfree(full->script);
+	strv_free(&full->env);
+	job_add_recovered(cd, t);    /* interning, links, indexes, TRES */
+	t->dep_state = j->dep_state;
+	array_set_del(set, task);
+	job_dirty(cd, j);
+	job_dirty(cd, t);
+	return t;
+}
+
+void job_array_count_running(ctld_t *cd)
+{
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *j = cd->jobs[i];
+		if (j->array_pending)
+			j->array_nrun = 0;
+	}
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *t = cd->jobs[i];
+		if (!t->array_job_id || t->array_pending || JOB_IS_FINISHED(t->state) ||
+		    (t->state & JOB_STATE_BASE) == JOB_PENDING)
+			continue;
+		job_t *a = job_find(cd, t->array_job_id);
+		if (a && a->array_pending)
+			a->array_nrun++;
+	}
+}
+
+int job_array_throttled(const job_t *j)
+{
+	return j->array_pending && j->array_throttle && j->array_nrun >= j->array_throttle;
+}
+
+void job_array_fill_info(ctld_t *cd, const job_t *j, job_info_t *ji)
+{
+	(void)cd;
+	ji->array_job_id = j->array_job_id;
+	ji->array_task_id = j->array_pending ? NO_VAL32 : j->array_task_id;
+	ji->array_max_tasks = j->array_job_id ? j->array_throttle : 0;
+}
+
+/* Every record of array id: its pending record (if any) and its tasks. */
+static size_t array_records(ctld_t *cd, uint32_t id, job_t ***out)
+{
+	size_t n = 0, a = 0;
+	*out = NULL;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *j = cd->jobs[i];
+		if (j->array_job_id != id)
+			continue;
+		*out = xgrow(*out, sizeof(**out), n + 1, &a);
+		(*out)[n++] = j;
+	}
+	return n;
+}
+
+int job_array_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid,
+		     int *handled)
+{
+	*handled = 0;
+	job_t *a = job_find(cd, id);
+	/* id names an array when it is the array's own record; a task's
+	 * own job id (ArrayJobId != id) names that task alone */
+	if (!a || a->array_job_id != id)
+		return 0;
+	*handled = 1;
+	job_t **recs;
+	size_t n = array_records(cd, id, &recs);
+	int rc = 0, any = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (JOB_IS_FINISHED(recs[i]->state))
+			continue;
+		int r = job_cancel_record(cd, recs[i]->job_id, sig, flags, uid);
+		if (r && !rc)
+			rc = r;
+		any |= !r;
+	}
+	free(recs);
+	if (!any && !rc)
+		rc = ESLURM_ALREADY_DONE;
+	return any ? 0 : rc;
+}
+
+int job_array_cancel_task(ctld_t *cd, uint32_t id, uint32_t task, uint32_t sig, uint32_t flags,
+			  uint32_t uid)
+{
+	job_t *a = job_find(cd, id);
+	/* The task's record: split off, or the array's own once it ran. */
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *t = cd->jobs[i];
+		if (t->array_job_id == id && !t->array_pending && t->array_task_id == task)
+			return job_cancel_record(cd, t->job_id, sig, flags, uid);
+	}
+	if (!a || a->array_job_id != id || !a->array_pending ||
+	    !array_set_has(a->array_pending, task))
+		return ESLURM_INVALID_JOB_ID;
+	if (a->user_id != uid && !job_manager_ok(cd, a, uid))
+		return ESLURM_ACCESS_DENIED;
+	if (sig && sig != SIGKILL && sig != SIGTERM)
+		return ESLURM_JOB_PENDING;
+	if (a->array_pending->count == 1) {
+		/* the last pending task: the record becomes it, cancelled */
+		job_array_free(a);
+		a->array_task_id = task;
+		return job_cancel_record(cd, a->job_id, sig, flags, uid);
+	}
+	/* A pending task leaves as a cancelled job of its own, as in Slurm
+	 * (sacct shows it). */
+	job_t *t = job_array_split(cd, a, ctld_now());
+	if (!t)
+		return ESLURM_INVALID_JOB_ID;
+	/* split takes the lowest task: move the ids if it is not that one */
+	if (t->array_task_id != task) {
+		array_set_add(a->array_pending, t->array_task_id);
+		array_set_del(a->array_pending, task);
+		t->array_task_id = task;
+	}
+	return job_cancel_record(cd, t->job_id, sig, flags, uid);
+}
+
+static int parse_u32(const char *v, uint32_t *out)
+{
+	char *end = NULL;
+	long long x = strtoll(v, &end, 10);
+	if (!v || end == v || *end || x < 0 || x > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int job_array_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid, int *handled)
+{
+	*handled = 0;
+	job_t *a = job_find(cd, m->job_id);
+	if (!a || a->array_job_id != m->job_id)
+		return 0;
+	int throttle_key = 0;
+	for (uint32_t i = 0; i < m->keys.n && i < m->values.n; i++)
+		if (!strcasecmp(m->keys.v[i], "ArrayTaskThrottle"))
+			throttle_key = 1;
+	int hold = m->action && (!strcasecmp(m->action, "hold") || !strcasecmp(m->action, "uhold") ||
+				 !strcasecmp(m->action, "release"));
+	if (!throttle_key && !hold)
+		return 0;
+	if (throttle_key && (m->action || m->keys.n != 1))
+		return 0;   /* mixed with other keys: each record on its own */
+	*handled = 1;
+	if (a->user_id != uid && !job_manager_ok(cd, a, uid))
+		return ESLURM_ACCESS_DENIED;
+	job_t **recs;
+	size_t n = array_records(cd, m->job_id, &recs);
+	int rc = 0;
+	if (throttle_key) {
+		uint32_t thr;
+		if (parse_u32(m->values.v[0], &thr)) {
+			free(recs);
+			return ESLURM_INVALID_ARRAY;
+		}
+		for (size_t i = 0; i < n; i++) {
+			recs[i]->array_throttle = thr;
+			job_dirty(cd, recs[i]);
+		}
+		info("array %u: ArrayTaskThrottle=%u by uid %u", m->job_id, thr, uid);
+		ctld_sched_request(cd);
+	} else {
+		/* the pending records of the array, each as a job */
+		int any = 0;
+		for (size_t i = 0; i < n; i++) {
+			if ((recs[i]->state & JOB_STATE_BASE) != JOB_PENDING)
+				continue;
+			msg_update_job_t one = *m;
+			one.job_id = recs[i]->job_id;
+			int r = job_update_record(cd, &one, uid);
+			if (r && !rc)
+				rc = r;
+			any |= !r;
+		}
+		if (any)
+			rc = 0;
+		else if (!rc)
+			rc = ESLURM_JOB_NOT_PENDING;
+	}
+	free(recs);
+	return rc;
+}
+
+void job_array_env(const job_t *j, void (*set)(void *arg, const char *k, const char *v), void *arg)
+{
+	if (!j->array_job_id || j->array_pending)
+		return;
+	array_set_t all;
+	uint32_t thr;
+	const char *spec = j->desc->array_inx;
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%u", j->array_job_id);
+	set(arg, "SLURM_ARRAY_JOB_ID", buf);
+	snprintf(buf, sizeof(buf), "%u", j->array_task_id);
+	set(arg, "SLURM_ARRAY_TASK_ID", buf);
+	if (!spec || array_spec_parse(spec, 0, &all, &thr))
+		return;
+	snprintf(buf, sizeof(buf), "%u", all.count);
+	set(arg, "SLURM_ARRAY_TASK_COUNT", buf);
+	snprintf(buf, sizeof(buf), "%u", array_set_last(&all));
+	set(arg, "SLURM_ARRAY_TASK_MAX", buf);
+	snprintf(buf, sizeof(buf), "%u", array_set_next(&all, 0));
+	set(arg, "SLURM_ARRAY_TASK_MIN", buf);
+	/* Slurm: the step of the spec's stepped range ("0-15:4"), else 1 */
+	const char *colon = strchr(spec, ':');
+	unsigned long step = colon ? strtoul(colon + 1, NULL, 10) : 1;
+	snprintf(buf, sizeof(buf), "%lu", step ? step : 1);
+	set(arg, "SLURM_ARRAY_TASK_STEP", buf);
+	array_set_free(&all);
+}
