@@ -233,18 +233,12 @@ int job_array_cancel_task(ctld_t *cd, uint32_t id, uint32_t task, uint32_t sig, 
 		a->array_task_id = task;
 		return job_cancel_record(cd, a->job_id, sig, flags, uid);
 	}
-	/* A pending task leaves as a cancelled job of its own, as in Slurm
-	 * (sacct shows it). */
-	job_t *t = job_array_split(cd, a, ctld_now());
-	if (!t)
-		return ESLURM_INVALID_JOB_ID;
-	/* split takes the lowest task: move the ids if it is not that one */
-	if (t->array_task_id != task) {
-		array_set_add(a->array_pending, t->array_task_id);
-		array_set_del(a->array_pending, task);
-		t->array_task_id = task;
-	}
-	return job_cancel_record(cd, t->job_id, sig, flags, uid);
+	/* As Slurm: the task just leaves the pending set (no record of its
+	 * own; sacct keeps showing the array as submitted). */
+	array_set_del(a->array_pending, task);
+	job_dirty(cd, a);
+	info("array %u: pending task %u cancelled by uid %u", id, task, uid);
+	return 0;
 }
 
 static int parse_u32(const char *v, uint32_t *out)
@@ -339,4 +333,40 @@ void job_array_env(const job_t *j, void (*set)(void *arg, const char *k, const c
 	snprintf(buf, sizeof(buf), "%lu", step ? step : 1);
 	set(arg, "SLURM_ARRAY_TASK_STEP", buf);
 	array_set_free(&all);
+}
+
+int job_array_dep(ctld_t *cd, uint32_t id, uint32_t type, uint32_t task)
+{
+	int pending = 0, unfinished = 0, bad = 0, good = 0, seen = 0;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		const job_t *t = cd->jobs[i];
+		if (t->array_job_id != id)
+			continue;
+		if (task != NO_VAL32) {
+			if (t->array_pending ? !array_set_has(t->array_pending, task)
+			    : t->array_task_id != task)
+				continue;
+		}
+		seen = 1;
+		uint32_t st = t->state & JOB_STATE_BASE;
+		if (t->array_pending || st == JOB_PENDING)
+			pending = 1;
+		if (t->array_pending || !JOB_IS_FINISHED(t->state)) {
+			unfinished = 1;
+			continue;
+		}
+		if (st == JOB_COMPLETE && t->exit_code == 0)
+			good = 1;
+		else
+			bad = 1;
+	}
+	if (!seen)
+		return 0;      /* gone (purged): as a job that no longer exists */
+	switch (type) {
+	case DEP_AFTER: return pending;
+	case DEP_AFTERANY: return unfinished;
+	case DEP_AFTEROK: return unfinished ? 1 : bad ? 2 : 0;
+	case DEP_AFTERNOTOK: return unfinished ? 1 : bad ? 0 : good ? 2 : 0;
+	default: return 0;
+	}
 }

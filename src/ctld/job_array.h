@@ -65,6 +65,14 @@ int job_array_cancel_task(struct ctld *cd, uint32_t id, uint32_t task, uint32_t 
 int job_array_update(struct ctld *cd, const struct msg_update_job *m, uint32_t uid,
 		     int *handled);
 
+/* A dependency of type (DEP_*) on array id: on all its tasks, or with
+ * task != NO_VAL32 on that task alone (aftercorr: task i of a dependent
+ * array waits for task i of id). 0 met, 1 waiting, 2 never satisfied.
+ * Slurm's rules: after = every task started; afterany = every task
+ * ended; afterok = every task ended and all completed with 0; afternotok
+ * = every task ended and one did not. Costs one walk of the jobs. */
+int job_array_dep(struct ctld *cd, uint32_t id, uint32_t type, uint32_t task);
+
 /* The SLURM_ARRAY_* variables of a task (job_env.c). */
 void job_array_env(const struct job *j, void (*set)(void *arg, const char *k, const char *v),
 		   void *arg);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 #include "errors.h"
 #include "xalloc.h"
 
@@ -83,6 +84,13 @@ void job_resolve_deps(ctld_t *cd, job_t *j)
 		job_t *t = job_find(cd, j->deps[i].job_id);
 		if (!t)
 			continue;
+		if (t->array_job_id == t->job_id) {
+			/* an array's id: its tasks (job_array.c) */
+			int ds = job_array_dep(cd, t->job_id, j->deps[i].type, NO_VAL32);
+			wait |= ds == 1;
+			never |= ds == 2;
+			continue;
+		}
 		uint32_t st = t->state & JOB_STATE_BASE;
 		int done = JOB_IS_FINISHED(t->state);
 		int okend = st == JOB_COMPLETE && t->exit_code == 0;
