@@ -126,6 +126,17 @@ static int do_ping(void)
 	return rc ? 1 : 0;
 }
 
+/* An array task id after "N_": *plus1 = task + 1 (msg_update_job_t). */
+static int task_parse(const char *s, uint32_t *plus1)
+{
+	char *end;
+	unsigned long t = strtoul(s, &end, 10);
+	if (end == s || *end || t >= NO_VAL32 - 1)
+		return -1;
+	*plus1 = (uint32_t)t + 1;
+	return 0;
+}
+
 /* Is task in an array's pending task string ("1-4,7%2")? */
 static int array_str_has(const char *str, uint32_t task)
 {
@@ -624,6 +635,8 @@ static int update_job(int argc, char **argv)
 		if (!strcasecmp(key, "JobId") || !strcasecmp(key, "Job")) {
 			char *end;
 			m.job_id = (uint32_t)strtoul(val, &end, 10);
+			if (end != val && *end == '_' && task_parse(end + 1, &m.array_task) == 0)
+				end += strlen(end);
 			if (end == val || *end) {
 				fprintf(stderr, "Invalid JobId value: %s\n", val);
 				free(key);
@@ -695,14 +708,20 @@ static int cmd_hold(const char *action, int argc, char **argv)
 			char *end;
 			msg_update_job_t m = { 0 };
 			m.job_id = (uint32_t)strtoul(ids.v[k], &end, 10);
-			if (end == ids.v[k] || (*end && *end != '_')) {
+			if (end != ids.v[k] && *end == '_' && task_parse(end + 1, &m.array_task) == 0)
+				end += strlen(end);
+			if (end == ids.v[k] || *end) {
 				fprintf(stderr, "Invalid job id specified\n");
 				rc = 1;
 				continue;
 			}
 			m.action = (char *)action;
 			int err = cmd_call_rc(MSG_UPDATE_JOB, &m);
-			if (err) {
+			if (err && m.array_task) {
+				/* as Slurm: "11_9: Invalid job id specified" */
+				fprintf(stderr, "%s: %s\n", ids.v[k], slurm_strerror(err));
+				rc = 1;
+			} else if (err) {
 				fprintf(stderr, "%s for job %s\n", slurm_strerror(err), ids.v[k]);
 				rc = 1;
 			}

@@ -88,14 +88,25 @@ int job_array_restore(job_t *j, const char *pending, uint32_t throttle)
 	return 0;
 }
 
-job_t *job_array_split(ctld_t *cd, job_t *j, int64_t now)
+/* When one task is left in the pending set, the record becomes that task
+ * (as Slurm shows it: "11_7", ArrayTaskId=7). */
+static void collapse(ctld_t *cd, job_t *j)
 {
-	(void)now;
+	if (!j->array_pending || j->array_pending->count != 1)
+		return;
+	uint32_t last = array_set_next(j->array_pending, 0);
+	job_array_free(j);
+	j->array_task_id = last;
+	job_dirty(cd, j);
+}
+
+/* Split task (in j's pending set) off as a job of its own: the next id of
+ * the sequence, a copy of j's stored description. NULL when that copy
+ * cannot be read. */
+static job_t *split_one(ctld_t *cd, job_t *j, uint32_t task)
+{
 	array_set_t *set = j->array_pending;
-	if (!set)
-		return j;
-	uint32_t task = array_set_next(set, 0);
-	if (task == ARRAY_NONE || set->count <= 1) {
+	if (set->count <= 1) {
 		/* The last task keeps the array's record and id. */
 		job_array_free(j);
 		j->array_task_id = task;
@@ -115,6 +126,7 @@ job_t *job_array_split(ctld_t *cd, job_t *j, int64_t now)
 	t->array_throttle = j->array_throttle;
 	t->state = JOB_PENDING;
 	t->reason = j->reason;
+	t->hold = j->hold;
 	t->user_id = j->user_id;
 	t->group_id = j->group_id;
 	t->priority = j->priority;
@@ -134,6 +146,42 @@ job_t *job_array_split(ctld_t *cd, job_t *j, int64_t now)
 	array_set_del(set, task);
 	job_dirty(cd, j);
 	job_dirty(cd, t);
+	collapse(cd, j);
+	return t;
+}
+
+job_t *job_array_split(ctld_t *cd, job_t *j, int64_t now)
+{
+	(void)now;
+	if (!j->array_pending)
+		return j;
+	uint32_t task = array_set_next(j->array_pending, 0);
+	if (task == ARRAY_NONE) {
+		job_array_free(j);
+		return j;
+	}
+	return split_one(cd, j, task);
+}
+
+/* The record of task `task` of array id: its own, or split off the
+ * array's pending set for it. NULL: no such task. */
+static job_t *task_record(ctld_t *cd, uint32_t id, uint32_t task, int *rc)
+{
+	*rc = 0;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *t = cd->jobs[i];
+		if (t->array_job_id == id && !t->array_pending && t->array_task_id == task)
+			return t;
+	}
+	job_t *a = job_find(cd, id);
+	if (!a || a->array_job_id != id || !a->array_pending ||
+	    !array_set_has(a->array_pending, task)) {
+		*rc = ESLURM_INVALID_JOB_ID;
+		return NULL;
+	}
+	job_t *t = split_one(cd, a, task);
+	if (!t)
+		*rc = ESLURM_INVALID_JOB_ID;
 	return t;
 }
 
@@ -141,23 +189,25 @@ void job_array_count_running(ctld_t *cd)
 {
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
-		if (j->array_pending)
+		if (j->array_job_id == j->job_id)
 			j->array_nrun = 0;
 	}
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *t = cd->jobs[i];
-		if (!t->array_job_id || t->array_pending || JOB_IS_FINISHED(t->state) ||
-		    (t->state & JOB_STATE_BASE) == JOB_PENDING)
+		if (!t->array_job_id || t->array_job_id == t->job_id ||
+		    JOB_IS_FINISHED(t->state) || (t->state & JOB_STATE_BASE) == JOB_PENDING)
 			continue;
 		job_t *a = job_find(cd, t->array_job_id);
-		if (a && a->array_pending)
+		if (a && (a->state & JOB_STATE_BASE) == JOB_PENDING)
 			a->array_nrun++;
 	}
 }
 
 int job_array_throttled(const job_t *j)
 {
-	return j->array_pending && j->array_throttle && j->array_nrun >= j->array_throttle;
+	/* the array's own record (its pending tasks, or its last task) */
+	return j->array_job_id == j->job_id && j->array_throttle &&
+	       j->array_nrun >= j->array_throttle;
 }
 
 void job_array_fill_info(ctld_t *cd, const job_t *j, job_info_t *ji)
@@ -237,6 +287,7 @@ int job_array_cancel_task(ctld_t *cd, uint32_t id, uint32_t task, uint32_t sig, 
 	 * own; sacct keeps showing the array as submitted). */
 	array_set_del(a->array_pending, task);
 	job_dirty(cd, a);
+	collapse(cd, a);
 	info("array %u: pending task %u cancelled by uid %u", id, task, uid);
 	return 0;
 }
@@ -254,6 +305,23 @@ static int parse_u32(const char *v, uint32_t *out)
 int job_array_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid, int *handled)
 {
 	*handled = 0;
+	if (m->array_task) {
+		/* "11_3": that task's record, split off the pending set first
+		 * if it is still there (as Slurm does to hold or change one) */
+		*handled = 1;
+		job_t *a = job_find(cd, m->job_id);
+		if (a && a->array_job_id == m->job_id && a->user_id != uid &&
+		    !job_manager_ok(cd, a, uid))
+			return ESLURM_ACCESS_DENIED;
+		int rc;
+		job_t *t = task_record(cd, m->job_id, m->array_task - 1, &rc);
+		if (!t)
+			return rc;
+		msg_update_job_t one = *m;
+		one.job_id = t->job_id;
+		one.array_task = 0;
+		return job_update_record(cd, &one, uid);
+	}
 	job_t *a = job_find(cd, m->job_id);
 	if (!a || a->array_job_id != m->job_id)
 		return 0;

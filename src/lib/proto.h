@@ -331,6 +331,8 @@ typedef struct msg_update_job {
 	uint32_t job_id;
 	char *action;            /* "hold", "uhold", "release", "requeue" or NULL */
 	strv_t keys, values;     /* other Key=Value pairs (TimeLimit, ...) */
+	uint32_t array_task;     /* "11_3": task 3 + 1 of array job_id; 0 = the
+				  * job (or the whole array) job_id names */
 } msg_update_job_t;
 
 /* Wait until a job starts (srun, salloc) or finishes (sbatch --wait).

@@ -299,6 +299,7 @@ static const proto_field_t update_job_f[] = {
 	STR(msg_update_job_t, action, 2),
 	STRV(msg_update_job_t, keys, 3),
 	STRV(msg_update_job_t, values, 4),
+	U32(msg_update_job_t, array_task, 10),
 };
 SCHEMA(update_job_schema, msg_update_job_t, "msg_update_job", update_job_f);
 

@@ -67,6 +67,23 @@ test_expect_success 'scancel of a pending task, of a task range, then of the who
 	test "$(job_state $b)" = CANCELLED
 '
 
+test_expect_success 'update, release and hold of one task split it off the array, as Slurm' '
+	a=$(sbatch --parsable -H --array=1-3 -o /dev/null --wrap=true) &&
+	scontrol update jobid=${a}_3 TimeLimit=5 &&
+	test "$(squeue -h -j ${a}_3 -o "%i %l")" = "${a}_3 5:00" &&
+	test "$(squeue -h -j $a -o %i | sort | tr "\n" " ")" = "${a}_3 ${a}_[1-2] " &&
+	test "$(squeue -h -j ${a}_3 -o %A)" != $a &&
+	test_expect_code 1 scontrol release ${a}_9 2>err &&
+	echo "${a}_9: Invalid job id specified" >expect &&
+	test_cmp expect err &&
+	scontrol release ${a}_2 &&
+	wait_for 20 test_job_state $(squeue -h -j ${a}_2 -t all -o %A) COMPLETED &&
+	test "$(squeue -h -j $a -t PD -o "%i %r" | sort | tr "\n" " ")" = "${a}_1 JobHeldUser ${a}_3 JobHeldUser " &&
+	scontrol hold ${a}_1 &&
+	test_reason $a JobHeldAdmin &&
+	scancel $a
+'
+
 test_expect_success 'bad array specs are refused as Slurm refuses them' '
 	for spec in abc 5-3 1-4:0 -1 1-3,x 101 0-101; do
 		test_expect_code 1 sbatch --array=$spec --wrap=true 2>err &&
@@ -91,6 +108,7 @@ test_expect_success 'tasks get SLURM_ARRAY_* and write slurm-%A_%a.out; SBATCH_A
 	SLURM_ARRAY_TASK_STEP=4
 	EOF
 	test_cmp expect slurm-${a}_8.out &&
+	test "$(scontrol show job ${a}_8 | grep -o "StdOut=.*")" = "StdOut=$CL/work/slurm-${a}_8.out" &&
 	sacct -n -X -j $a -o JobID%12,State%10 | awk "{print \$1, \$2}" | sort -V >out &&
 	printf "%s COMPLETED\n" ${a}_0 ${a}_4 ${a}_8 ${a}_12 >expect &&
 	test_cmp expect out &&
