@@ -126,6 +126,11 @@ typedef struct node {
 	char *cfg_tres;
 	char *topo_addr;          /* SLURM_TOPOLOGY_ADDR */
 	char *comment, *extra;    /* scontrol update Comment=/Extra=; persisted */
+	char *health;             /* failing health checks the node reported
+	                           * ("check: evidence" lines), NULL none */
+	char *key_digest;         /* its auth key's digest, as reported */
+	uint32_t key_match;       /* KEY_MATCH_* */
+	uint32_t health_round, health_nchecks; /* as the node reported */
 	uint8_t dirty;
 } node_t;
 
@@ -192,6 +197,9 @@ typedef struct ctld {
 	auth_t *auth;
 	uint32_t slurm_uid;
 	int64_t boot_time;
+	char key_digest[65];      /* our auth key's (node_health.c) */
+	int64_t key_digest_at;    /* when read (re-read each minute) */
+	int key_drain;            /* health.conf: a differing key drains */
 
 	/* state DB */
 	char *db_path;            /* StateSaveLocation/sluice.db */
@@ -378,6 +386,24 @@ uint32_t node_state(const ctld_t *cd, const node_t *n);
 void node_dirty(ctld_t *cd, node_t *n);
 void part_dirty(ctld_t *cd, part_t *p);
 int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat);
+/* Set (or clear, reason NULL) a node's reason, who set it and when. */
+void node_set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, int64_t now);
+
+/* ---- node_health.c ---- */
+
+/* A registration or heartbeat of n: record its failing health checks and
+ * key digest; drain it (reason "health: ...", set by SlurmUser) when
+ * something fails, resume it when all passes again, never touching a
+ * drain an admin set. */
+/* CLOCK_REALTIME in ms (the time heartbeat answers carry). */
+int64_t ctld_realtime_ms(void);
+void node_health_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int64_t now);
+/* MSG_HEALTH_CHECK (admins): ask the nodes of m->name (all when empty)
+ * to run a health check round now; their heartbeats bring the result. */
+int node_health_request(ctld_t *cd, const msg_info_req_t *m, uint32_t uid, char **msg);
+/* The Prometheus family sluice_health_check_failing{node,check}. */
+struct strbuf;
+void node_health_metrics(const ctld_t *cd, struct strbuf *sb);
 void node_conn_closed(ctld_t *cd, conn_t *c);
 int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg);
 int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg);

@@ -748,10 +748,8 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	j->nodes = alloc_nodes_string(cd, &j->alloc);
 	job_set_tres(cd, j);
 	acct_steps_job_start(cd, j);
-	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
-		node_t *n = &cd->nodes[j->alloc.nodes[i]];
-		n->last_busy = now;
-	}
+	/* LastBusyTime is not touched by a start: as Slurm, it is when the
+	 * node last became free (a job released it) or registered. */
 	cd->last_node_update = now;
 	job_dirty(cd, j);
 }
@@ -971,7 +969,8 @@ int job_cancel_record(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uin
 		return 0;
 	}
 	if (sig && sig != SIGKILL) {
-		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH : 0, 0);
+		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH :
+				 (flags & CANCEL_F_FULL) ? SIGNAL_F_FULL : 0, 0);
 		return 0;
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
@@ -1275,7 +1274,8 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->accrue_time = j->eligible_time;
 		ji->last_sched_eval = j->last_eval;
 		ji->alloc_sid = d->alloc_sid;
-		ji->max_nodes = d->max_nodes;
+		/* -N N is N-N, as Slurm's commands send it (NumNodes=12-12). */
+		ji->max_nodes = d->max_nodes ? d->max_nodes : d->min_nodes;
 		ji->num_tasks = ntasks;
 		ji->cpus_per_task = job_cpt(j);
 		ji->ntasks_per_node = d->ntasks_per_node;
@@ -1291,6 +1291,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->account = d->account;
 		ji->qos = d->qos;
 		ji->comment = d->comment;
+		ji->assoc_id = j->assoc_id;
 	}
 	if (fields & JINFO_REQ) {
 		ji->dependency = j->dep_state ? d->dependency : NULL;

@@ -362,6 +362,8 @@ int job_sched_validate(ctld_t *cd, const job_t *j, char **msg)
 	return rc;
 }
 
+static void bits_ranges(strbuf_t *sb, const uint64_t *bits, uint32_t words);
+
 int job_launch(ctld_t *cd, job_t *j)
 {
 	node_t *bh = &cd->nodes[j->alloc.nodes[0]];
@@ -397,7 +399,16 @@ int job_launch(ctld_t *cd, job_t *j)
 		.ctld_addr = cd->conf->nctld_hosts ? cd->conf->ctld_addrs[0] : NULL,
 		.ctld_port = cd->conf->ctld_port,
 	};
+	/* the batch host's share, for its cgroup */
+	strbuf_t cores = STRBUF_INIT;
+	const sched_alloc_t *a = &j->alloc;
+	if (a->cores && a->cwords)
+		bits_ranges(&cores, a->cores, a->cwords);
+	m.cores = cores.len ? cores.buf : NULL;
+	m.mem_mb = a->mem ? a->mem[0] : 0;
+	m.gpus = a->gpus ? a->gpus[0] : 0;
 	conn_send(bh->conn, MSG_LAUNCH_JOB, &m);
+	strbuf_release(&cores);
 	strv_t e = { env, nenv };
 	strv_free(&e);
 	proto_free(MSG_SUBMIT, &full);
