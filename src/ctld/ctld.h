@@ -29,7 +29,8 @@
 #include "prom.h"
 #include "states.h"
 
-enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK };
+enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK,
+	DEP_AFTERCORR /* job_array.c: task i after task i of an array */ };
 typedef struct dep {
 	uint32_t type;
 	uint32_t job_id;

@@ -27,6 +27,9 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
+static uint32_t corr_first(ctld_t *cd, const job_t *j, uint32_t target, int *state);
+static uint32_t corr_target(ctld_t *cd, const job_t *j);
+
 /* MaxArraySize: task ids must be below it (Slurm's default 1001). */
 static uint32_t max_array_size(const ctld_t *cd)
 {
@@ -159,6 +162,14 @@ job_t *job_array_split(ctld_t *cd, job_t *j, int64_t now)
 	if (task == ARRAY_NONE) {
 		job_array_free(j);
 		return j;
+	}
+	uint32_t target = j->ndeps ? corr_target(cd, j) : 0;
+	if (target) {
+		/* aftercorr: the first task whose partner is done */
+		int state;
+		uint32_t x = corr_first(cd, j, target, &state);
+		if (x != ARRAY_NONE)
+			task = x;
 	}
 	return split_one(cd, j, task);
 }
@@ -437,4 +448,85 @@ int job_array_dep(ctld_t *cd, uint32_t id, uint32_t type, uint32_t task)
 	case DEP_AFTERNOTOK: return unfinished ? 1 : bad ? 0 : good ? 2 : 0;
 	default: return 0;
 	}
+}
+
+/* aftercorr of the array record j on array target: the first of j's
+ * pending tasks that may start now (its partner in target completed with
+ * 0, or target has no such task), or ARRAY_NONE with *state 1 (some
+ * wait) or 2 (every partner ended otherwise). One walk of the jobs and of
+ * j's pending set. */
+static uint32_t corr_first(ctld_t *cd, const job_t *j, uint32_t target, int *state)
+{
+	array_set_t good, bad, busy;
+	array_set_init(&good, 0);
+	array_set_init(&bad, 0);
+	array_set_init(&busy, 0);
+	const array_set_t *tpend = NULL;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		const job_t *r = cd->jobs[i];
+		if (r->array_job_id != target)
+			continue;
+		if (r->array_pending) {
+			tpend = r->array_pending;
+			continue;
+		}
+		if (!JOB_IS_FINISHED(r->state))
+			array_set_add(&busy, r->array_task_id);
+		else if ((r->state & JOB_STATE_BASE) == JOB_COMPLETE && r->exit_code == 0)
+			array_set_add(&good, r->array_task_id);
+		else
+			array_set_add(&bad, r->array_task_id);
+	}
+	uint32_t found = ARRAY_NONE;
+	int wait = 0;
+	for (uint32_t x = array_set_next(j->array_pending, 0); x != ARRAY_NONE;
+	     x = array_set_next(j->array_pending, x + 1)) {
+		if (array_set_has(&good, x) ||
+		    (!array_set_has(&bad, x) && !array_set_has(&busy, x) &&
+		     !(tpend && array_set_has(tpend, x)))) {
+			found = x;
+			break;
+		}
+		if (!array_set_has(&bad, x))
+			wait = 1;
+	}
+	array_set_free(&good);
+	array_set_free(&bad);
+	array_set_free(&busy);
+	*state = found != ARRAY_NONE ? 0 : wait ? 1 : 2;
+	return found;
+}
+
+/* The aftercorr dependency of j on an array, if it has one: its target's
+ * id, else 0. */
+static uint32_t corr_target(ctld_t *cd, const job_t *j)
+{
+	for (uint32_t i = 0; i < j->ndeps; i++) {
+		if (j->deps[i].type != DEP_AFTERCORR)
+			continue;
+		const job_t *t = job_find(cd, j->deps[i].job_id);
+		if (t && t->array_job_id == t->job_id)
+			return t->job_id;
+	}
+	return 0;
+}
+
+int job_array_dep_corr(ctld_t *cd, const job_t *j, const job_t *t)
+{
+	if (t->array_job_id != t->job_id) {
+		/* not an array: as afterok on that job */
+		if (!JOB_IS_FINISHED(t->state))
+			return 1;
+		return (t->state & JOB_STATE_BASE) == JOB_COMPLETE && t->exit_code == 0 ? 0 : 2;
+	}
+	if (j->array_pending) {
+		/* met when one of its pending tasks may start (the split
+		 * takes that one: job_array_split) */
+		int state;
+		corr_first(cd, j, t->job_id, &state);
+		return state;
+	}
+	if (j->array_job_id)
+		return job_array_dep(cd, t->job_id, DEP_AFTEROK, j->array_task_id);
+	return job_array_dep(cd, t->job_id, DEP_AFTEROK, NO_VAL32);
 }

@@ -73,6 +73,13 @@ int job_array_update(struct ctld *cd, const struct msg_update_job *m, uint32_t u
  * = every task ended and one did not. Costs one walk of the jobs. */
 int job_array_dep(struct ctld *cd, uint32_t id, uint32_t type, uint32_t task);
 
+/* aftercorr:t for j: j's task (for an array's pending record, the next
+ * one to start, so its tasks start in order) after the same task of
+ * array t completed with 0; when t has no such task, met; when t is no
+ * array, as afterok:t; when j is no array, afterok on all of t. 0 met,
+ * 1 waiting, 2 never. */
+int job_array_dep_corr(struct ctld *cd, const struct job *j, const struct job *t);
+
 /* The SLURM_ARRAY_* variables of a task (job_env.c). */
 void job_array_env(const struct job *j, void (*set)(void *arg, const char *k, const char *v),
 		   void *arg);

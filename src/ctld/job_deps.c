@@ -38,6 +38,8 @@ int job_parse_deps(ctld_t *cd, const char *s, dep_t **deps, uint32_t *n)
 			type = DEP_AFTEROK;
 		else if (!strcasecmp(tok, "afternotok"))
 			type = DEP_AFTERNOTOK;
+		else if (!strcasecmp(tok, "aftercorr"))
+			type = DEP_AFTERCORR;
 		else {
 			rc = ESLURM_DEPENDENCY;
 			break;
@@ -84,6 +86,13 @@ void job_resolve_deps(ctld_t *cd, job_t *j)
 		job_t *t = job_find(cd, j->deps[i].job_id);
 		if (!t)
 			continue;
+		if (j->deps[i].type == DEP_AFTERCORR) {
+			/* task i after task i (job_array.c) */
+			int ds = job_array_dep_corr(cd, j, t);
+			wait |= ds == 1;
+			never |= ds == 2;
+			continue;
+		}
 		if (t->array_job_id == t->job_id) {
 			/* an array's id: its tasks (job_array.c) */
 			int ds = job_array_dep(cd, t->job_id, j->deps[i].type, NO_VAL32);

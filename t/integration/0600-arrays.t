@@ -142,6 +142,19 @@ test_expect_success 'afterok on an array waits for every task' '
 	wait_for 30 test_reason $g DependencyNeverSatisfied
 '
 
+test_expect_success 'aftercorr: task i starts after task i of the other array completed' '
+	cd "$CL/work" &&
+	a=$(sbatch --parsable --array=1-3 -o /dev/null --wrap="test \$SLURM_ARRAY_TASK_ID != 2") &&
+	b=$(sbatch --parsable --array=1-4 -d aftercorr:$a -o "corr-%a.out" --wrap="squeue -h -j ${a}_\$SLURM_ARRAY_TASK_ID -t all -o %t") &&
+	wait_for 30 n_files "corr-*.out" 3 &&
+	test "$(cat corr-1.out corr-3.out | tr "\n" " ")" = "CD CD " &&
+	test -z "$(cat corr-4.out)" &&
+	test ! -e corr-2.out &&
+	wait_for 20 test_reason $b DependencyNeverSatisfied &&
+	test "$(squeue -h -j $b -t PD -o %i)" = ${b}_2 &&
+	scancel $b
+'
+
 test_expect_success 'a controller killed mid-array loses and repeats no task' '
 	cd "$CL/work" &&
 	a=$(sbatch --parsable --array=1-6%2 -o "rs-%a.out" --wrap="echo \$SLURM_ARRAY_TASK_ID; sleep 1") &&
