@@ -414,9 +414,12 @@ void job_array_env(const job_t *j, void (*set)(void *arg, const char *k, const c
 	array_set_free(&all);
 }
 
-int job_array_dep(ctld_t *cd, uint32_t id, uint32_t type, uint32_t task)
+/* job_array_dep, and in *when the latest start (after) or end (the
+ * others) of the tasks it looked at, for a "+MIN" delay. */
+static int array_dep(ctld_t *cd, uint32_t id, uint32_t type, uint32_t task, int64_t *when)
 {
 	int pending = 0, unfinished = 0, bad = 0, good = 0, seen = 0;
+	*when = 0;
 	for (size_t i = 0; i < cd->njobs; i++) {
 		const job_t *t = cd->jobs[i];
 		if (t->array_job_id != id)
@@ -428,6 +431,9 @@ int job_array_dep(ctld_t *cd, uint32_t id, uint32_t type, uint32_t task)
 		}
 		seen = 1;
 		uint32_t st = t->state & JOB_STATE_BASE;
+		int64_t w = type == DEP_AFTER ? t->start_time : t->end_time;
+		if (w > *when)
+			*when = w;
 		if (t->array_pending || st == JOB_PENDING)
 			pending = 1;
 		if (t->array_pending || !JOB_IS_FINISHED(t->state)) {
@@ -448,6 +454,45 @@ int job_array_dep(ctld_t *cd, uint32_t id, uint32_t type, uint32_t task)
 	case DEP_AFTERNOTOK: return unfinished ? 1 : bad ? 0 : good ? 2 : 0;
 	default: return 0;
 	}
+}
+
+int job_array_dep(ctld_t *cd, uint32_t id, uint32_t type, uint32_t task)
+{
+	int64_t when;
+	return array_dep(cd, id, type, task, &when);
+}
+
+int job_array_dep_target(ctld_t *cd, const job_t *j, const dep_t *d, int64_t now, uint8_t *state)
+{
+	const job_t *t = job_find(cd, d->job_id);
+	int64_t when = 0;
+	int ds;
+	if (d->type == DEP_AFTERCORR) {
+		if (!t)
+			return 0;
+		ds = job_array_dep_corr(cd, j, t);
+		if (ds == 0 && t->array_job_id != t->job_id)
+			when = t->end_time;
+	} else if (d->task_id == DEP_TASK_ALL ||
+		   (d->task_id == DEP_TASK_NONE && t && t->array_job_id == t->job_id)) {
+		/* "afterok:11" (11 an array) or "afterok:11_*": every task */
+		ds = array_dep(cd, d->job_id, d->type == DEP_AFTERBB ? DEP_AFTERANY : d->type,
+			       NO_VAL32, &when);
+	} else if (d->task_id != DEP_TASK_NONE) {
+		/* "afterok:11_3": that task */
+		ds = array_dep(cd, d->job_id, d->type == DEP_AFTERBB ? DEP_AFTERANY : d->type,
+			       d->task_id, &when);
+	} else {
+		return 0;
+	}
+	if (ds == 1)
+		*state = DEP_UNFULFILLED;
+	else if (ds == 2)
+		*state = DEP_FAILED;
+	else
+		*state = !d->time_min || now - when >= (int64_t)d->time_min * 60
+			? DEP_FULFILLED : DEP_UNFULFILLED;
+	return 1;
 }
 
 /* aftercorr of the array record j on array target: the first of j's

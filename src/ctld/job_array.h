@@ -73,6 +73,15 @@ int job_array_update(struct ctld *cd, const struct msg_update_job *m, uint32_t u
  * = every task ended and one did not. Costs one walk of the jobs. */
 int job_array_dep(struct ctld *cd, uint32_t id, uint32_t type, uint32_t task);
 
+/* A dependency element d of j whose target is an array (job_deps.c):
+ * "afterok:11" with 11 an array, "afterok:11_*", "afterok:11_3",
+ * "aftercorr:11"; *state its DEP_* state ("+MIN" counted from the
+ * latest start or end of the tasks). 1 when handled here, 0 when d names
+ * a plain job. */
+struct dep;
+int job_array_dep_target(struct ctld *cd, const struct job *j, const struct dep *d,
+			 int64_t now, uint8_t *state);
+
 /* aftercorr:t for j: j's task (for an array's pending record, the next
  * one to start, so its tasks start in order) after the same task of
  * array t completed with 0; when t has no such task, met; when t is no
