@@ -815,9 +815,8 @@ static int cmd_hold(const char *action, int argc, char **argv)
 			if (err == ESLURM_INVALID_JOB_ID && suspend)
 				err = SLURM_UNEXPECTED_MSG_ERROR;
 			if (err && m.array_task) {
-				/* as Slurm: "11_9: Invalid job id specified" */
+				/* as Slurm: "11_9: Invalid job id specified", alone */
 				fprintf(stderr, "%s: %s\n", ids.v[k], slurm_strerror(err));
-				last_err = err;
 				rc = 1;
 			} else if (err) {
 				fprintf(stderr, "%s for job %s\n", slurm_strerror(err), ids.v[k]);

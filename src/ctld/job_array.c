@@ -100,6 +100,15 @@ static void collapse(ctld_t *cd, job_t *j)
 	uint32_t last = array_set_next(j->array_pending, 0);
 	job_array_free(j);
 	j->array_task_id = last;
+	/* aftercorr was met for another task of the record: its own now */
+	int corr = 0;
+	for (uint32_t i = 0; i < j->ndeps; i++)
+		if (j->deps[i].type == DEP_AFTERCORR) {
+			j->deps[i].state = DEP_UNFULFILLED;
+			corr = 1;
+		}
+	if (corr)
+		job_resolve_deps(cd, j);
 	job_dirty(cd, j);
 }
 
@@ -145,7 +154,7 @@ static job_t *split_one(ctld_t *cd, job_t *j, uint32_t task)
 	xfree(full->script);
 	strv_free(&full->env);
 	job_add_recovered(cd, t);    /* interning, links, indexes, TRES */
-	t->dep_state = j->dep_state;
+	job_resolve_deps(cd, t);     /* its own (aftercorr: its own task) */
 	array_set_del(set, task);
 	job_dirty(cd, j);
 	job_dirty(cd, t);

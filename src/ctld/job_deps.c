@@ -419,7 +419,10 @@ int job_resolve_deps(ctld_t *cd, job_t *j)
 		dep_t *d = &j->deps[i];
 		/* A met element stays met (Slurm drops it from the list), so
 		 * "after" holds even if its target is requeued later. */
-		if (d->state != DEP_FULFILLED) {
+		if (d->state != DEP_FULFILLED ||
+		    (d->type == DEP_AFTERCORR && j->array_pending)) {
+			/* (an array's pending record: aftercorr is about the
+			 * next task each time, job_array.c) */
 			uint8_t s = dep_target_state(cd, j, d, now);
 			if (s != d->state) {
 				d->state = s;
