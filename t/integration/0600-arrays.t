@@ -14,6 +14,7 @@ ids() { squeue -h "$@" -o %i | sort -V | tr "\n" " "; }
 n_running() { test "$(squeue -h -j $1 -t R | wc -l)" = $2; }
 array_done() { test -z "$(squeue -h -j $1 -t PD,R,CG)"; }
 n_files() { test "$(ls $1 2>/dev/null | wc -l)" = $2; }
+only_left() { test "$(squeue -h -j $1 -t PD,R,CG -o %i)" = "$2"; }
 
 test_expect_success 'a held array is one pending row in squeue, one per task with -r' '
 	cd "$CL/work" &&
@@ -119,7 +120,7 @@ test_expect_success 'the %N throttle keeps at most N tasks running' '
 	cd "$CL/work" &&
 	a=$(sbatch --parsable --array=1-4%1 -o "thr-%a.out" --wrap="date +%s.%N; sleep 1; date +%s.%N") &&
 	wait_for 20 n_running $a 1 &&
-	test_reason $a JobArrayTaskLimit &&
+	wait_for 10 test_reason $a JobArrayTaskLimit &&
 	wait_for 40 array_done $a &&
 	cat thr-1.out thr-2.out thr-3.out thr-4.out | tr "\n" " " >times &&
 	python3 -c "
@@ -146,7 +147,7 @@ test_expect_success 'aftercorr: task i starts after task i of the other array co
 	cd "$CL/work" &&
 	a=$(sbatch --parsable --array=1-3 -o /dev/null --wrap="test \$SLURM_ARRAY_TASK_ID != 2") &&
 	b=$(sbatch --parsable --array=1-4 -d aftercorr:$a -o "corr-%a.out" --wrap="squeue -h -j ${a}_\$SLURM_ARRAY_TASK_ID -t all -o %t") &&
-	wait_for 30 n_files "corr-*.out" 3 &&
+	wait_for 30 only_left $b ${b}_2 &&
 	test "$(cat corr-1.out corr-3.out | tr "\n" " ")" = "CD CD " &&
 	test -z "$(cat corr-4.out)" &&
 	test ! -e corr-2.out &&
