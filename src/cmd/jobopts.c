@@ -501,10 +501,9 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 	switch (id) {
 	case 'A': set_str(&d->account, arg); break;
 	case 'a':
-		/* Job arrays are planned; refusing beats silently running one job. */
-		fprintf(stderr, "%s: error: --array is not supported yet (job arrays are planned)\n",
-			o->prog);
-		return 1;
+		/* checked by the controller against MaxArraySize, as Slurm */
+		set_str(&d->array_inx, arg);
+		break;
 	case 'b': {
 		time_t t;
 		if (time_abs_parse(arg, time(NULL), &t) < 0)
@@ -865,7 +864,7 @@ struct envdef {
 };
 
 static const struct envdef envdefs[] = {
-	{ "SBATCH_ACCOUNT", 'A', O_SB }, { "SBATCH_CONSTRAINT", 'C', O_SB },
+	{ "SBATCH_ACCOUNT", 'A', O_SB }, { "SBATCH_ARRAY_INX", 'a', O_SB }, { "SBATCH_CONSTRAINT", 'C', O_SB },
 	{ "SBATCH_DEBUG", 'v', O_SB }, { "SBATCH_ERROR", 'e', O_SB },
 	{ "SBATCH_EXCLUSIVE", ID_EXCLUSIVE, O_SB }, { "SBATCH_EXPORT", ID_EXPORT, O_SB },
 	{ "SBATCH_GET_USER_ENV", ID_GET_USER_ENV, O_SB }, { "SBATCH_GPUS", 'G', O_SB },

@@ -295,6 +295,42 @@ static void fast_squeue_time(long secs, char *buf)
 	*p = '\0';
 }
 
+/* A job's -o/-e/-i path as scontrol shows it: %j %u %x %A %a replaced
+ * (with a width as "%5j"), as Slurm; the node and task forms (%N %n %t
+ * %s) and %% are left as typed, as Slurm leaves them. */
+static void std_path(strbuf_t *sb, const job_info_t *j, const char *pat)
+{
+	if (!pat) {
+		strbuf_addstr(sb, "(null)");
+		return;
+	}
+	if (strchr(pat, '\\')) {    /* a backslash turns replacement off */
+		strbuf_addstr(sb, pat);
+		return;
+	}
+	for (const char *p = pat; *p; p++) {
+		const char *q = p + 1;
+		int width = 0;
+		if (*p == '%')
+			while (*q >= '0' && *q <= '9')
+				width = width * 10 + (*q++ - '0');
+		if (*p != '%' || !*q || !strchr("juxAa", *q)) {
+			strbuf_addch(sb, *p);
+			continue;
+		}
+		if (width > 10)
+			width = 10;
+		switch (*q) {
+		case 'j': strbuf_addf(sb, "%0*u", width, j->job_id); break;
+		case 'A': strbuf_addf(sb, "%0*u", width, j->array_job_id ? j->array_job_id : j->job_id); break;
+		case 'a': strbuf_addf(sb, "%0*u", width, j->array_job_id ? j->array_task_id : NO_VAL32); break;
+		case 'u': strbuf_addstr(sb, j->user_name ? j->user_name : cmd_user_name(j->user_id)); break;
+		case 'x': strbuf_addstr(sb, nz(j->name, "")); break;
+		}
+		p = q;
+	}
+}
+
 static void job_id_str(char *buf, size_t len, const job_info_t *j, uint32_t task)
 {
 	if (j->array_job_id && task != NO_VAL32)
@@ -763,6 +799,8 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 			strbuf_addf(sb, "ArrayTaskId=%s", j->array_task_str);
 		else
 			strbuf_addf(sb, "ArrayTaskId=%u", j->array_task_id);
+		if (j->array_max_tasks)
+			strbuf_addf(sb, " ArrayTaskThrottle=%u", j->array_max_tasks);
 		strbuf_addf(sb, " JobName=%s", nz(j->name, ""));
 	} else {
 		strbuf_addf(sb, "JobId=%u JobName=%s", j->job_id, nz(j->name, ""));
@@ -869,11 +907,14 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	}
 	if (j->batch_flag) {
 		nl(sb, one_liner);
-		strbuf_addf(sb, "StdErr=%s", nz(j->std_err, "(null)"));
+		strbuf_addstr(sb, "StdErr=");
+		std_path(sb, j, j->std_err);
 		nl(sb, one_liner);
-		strbuf_addf(sb, "StdIn=%s", nz(j->std_in, "(null)"));
+		strbuf_addstr(sb, "StdIn=");
+		std_path(sb, j, j->std_in);
 		nl(sb, one_liner);
-		strbuf_addf(sb, "StdOut=%s", nz(j->std_out, "(null)"));
+		strbuf_addstr(sb, "StdOut=");
+		std_path(sb, j, j->std_out);
 	}
 	nl(sb, one_liner);
 	strbuf_addstr(sb, "Power=");

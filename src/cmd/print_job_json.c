@@ -259,8 +259,8 @@ static void one_job(struct jw *w, const job_info_t *j, const struct node_index *
 		jw_int(w, "array_task_id", j->array_task_id);
 	else
 		jw_null(w, "array_task_id");
-	const char *pct = j->array_task_str ? strchr(j->array_task_str, '%') : NULL;
-	jw_int(w, "array_max_tasks", pct ? atoll(pct + 1) : 0);
+	/* the throttle, on the array's tasks too (as Slurm) */
+	jw_int(w, "array_max_tasks", j->array_max_tasks);
 	jw_s(w, "array_task_string", j->array_task_str);
 	jw_int(w, "association_id", j->assoc_id);
 	jw_s(w, "batch_features", NULL);

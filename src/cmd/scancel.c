@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array_range.h"
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/jobopts.h"
@@ -41,8 +42,36 @@ struct scancel_opts {
 	size_t nids;
 };
 
-/* A job id as typed: "N" works; "N_M" (array task) and "N.S" (step) are
- * not supported yet. Returns 0, -1 (invalid), -2 (unsupported form). */
+/* An array selector "N_M" or "N_[1-3,7]": the array id in *id and the
+ * task ids in *tasks (malloc'd, *ntasks). 0, or -1 (invalid). */
+static int parse_array_tasks(const char *s, uint32_t *id, uint32_t **tasks, size_t *ntasks)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (v == 0 || v > 0xfffffff0ul || *end != '_')
+		return -1;
+	const char *t = end + 1;
+	size_t len = strlen(t);
+	char *spec = (*t == '[' && len > 2 && t[len - 1] == ']') ? xstrndup(t + 1, len - 2)
+		: xstrdup(t);
+	array_set_t set;
+	uint32_t thr;
+	int rc = array_spec_parse(spec, 0, &set, &thr);
+	free(spec);
+	if (rc || thr)
+		return -1;
+	*tasks = xcalloc(set.count + 1, sizeof(uint32_t));
+	*ntasks = 0;
+	for (uint32_t x = array_set_next(&set, 0); x != ARRAY_NONE; x = array_set_next(&set, x + 1))
+		(*tasks)[(*ntasks)++] = x;
+	array_set_free(&set);
+	*id = (uint32_t)v;
+	return 0;
+}
+
+/* A job id as typed: "N" works; "N.S" (step) is not supported yet
+ * ("N_M" goes to parse_array_tasks). Returns 0, -1 (invalid), -2
+ * (unsupported form), -3 (an array task selector). */
 static int parse_job_id(const char *s, uint32_t *id)
 {
 	char *end;
@@ -55,6 +84,8 @@ static int parse_job_id(const char *s, uint32_t *id)
 		const char *q = end + 1;
 		if (!*q)
 			return -1;
+		if (*end == '_' && !strchr(q, '.'))
+			return -3;
 		for (; *q; q++)
 			if (!isdigit((unsigned char)*q) && *q != '.' && *q != '_' &&
 			    strcmp(q, "batch") && strcmp(q, "extern"))
@@ -300,19 +331,43 @@ int cmd_scancel(int argc, char **argv)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
 
 	o.ids = xcalloc((size_t)(argc - optind) + 1, sizeof(*o.ids));
+	size_t aids = (size_t)(argc - optind) + 1;
+	uint32_t *tasks = xcalloc(aids, sizeof(*tasks));   /* parallel to o.ids */
+	int any_task = 0;
 	for (int i = optind; i < argc; i++) {
 		uint32_t id;
 		int r = parse_job_id(argv[i], &id);
+		if (r == -3) {
+			uint32_t *tv = NULL;
+			size_t nt = 0;
+			if (parse_array_tasks(argv[i], &id, &tv, &nt)) {
+				error("Invalid job id %s", argv[i]);
+				free(o.ids);
+				free(tasks);
+				return 1;
+			}
+			o.ids = xrealloc(o.ids, (o.nids + nt + (size_t)argc) * sizeof(*o.ids));
+			tasks = xrealloc(tasks, (o.nids + nt + (size_t)argc) * sizeof(*tasks));
+			for (size_t k = 0; k < nt; k++) {
+				o.ids[o.nids] = id;
+				tasks[o.nids++] = tv[k];
+			}
+			free(tv);
+			any_task = 1;
+			continue;
+		}
 		if (r == -1) {
 			error("Invalid job id %s", argv[i]);
 			free(o.ids);
 			return 1;
 		}
 		if (r == -2) {
-			error("Job array tasks and job steps are not supported yet: %s", argv[i]);
+			error("Job steps are not supported yet: %s", argv[i]);
 			free(o.ids);
+			free(tasks);
 			return 1;
 		}
+		tasks[o.nids] = NO_VAL32;
 		o.ids[o.nids++] = id;
 	}
 	int filters = o.user || o.partition || o.name || o.account || o.qos ||
@@ -320,6 +375,7 @@ int cmd_scancel(int argc, char **argv)
 	if (!o.nids && !filters) {
 		error("No job identification provided");
 		free(o.ids);
+		free(tasks);
 		return 1;
 	}
 
@@ -328,6 +384,7 @@ int cmd_scancel(int argc, char **argv)
 	if (filters || o.interactive) {
 		if ((rc = select_jobs(&o, !filters, &ids, &nids))) {
 			free(o.ids);
+			free(tasks);
 			return rc;
 		}
 		/* Given ids that are not active: what the controller says. */
@@ -361,8 +418,11 @@ int cmd_scancel(int argc, char **argv)
 			printf("Cancel job_id=%u %s [y/n]? ", ids[i],
 			       i < labels.n ? labels.v[i] : "");
 			fflush(stdout);
-			if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y'))
+			if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y')) {
+				if (ids == o.ids)
+					tasks[k] = tasks[i];
 				ids[k++] = ids[i];
+			}
 		}
 		nids = k;
 	}
@@ -371,6 +431,7 @@ int cmd_scancel(int argc, char **argv)
 		if (ids != o.ids)
 			free(ids);
 		free(o.ids);
+		free(tasks);
 		return 0;
 	}
 	if (o.sibling) {
@@ -381,6 +442,7 @@ int cmd_scancel(int argc, char **argv)
 		if (ids != o.ids)
 			free(ids);
 		free(o.ids);
+		free(tasks);
 		return ESLURM_JOB_NOT_FEDERATED & 0xff;
 	}
 
@@ -395,6 +457,9 @@ int cmd_scancel(int argc, char **argv)
 		.njob_ids = (uint32_t)nids, .job_ids = ids,
 		.signal = (uint32_t)o.signal,
 		.flags = (o.batch ? CANCEL_F_BATCH_ONLY : 0) | (o.full ? CANCEL_F_FULL : 0),
+		/* "11_3": the task of the array (the ids as typed only) */
+		.ntask_ids = any_task && ids == o.ids ? (uint32_t)nids : 0,
+		.task_ids = any_task && ids == o.ids ? tasks : NULL,
 	};
 	void *reply = NULL;
 	int err = cmd_call(MSG_CANCEL, &req, MSG_CANCEL_REPLY, &reply, NULL);
@@ -432,5 +497,6 @@ int cmd_scancel(int argc, char **argv)
 	if (ids != o.ids)
 		free(ids);
 	free(o.ids);
+	free(tasks);
 	return rc;
 }

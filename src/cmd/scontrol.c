@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array_range.h"
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/print.h"
@@ -128,6 +129,29 @@ static int do_ping(void)
 	return rc ? 1 : 0;
 }
 
+/* An array task id after "N_": *plus1 = task + 1 (msg_update_job_t). */
+static int task_parse(const char *s, uint32_t *plus1)
+{
+	char *end;
+	unsigned long t = strtoul(s, &end, 10);
+	if (end == s || *end || t >= NO_VAL32 - 1)
+		return -1;
+	*plus1 = (uint32_t)t + 1;
+	return 0;
+}
+
+/* Is task in an array's pending task string ("1-4,7%2")? */
+static int array_str_has(const char *str, uint32_t task)
+{
+	array_set_t set;
+	uint32_t thr;
+	if (array_spec_parse(str, 0, &set, &thr))
+		return 0;
+	int has = array_set_has(&set, task);
+	array_set_free(&set);
+	return has;
+}
+
 static int show_jobs(const char *id)
 {
 	msg_info_req_t req = { 0 };
@@ -155,8 +179,43 @@ static int show_jobs(const char *id)
 	}
 	time_t now = time(NULL);
 	strbuf_t sb = STRBUF_INIT;
-	for (uint32_t i = 0; i < ji->njobs; i++)
-		print_job_scontrol(&sb, &ji->jobs[i], detail, one_liner, now);
+	const char *us = id ? strchr(id, '_') : NULL;
+	uint32_t task = NO_VAL32;
+	if (us) {
+		/* ID_TASK: that task alone, its own record or the array's
+		 * pending record shown as that task (as Slurm) */
+		char *end;
+		unsigned long t = strtoul(us + 1, &end, 10);
+		if (end == us + 1 || *end || t >= NO_VAL32) {
+			fprintf(stderr, "scontrol_print_job error: Invalid job id specified\n");
+			proto_msg_destroy(MSG_JOB_INFO, ji);
+			return 1;
+		}
+		task = (uint32_t)t;
+	}
+	int shown = 0;
+	for (uint32_t i = 0; i < ji->njobs; i++) {
+		job_info_t *j = &ji->jobs[i];
+		if (us) {
+			if (!j->array_job_id)
+				continue;
+			if (j->array_task_str && *j->array_task_str) {
+				if (!array_str_has(j->array_task_str, task))
+					continue;
+				xfree(j->array_task_str);
+				j->array_task_id = task;
+			} else if (j->array_task_id != task) {
+				continue;
+			}
+		}
+		print_job_scontrol(&sb, j, detail, one_liner, now);
+		shown++;
+	}
+	if (us && !shown) {
+		printf("Job %s not found\n", id);
+		proto_msg_destroy(MSG_JOB_INFO, ji);
+		return 1;
+	}
 	fwrite(sb.buf, 1, sb.len, stdout);
 	strbuf_release(&sb);
 	proto_msg_destroy(MSG_JOB_INFO, ji);
@@ -607,6 +666,8 @@ static int update_job(int argc, char **argv)
 		if (!strcasecmp(key, "JobId") || !strcasecmp(key, "Job")) {
 			char *end;
 			m.job_id = (uint32_t)strtoul(val, &end, 10);
+			if (end != val && *end == '_' && task_parse(end + 1, &m.array_task) == 0)
+				end += strlen(end);
 			if (end == val || *end) {
 				fprintf(stderr, "Invalid JobId value: %s\n", val);
 				free(key);
@@ -742,7 +803,9 @@ static int cmd_hold(const char *action, int argc, char **argv)
 			char *end;
 			msg_update_job_t m = { 0 };
 			m.job_id = (uint32_t)strtoul(ids.v[k], &end, 10);
-			if (end == ids.v[k] || (*end && *end != '_')) {
+			if (end != ids.v[k] && *end == '_' && task_parse(end + 1, &m.array_task) == 0)
+				end += strlen(end);
+			if (end == ids.v[k] || *end) {
 				fprintf(stderr, "Invalid job id specified\n");
 				rc = 1;
 				continue;
@@ -752,7 +815,11 @@ static int cmd_hold(const char *action, int argc, char **argv)
 			/* Slurm's suspend RPC answers an unknown job so */
 			if (err == ESLURM_INVALID_JOB_ID && suspend)
 				err = SLURM_UNEXPECTED_MSG_ERROR;
-			if (err) {
+			if (err && m.array_task) {
+				/* as Slurm: "11_9: Invalid job id specified", alone */
+				fprintf(stderr, "%s: %s\n", ids.v[k], slurm_strerror(err));
+				rc = 1;
+			} else if (err) {
 				fprintf(stderr, "%s for job %s\n", slurm_strerror(err), ids.v[k]);
 				last_err = err;
 				rc = 1;

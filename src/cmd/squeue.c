@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array_range.h"
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/print.h"
@@ -88,6 +89,7 @@ struct opts {
 	uint32_t *uids; size_t nuids; int users_set;
 	job_state_sel_t *states; size_t nstates;
 	uint32_t *job_ids; size_t njob_ids;
+	uint32_t *job_tasks;      /* parallel to job_ids: "-j 11_3", NO_VAL32 = none */
 	hostlist_t *nodes;
 	int iterate;
 	uint32_t fields;          /* JINFO_* groups to ask the controller for */
@@ -114,6 +116,35 @@ static void bad_name(const char *name, void *arg)
 	error("Invalid job format specification: %s", name);
 }
 
+/* Is j task `task` of array `id`: its own record, or the array's
+ * pending record that still holds it? */
+static int job_task_hit(const job_info_t *j, uint32_t id, uint32_t task)
+{
+	if (j->array_job_id != id)
+		return 0;
+	if (!j->array_task_str || !*j->array_task_str)
+		return j->array_task_id == task;
+	array_set_t set;
+	uint32_t thr;
+	if (array_spec_parse(j->array_task_str, 0, &set, &thr))
+		return 0;
+	int hit = array_set_has(&set, task);
+	array_set_free(&set);
+	return hit;
+}
+
+/* "-j 11_3" picked the pending record j of the array: the row shows that
+ * task alone. NO_VAL32 otherwise. */
+static uint32_t selected_task(const struct opts *o, const job_info_t *j)
+{
+	if (!j->array_task_str || !*j->array_task_str)
+		return NO_VAL32;
+	for (size_t i = 0; i < o->njob_ids; i++)
+		if (o->job_tasks[i] != NO_VAL32 && job_task_hit(j, o->job_ids[i], o->job_tasks[i]))
+			return o->job_tasks[i];
+	return NO_VAL32;
+}
+
 static int job_selected(const struct opts *o, const job_info_t *j)
 {
 	if (o->nstates) {
@@ -127,8 +158,12 @@ static int job_selected(const struct opts *o, const job_info_t *j)
 	}
 	if (o->njob_ids) {
 		int hit = 0;
-		for (size_t i = 0; i < o->njob_ids && !hit; i++)
-			hit = j->job_id == o->job_ids[i] || j->array_job_id == o->job_ids[i];
+		for (size_t i = 0; i < o->njob_ids && !hit; i++) {
+			if (o->job_tasks[i] != NO_VAL32)
+				hit = job_task_hit(j, o->job_ids[i], o->job_tasks[i]);
+			else
+				hit = j->job_id == o->job_ids[i] || j->array_job_id == o->job_ids[i];
+		}
 		if (!hit)
 			return 0;
 	}
@@ -414,7 +449,8 @@ static int run_once(struct opts *o, fmt_t *fmt)
 			continue;
 		const char *sc = job_state_string_compact(j->state);
 		const char *sl = job_state_string(j->state);
-		if (o->array && j->array_job_id && j->array_task_str && *j->array_task_str) {
+		if (o->array && j->array_job_id && j->array_task_str && *j->array_task_str &&
+		    selected_task(o, j) == NO_VAL32) {
 			uint32_t *tasks;
 			size_t nt = array_tasks(j->array_task_str, &tasks);
 			for (size_t k = 0; k < nt; k++) {
@@ -426,7 +462,7 @@ static int run_once(struct opts *o, fmt_t *fmt)
 			continue;
 		}
 		rows = xgrow(rows, sizeof(*rows), n + 1, &alloc);
-		rows[n] = (struct row){ j, NO_VAL32, sc, sl, (long)n };
+		rows[n] = (struct row){ j, selected_task(o, j), sc, sl, (long)n };
 		n++;
 	}
 	sort_now = now;
@@ -605,6 +641,8 @@ int cmd_squeue(int argc, char **argv)
 			goto out;
 		}
 		o.job_ids = xrealloc(o.job_ids, (o.njob_ids + 1) * sizeof(*o.job_ids));
+		o.job_tasks = xrealloc(o.job_tasks, (o.njob_ids + 1) * sizeof(*o.job_tasks));
+		o.job_tasks[o.njob_ids] = *end == '_' ? (uint32_t)strtoul(end + 1, NULL, 10) : NO_VAL32;
 		o.job_ids[o.njob_ids++] = (uint32_t)id;
 	}
 	for (uint32_t i = 0; i < o.states_s.n; i++) {
@@ -732,6 +770,7 @@ out:   /* error exits come here too: LeakSanitizer runs on every exit in tests *
 	free(o.uids);
 	free(o.states);
 	free(o.job_ids);
+	free(o.job_tasks);
 	hostlist_destroy(o.nodes);
 	return rc;
 }

@@ -177,8 +177,10 @@ void acct_job_record(ctld_t *cd, job_t *j)
 	int started = base != JOB_PENDING && j->alloc.nnodes;
 	int64_t now = ctld_now();
 	bind_i(st, 1, &h, j->job_id);
-	bind_i(st, 2, &h, 0);
-	bind_i(st, 3, &h, NO_VAL32);
+	/* an array task: its array and task ids (the pending record of an
+	 * array: its array id, no task) */
+	bind_i(st, 2, &h, j->array_job_id);
+	bind_i(st, 3, &h, j->array_pending || !j->array_job_id ? NO_VAL32 : j->array_task_id);
 	bind_t(st, &h, 4, cd->acct.cluster ? cd->acct.cluster : cd->conf->cluster_name);
 	bind_t(st, &h, 5, cd->parts[j->part].cf->name);
 	bind_t(st, &h, 6, d->account);

@@ -114,6 +114,12 @@ typedef struct job {
 	                           * ("0-7 0-3"); built on demand, NULL before */
 	strv_t gres_detail;       /* show -d: per node "gpu:h100:2(IDX:0-1)" */
 	char *mem_alloc;          /* show -d: per node MB, space separated */
+	uint32_t array_job_id;    /* job_array.c: 0 = no array, else the array's id */
+	uint32_t array_task_id;   /* NO_VAL32: the array's pending record */
+	uint32_t array_throttle;  /* %N (ArrayTaskThrottle), 0 = none */
+	uint32_t array_nrun;      /* pending record: its running tasks (a pass's count) */
+	struct array_set *array_pending;   /* pending record: tasks not started */
+	char *array_str;          /* its last formatted form (job info borrows it) */
 	struct job *hnext;        /* hash chain */
 	struct job *rnext;        /* request id hash chain (desc->request_id) */
 	struct step_hold *step_holds;   /* CPUs its running steps hold
@@ -226,6 +232,7 @@ typedef struct ctld {
 	sqlite3_stmt *st_node_notes;   /* nodes.comment/extra, after st_node_save */
 	sqlite3_stmt *st_node_weight;  /* nodes.weight, after st_node_save */
 	sqlite3_stmt *st_acct_job;     /* acct_jobs.c: upsert of a job's record */
+	sqlite3_stmt *st_job_array;    /* jobs.array_*, after a save of an array job */
 	int in_txn;
 	int db_failed;          /* a statement of the open transaction failed */
 	int db_errno;           /* why it failed (ENOSPC, EIO, ...) */
@@ -355,8 +362,14 @@ void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now);
 void job_fence_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int reg);
 /* Tell the batch host the job's time limit now ends at j->end_time. */
 void job_send_time_limit(ctld_t *cd, job_t *j);
+/* scancel of an id: an array's id cancels the whole array (job_array.c);
+ * job_cancel_record cancels that one record. */
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
+int job_cancel_record(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
+/* scontrol update/hold/release: of a whole array for an array's id
+ * (job_array.c), else of one record (job_update_record). */
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
+int job_update_record(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
 /* prolog_ctld.c: a node's Prolog/Epilog failure reported with a job's
  * end (m->rc): drain the node ("Prolog error"/"Epilog error") and, for a
@@ -433,6 +446,11 @@ void dep_index_remove(ctld_t *cd, job_t *j);
 /* The tasks a job asked for (-n, else --ntasks-per-node x nodes, else
  * one per node). */
 uint32_t job_ntasks(const job_t *j);
+/* The next free job id of the sequence (FirstJobId..MaxJobId); marks
+ * the meta record dirty. */
+uint32_t job_next_id(ctld_t *cd);
+/* Write an array job's columns of its jobs row (job_array.c keeps them). */
+void db_job_array_save(ctld_t *cd, const job_t *j);
 /* ---- job_env.c ---- */
 char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n);
 int is_admin(const ctld_t *cd, uint32_t uid);

@@ -28,6 +28,7 @@
 #include <strings.h>
 
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 #include "errors.h"
 #include "log.h"
 #include "strbuf.h"
@@ -335,6 +336,9 @@ uint8_t dep_target_state(ctld_t *cd, const job_t *j, const dep_t *d, int64_t now
 		return singleton_blocked(cd, j) ? DEP_UNFULFILLED : DEP_FULFILLED;
 	/* Array targets ("_N", "_*", a whole array, aftercorr's task by
 	 * task) are resolved by the array code; a plain job here. */
+	uint8_t as;
+	if (job_array_dep_target(cd, j, d, now, &as))
+		return as;
 	const job_t *t = job_find(cd, d->job_id);
 	if (!t)
 		return DEP_FULFILLED;               /* gone: lifted, as Slurm */
@@ -415,7 +419,10 @@ int job_resolve_deps(ctld_t *cd, job_t *j)
 		dep_t *d = &j->deps[i];
 		/* A met element stays met (Slurm drops it from the list), so
 		 * "after" holds even if its target is requeued later. */
-		if (d->state != DEP_FULFILLED) {
+		if (d->state != DEP_FULFILLED ||
+		    (d->type == DEP_AFTERCORR && j->array_pending)) {
+			/* (an array's pending record: aftercorr is about the
+			 * next task each time, job_array.c) */
 			uint8_t s = dep_target_state(cd, j, d, now);
 			if (s != d->state) {
 				d->state = s;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 #include "hostlist.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -31,6 +32,11 @@ static void env_set(strv_t *sv, const char *k, const char *fmt, ...)
 }
 
 /* "64(x2),32": run-length form Slurm uses for per-node counts. */
+static void env_set_kv(void *arg, const char *k, const char *v)
+{
+	env_set(arg, k, "%s", v);
+}
+
 static char *rle_counts(const uint32_t *v, uint32_t n)
 {
 	strbuf_t sb = STRBUF_INIT;
@@ -62,6 +68,7 @@ char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n)
 	const char *part = cd->parts[j->part].cf->name;
 	env_set(&ours, "SLURM_JOB_ID", "%u", j->job_id);
 	env_set(&ours, "SLURM_JOBID", "%u", j->job_id);
+	job_array_env(j, env_set_kv, &ours);   /* SLURM_ARRAY_* of a task */
 	env_set(&ours, "SLURM_JOB_NAME", "%s", d->name ? d->name : "");
 	env_set(&ours, "SLURM_JOB_USER", "%s", d->user_name ? d->user_name : "");
 	env_set(&ours, "SLURM_JOB_UID", "%u", j->user_id);

@@ -23,6 +23,7 @@
 #include "ctld/ctld.h"
 #include "ctld/names.h"
 #include "ctld/intern.h"
+#include "ctld/job_array.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -224,6 +225,8 @@ void job_free(job_t *j)
 	if (!j)
 		return;
 	free(j->reason_detail);
+	job_array_free(j);
+	free(j->array_str);
 	intern_put(j->group_name);
 	free(j->deps);
 	free(j->dep_str);
@@ -542,6 +545,17 @@ static int job_apply_part(ctld_t *cd, job_t *j, long pi, int admin, char **msg)
 	return 0;
 }
 
+uint32_t job_next_id(ctld_t *cd)
+{
+	uint32_t id = cd->next_job_id++;
+	if (cd->next_job_id > cd->conf->max_job_id || cd->next_job_id < cd->conf->first_job_id)
+		cd->next_job_id = cd->conf->first_job_id ? cd->conf->first_job_id : 1;
+	while (job_find(cd, cd->next_job_id))
+		cd->next_job_id++;
+	cd->meta_dirty = 1;
+	return id;
+}
+
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg)
 {
@@ -605,6 +619,14 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	}
 	if ((rc = job_set_deps(cd, j, d->dependency)))
 		goto fail;
+	if (d->array_inx && *d->array_inx) {
+		if (d->flags & JOB_F_INTERACTIVE) {
+			rc = ESLURM_INVALID_ARRAY;
+			goto fail;
+		}
+		if ((rc = job_array_submit(cd, j)))
+			goto fail;
+	}
 
 	/* The partition's access, limits, defaults and policy. */
 	uint32_t asked_time = d->time_limit;
@@ -618,19 +640,17 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 
 	int64_t now = ctld_now();
-	j->job_id = cd->next_job_id++;
-	if (cd->next_job_id > cd->conf->max_job_id || cd->next_job_id < cd->conf->first_job_id)
-		cd->next_job_id = cd->conf->first_job_id ? cd->conf->first_job_id : 1;
-	while (job_find(cd, cd->next_job_id))
-		cd->next_job_id++;
-	cd->meta_dirty = 1;
+	j->job_id = job_next_id(cd);
+	if (j->array_pending)
+		j->array_job_id = j->job_id;
 	free(d->user_name);
 	d->user_name = names_user(uid);
 	d->user_id = uid;
 	d->group_id = gid;
 	j->group_name = intern_take(names_group(gid));
 	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_out && d->work_dir)
-		d->std_out = xasprintf("%s/slurm-%u.out", d->work_dir, j->job_id);
+		d->std_out = j->array_pending ? xasprintf("%s/slurm-%%A_%%a.out", d->work_dir)
+			: xasprintf("%s/slurm-%u.out", d->work_dir, j->job_id);
 	if (!(d->flags & JOB_F_INTERACTIVE) && !d->std_in)
 		d->std_in = xstrdup("/dev/null");
 	if (!d->name)
@@ -931,6 +951,13 @@ static int batch_host_connected(ctld_t *cd, job_t *j)
 
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid)
 {
+	int handled = 0;
+	int rc = job_array_cancel(cd, id, sig, flags, uid, &handled);
+	return handled ? rc : job_cancel_record(cd, id, sig, flags, uid);
+}
+
+int job_cancel_record(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid)
+{
 	job_t *j = job_find(cd, id);
 	if (!j)
 		return ESLURM_INVALID_JOB_ID;
@@ -1030,6 +1057,13 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 			    int *desc_changed);
 
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
+{
+	int handled = 0;
+	int rc = job_array_update(cd, m, uid, &handled);
+	return handled ? rc : job_update_record(cd, m, uid);
+}
+
+int job_update_record(ctld_t *cd, const msg_update_job_t *m, uint32_t uid)
 {
 	job_t *j = job_find(cd, m->job_id);
 	if (!j)
@@ -1212,6 +1246,18 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 	memset(ji, 0, sizeof(*ji));
 	ji->job_id = j->job_id;
 	ji->array_task_id = NO_VAL32;
+	if (job_is_array(j)) {
+		job_array_fill_info(cd, j, ji);
+		if (j->array_pending) {
+			/* the pending tasks, "3-6%2" (borrowed like the rest) */
+			free(j->array_str);
+			char *p = job_array_pending_str(j);
+			j->array_str = j->array_throttle ? xasprintf("%s%%%u", p, j->array_throttle)
+				: xstrdup(p);
+			free(p);
+			ji->array_task_str = j->array_str;
+		}
+	}
 	ji->name = d->name;
 	ji->user_id = j->user_id;
 	ji->group_id = j->group_id;

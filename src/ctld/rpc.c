@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 
 #include "cred.h"
 #include "errors.h"
@@ -73,6 +74,13 @@ static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint3
 	free(msg);
 }
 
+/* Room for one more job_info_t at the end of *v (n of a allocated). */
+static job_info_t *xgrow_item(job_info_t **v, uint32_t *n, size_t *a)
+{
+	*v = xgrow(*v, sizeof(**v), (size_t)*n + 1, a);
+	return &(*v)[(*n)++];
+}
+
 static void do_job_info(ctld_t *cd, conn_t *c, msg_info_req_t *req, uint32_t uid)
 {
 	msg_job_info_t m = { .last_update = cd->last_job_update };
@@ -80,6 +88,20 @@ static void do_job_info(ctld_t *cd, conn_t *c, msg_info_req_t *req, uint32_t uid
 		job_t *j = job_find(cd, req->job_id);
 		if (!j) {
 			reply_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+			return;
+		}
+		if (j->array_job_id == req->job_id) {
+			/* an array's id: every record of it, the array's own
+			 * first, then its tasks newest first (as Slurm lists) */
+			uint32_t fields = req->fields ? req->fields : JINFO_ALL;
+			size_t a = 0;
+			job_fill_info_fields(cd, j, xgrow_item(&m.jobs, &m.njobs, &a), fields);
+			for (size_t i = cd->njobs; i-- > 0;)
+				if (cd->jobs[i]->array_job_id == req->job_id && cd->jobs[i] != j)
+					job_fill_info_fields(cd, cd->jobs[i],
+							     xgrow_item(&m.jobs, &m.njobs, &a), fields);
+			conn_send(c, MSG_JOB_INFO, &m);
+			free(m.jobs);
 			return;
 		}
 		job_info_t ji;
@@ -172,7 +194,9 @@ static void do_cancel(ctld_t *cd, conn_t *c, msg_cancel_t *m, uint32_t uid)
 	msg_cancel_reply_t r = { .nrcs = m->njob_ids };
 	r.rcs = xcalloc(m->njob_ids ? m->njob_ids : 1, sizeof(int32_t));
 	for (uint32_t i = 0; i < m->njob_ids; i++)
-		r.rcs[i] = job_cancel(cd, m->job_ids[i], m->signal, m->flags, uid);
+		r.rcs[i] = i < m->ntask_ids && m->task_ids[i] != NO_VAL32
+			? job_array_cancel_task(cd, m->job_ids[i], m->task_ids[i], m->signal, m->flags, uid)
+			: job_cancel(cd, m->job_ids[i], m->signal, m->flags, uid);
 	conn_send(c, MSG_CANCEL_REPLY, &r);
 	free(r.rcs);
 }

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 
 #include "errors.h"
 #include "log.h"
@@ -459,6 +460,7 @@ void ctld_schedule(ctld_t *cd)
 	}
 	if (!np)
 		return;
+	job_array_count_running(cd);   /* for the arrays' %N throttles */
 	sched_job_t *sj = xmalloc(np * sizeof(*sj));
 	job_t **map = xmalloc(np * sizeof(*map));
 	sched_running_t *run = xcalloc(nrun ? nrun : 1, sizeof(*run));
@@ -519,6 +521,17 @@ void ctld_schedule(ctld_t *cd)
 			j->last_eval = now;
 			continue;
 		}
+		if (job_array_throttled(j)) {
+			/* an array at its %N running tasks: like a held job,
+			 * not part of the pass */
+			if (j->reason != WAIT_ARRAY_TASK_LIMIT || j->reason_detail) {
+				j->reason = WAIT_ARRAY_TASK_LIMIT;
+				xfree(j->reason_detail);
+				job_dirty(cd, j);
+			}
+			j->last_eval = now;
+			continue;
+		}
 		if (cd->sched.prio.multifactor) {
 			uint32_t p = sched_glue_priority(cd, j, now, NULL);
 			if (p != j->priority) {
@@ -556,6 +569,20 @@ void ctld_schedule(ctld_t *cd)
 		 * its backfill cycle has looked at a job. */
 		if (d[i].bf_examined)
 			j->bf_examined = 1;
+		if (d[i].start && j->array_pending) {
+			/* an array: the task that starts becomes a job of its
+			 * own; more of its tasks may start in the next pass,
+			 * at once */
+			job_t *t = job_array_split(cd, j, now);
+			if (!t)
+				continue;
+			if (t != j) {
+				xfree(j->sched_nodes);
+				cd->sched_now = 1;
+				ctld_sched_request(cd);
+			}
+			j = t;
+		}
 		if (d[i].start) {
 			free(j->sched_nodes);
 			j->sched_nodes = NULL;

@@ -12,6 +12,11 @@
  *        -- alloc: "X|" if exclusive, "S|" if its CPUs are oversubscribed,
  *           then "node:cpus:mem:gpumask:tasks[:cpu-id words],..."
  *        -- restarts: added later; db_open() adds the column to older DBs
+ *        -- array_job_id, array_task_id, array_pending, array_throttle:
+ *           added by a migration step (job arrays, job_array.c): the
+ *           array's id, the task id (4294967294 for the pending record),
+ *           the pending record's tasks not started ("1-4,9") and the %N;
+ *           written by their own statement after each save of an array job
  *   nodes(name TEXT PRIMARY KEY, base, flags, reason, reason_uid, reason_time)
  *        -- comment, extra: added later (scontrol update Comment=/Extra=),
  *        -- written by their own statement after each node save
@@ -36,6 +41,7 @@
 #include <string.h>
 
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 
 #include "hostlist.h"
 #include "log.h"
@@ -131,6 +137,28 @@ static int migrate_base(sqlite3 *db, char **err)
 	return db_exec(db, schema, err) ? -1 : base_columns(db, err);
 }
 
+/* Job arrays (job_array.c): their columns of the jobs table. */
+static int migrate_job_arrays(sqlite3 *db, char **err)
+{
+	static const struct { const char *column, *decl; } added[] = {
+		{ "array_job_id", "INTEGER NOT NULL DEFAULT 0" },
+		{ "array_task_id", "INTEGER NOT NULL DEFAULT 4294967294" },
+		{ "array_pending", "TEXT" },
+		{ "array_throttle", "INTEGER NOT NULL DEFAULT 0" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
+		if (db_has_column(db, "jobs", added[i].column))
+			continue;
+		char *sql = xasprintf("ALTER TABLE jobs ADD COLUMN %s %s", added[i].column,
+				      added[i].decl);
+		int rc = db_exec(db, sql, err);
+		free(sql);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 /* The schema's history: step N brings a DB from user_version N-1 to N.
  * Append only (a DB records how many steps it has had); a module adds
  * its tables by adding its step function (acct.h) at the end. A step
@@ -147,6 +175,7 @@ static const struct db_migration {
 	{ "decayed usage (acct_usage)", acct_usage_migrate },
 	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
 	{ "job record indexes for sacct (acct_job)", acct_jobs_migrate_indexes },
+	{ "job arrays (jobs.array_*)", migrate_job_arrays },
 };
 
 int db_schema_version(void)
@@ -324,6 +353,8 @@ int db_open(ctld_t *cd, const char *path, char **err)
 	cd->st_meta_set = prep(cd, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)");
 	cd->st_node_notes = prep(cd, "UPDATE nodes SET comment=?2, extra=?3 WHERE name=?1");
 	cd->st_node_weight = prep(cd, "UPDATE nodes SET weight=?2 WHERE name=?1");
+	cd->st_job_array = prep(cd, "UPDATE jobs SET array_job_id=?2, array_task_id=?3,"
+				" array_pending=?4, array_throttle=?5 WHERE job_id=?1");
 	return 0;
 }
 
@@ -333,7 +364,8 @@ void db_close(ctld_t *cd)
 		return;
 	sqlite3_stmt *all[] = { cd->st_begin, cd->st_commit, cd->st_job_ins, cd->st_job_upd,
 				cd->st_job_del, cd->st_job_desc, cd->st_node_save,
-				cd->st_part_save, cd->st_meta_set, cd->st_node_notes };
+				cd->st_part_save, cd->st_meta_set, cd->st_node_notes,
+				cd->st_job_array };
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
 		sqlite3_finalize(all[i]);
 	sqlite3_finalize(cd->st_node_weight);
@@ -474,6 +506,21 @@ static void job_insert_blob(ctld_t *cd, const job_t *j, const char *blob, size_t
 	sqlite3_bind_blob(cd->st_job_ins, 22, blob, (int)len, SQLITE_STATIC);
 	step_done(cd, cd->st_job_ins, "insert job");
 	free(a);
+	if (job_is_array(j))
+		db_job_array_save(cd, j);
+}
+
+void db_job_array_save(ctld_t *cd, const job_t *j)
+{
+	sqlite3_stmt *st = cd->st_job_array;
+	char *pending = j->array_pending ? job_array_pending_str(j) : NULL;
+	sqlite3_bind_int64(st, 1, j->job_id);
+	sqlite3_bind_int64(st, 2, j->array_job_id);
+	sqlite3_bind_int64(st, 3, j->array_pending ? NO_VAL32 : j->array_task_id);
+	sqlite3_bind_text(st, 4, pending, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, j->array_throttle);
+	step_done(cd, st, "save job array");
+	free(pending);
 }
 
 void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
@@ -602,6 +649,8 @@ int db_commit(ctld_t *cd)
 		bind_job(cd, cd->st_job_upd, j, &a);
 		step_done(cd, cd->st_job_upd, "update job");
 		free(a);
+		if (job_is_array(j))
+			db_job_array_save(cd, j);
 		acct_job_record(cd, j);
 	}
 	for (size_t i = 0; i < cd->ndead_jobs; i++) {
@@ -772,6 +821,25 @@ static void load_parts(ctld_t *cd)
 	sqlite3_finalize(st);
 }
 
+/* The array columns of the recovered jobs (job_array.c). */
+static void load_job_arrays(ctld_t *cd)
+{
+	sqlite3_stmt *st = prep(cd, "SELECT job_id, array_job_id, array_task_id, array_pending,"
+				" array_throttle FROM jobs WHERE array_job_id != 0");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		job_t *j = job_find(cd, (uint32_t)sqlite3_column_int64(st, 0));
+		if (!j)
+			continue;
+		j->array_job_id = (uint32_t)sqlite3_column_int64(st, 1);
+		j->array_task_id = (uint32_t)sqlite3_column_int64(st, 2);
+		const char *pending = (const char *)sqlite3_column_text(st, 3);
+		uint32_t thr = (uint32_t)sqlite3_column_int64(st, 4);
+		if (job_array_restore(j, j->array_task_id == NO_VAL32 ? pending : NULL, thr))
+			error("recovery: job %u: bad array task set '%s'", j->job_id, pending);
+	}
+	sqlite3_finalize(st);
+}
+
 static void load_jobs(ctld_t *cd)
 {
 	sqlite3_stmt *st = prep(cd, "SELECT job_id, state, reason, reason_detail, user_id, group_id,"
@@ -854,6 +922,7 @@ static void load_jobs(ctld_t *cd)
 		n++;
 	}
 	sqlite3_finalize(st);
+	load_job_arrays(cd);
 	info("recovered %zu jobs, next job id %u", n, cd->next_job_id);
 }
 

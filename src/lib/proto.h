@@ -149,6 +149,7 @@ typedef struct job_desc {
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
+	char *array_inx;         /* --array spec as typed ("1-10%2"), NULL = no array */
 } job_desc_t;
 #define WARN_F_BATCH   0x1u      /* --signal=B:: only the batch shell */
 #define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
@@ -242,6 +243,7 @@ typedef struct job_info {
 	uint32_t cpus_per_gpu;   /* JINFO_TRES: --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
 	uint32_t assoc_id;       /* JINFO_ACCT: its association, 0 = none */
+	uint32_t array_max_tasks; /* an array's %N throttle (ArrayTaskThrottle), 0 = none */
 } job_info_t;
 
 typedef struct msg_job_info {
@@ -334,6 +336,9 @@ typedef struct msg_cancel {
 	uint32_t *job_ids;
 	uint32_t signal;         /* 0 = cancel (SIGTERM, SIGKILL after KillWait) */
 	uint32_t flags;
+	uint32_t ntask_ids;      /* 0, or njob_ids: */
+	uint32_t *task_ids;      /* job_ids[i] names an array and this its task
+				  * ("11_3"); NO_VAL32: job_ids[i] as a whole */
 } msg_cancel_t;
 
 typedef struct msg_cancel_reply {
@@ -360,6 +365,8 @@ typedef struct msg_update_job {
 	uint32_t job_id;
 	char *action;            /* "hold", "uhold", "release", "requeue" or NULL */
 	strv_t keys, values;     /* other Key=Value pairs (TimeLimit, ...) */
+	uint32_t array_task;     /* "11_3": task 3 + 1 of array job_id; 0 = the
+				  * job (or the whole array) job_id names */
 } msg_update_job_t;
 
 /* Wait until a job starts (srun, salloc) or finishes (sbatch --wait).

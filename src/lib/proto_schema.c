@@ -78,6 +78,7 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, warn_flags, 52),
 	U32(job_desc_t, get_user_env, 53),
 	STR(job_desc_t, request_id, 64),
+	STR(job_desc_t, array_inx, 70),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
@@ -166,6 +167,7 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, cpus_per_gpu, 66),
 	U64(job_info_t, mem_per_gpu, 67),
 	STR(job_info_t, mem_alloc, 68),
+	U32(job_info_t, array_max_tasks, 70),
 	/* tags from 101: squeue parity (issue 10), apart from other work */
 	U32(job_info_t, assoc_id, 101),
 };
@@ -274,6 +276,7 @@ static const proto_field_t cancel_f[] = {
 	ARR(msg_cancel_t, job_ids, njob_ids, 1, FT_U32ARR),
 	U32(msg_cancel_t, signal, 2),
 	U32(msg_cancel_t, flags, 3),
+	ARR(msg_cancel_t, task_ids, ntask_ids, 10, FT_U32ARR),
 };
 SCHEMA(cancel_schema, msg_cancel_t, "msg_cancel", cancel_f);
 
@@ -307,6 +310,7 @@ static const proto_field_t update_job_f[] = {
 	STR(msg_update_job_t, action, 2),
 	STRV(msg_update_job_t, keys, 3),
 	STRV(msg_update_job_t, values, 4),
+	U32(msg_update_job_t, array_task, 10),
 };
 SCHEMA(update_job_schema, msg_update_job_t, "msg_update_job", update_job_f);
 

@@ -92,8 +92,9 @@ int main(void)
 	is_int(parse(&o, e3), 255, "unknown option exits 255");
 	const char *e4[] = { "sbatch", "-N", "3-1", NULL };
 	is_int(parse(&o, e4), 255, "max < min nodes");
-	const char *e5[] = { "sbatch", "--array=0-3", NULL };
-	is_int(parse(&o, e5), 1, "--array rejected");
+	const char *e5[] = { "sbatch", "--array=0-15:4%2", NULL };
+	is_int(parse(&o, e5), 0, "--array accepted (the controller checks it)");
+	is_str(o.desc.array_inx, "0-15:4%2", "--array kept as typed");
 	const char *e6[] = { "sbatch", "--signal=B:USR2@30", "--mail-type=END", "--wckey=x",
 		"--get-user-env=L", "--priority=5", NULL };
 	is_int(parse(&o, e6), 0, "accepted-and-ignored options");
