@@ -197,29 +197,12 @@ static const char *nz(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
-/* A pending dependency as Slurm 22.05 shows it: one "type:id(state)" per
- * job id ("afterok:18:19" -> "afterok:18(unfulfilled),afterok:19(unfulfilled)"),
- * state failed once it can never be met. NULL when none (caller frees). */
+/* The dependency as Slurm 22.05 shows it ("afterok:18(unfulfilled),
+ * singleton(failed)"): the controller formats it (it knows each element's
+ * state); NULL when none is left. A copy: the caller frees. */
 char *job_dep_fmt(const job_info_t *j)
 {
-	if (!j->dependency || !*j->dependency)
-		return NULL;
-	const char *st = j->state_reason == WAIT_DEP_INVALID ? "failed" : "unfulfilled";
-	strbuf_t sb = STRBUF_INIT;
-	char *dup = xstrdup(j->dependency), *save = NULL;
-	for (char *el = strtok_r(dup, ",?", &save); el; el = strtok_r(NULL, ",?", &save)) {
-		char *colon = strchr(el, ':');
-		if (!colon) {          /* singleton, or something unexpected */
-			strbuf_addf(&sb, "%s%s(%s)", sb.len ? "," : "", el, st);
-			continue;
-		}
-		*colon = 0;
-		char *save2 = NULL;
-		for (char *id = strtok_r(colon + 1, ":", &save2); id; id = strtok_r(NULL, ":", &save2))
-			strbuf_addf(&sb, "%s%s:%s(%s)", sb.len ? "," : "", el, id, st);
-	}
-	free(dup);
-	return strbuf_detach(&sb);
+	return j->dependency && *j->dependency ? xstrdup(j->dependency) : NULL;
 }
 
 static void add_time(strbuf_t *sb, int64_t t, const char *none, int width, int right)
@@ -245,7 +228,9 @@ long job_time_used(const job_info_t *j, time_t now)
 		end = j->end_time ? j->end_time : now;
 	else
 		end = now;
-	long used = (long)(end - j->start_time) + (long)j->pre_sus_time;
+	/* after a resume: the run since it plus the run before the suspend */
+	int64_t from = j->suspend_time ? j->suspend_time : j->start_time;
+	long used = (long)(end - from) + (long)j->pre_sus_time;
 	if (base == JOB_SUSPENDED)
 		used = (long)j->pre_sus_time;
 	return used < 0 ? 0 : used;
@@ -892,6 +877,12 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	}
 	nl(sb, one_liner);
 	strbuf_addstr(sb, "Power=");
+	/* sic: Slurm 22.05's spelling */
+	if (j->flags & (JOB_F_KILL_INV_DEP | JOB_F_NO_KILL_INV_DEP)) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "KillOInInvalidDependent=%s",
+			    j->flags & JOB_F_KILL_INV_DEP ? "Yes" : "No");
+	}
 	/* Slurm's order: CpusPerTres, MemPerTres, ..., TresPerJob,
 	 * TresPerNode, TresPerSocket, TresPerTask. */
 	if (j->cpus_per_gpu) {

@@ -79,29 +79,6 @@ static void drain_sig_pipe(void)
 		;
 }
 
-static void srun_usage(FILE *fp)
-{
-	fprintf(fp,
-"Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [-t time]\n"
-"            [-J jobname] [-A account] [--mem=MB] [--gres=list] [--gpus=n]\n"
-"            [--ntasks-per-node=n] [-w hosts] [-x hosts] [--exclusive]\n"
-"            [-D path] [--export=...] [-l] [-o file] [-u] [-v] [-Q]\n"
-"            [--jobid=id] executable [args...]\n");
-}
-
-static void srun_help(void)
-{
-	srun_usage(stdout);
-	printf(
-"\nRun a command as a job step: inside an allocation (SLURM_JOB_ID set or\n"
-"--jobid) on its nodes, else in a new allocation made for it.\n"
-"\n"
-"  -l, --label               prefix each output line with the task rank\n"
-"  -o, --output=file         write stdout to file\n"
-"  -u, --unbuffered          accepted (output is always relayed at once)\n"
-"      --jobid=id            run inside this existing allocation\n"
-"  (other options as sbatch: see sbatch --help)\n");
-}
 
 static void env_set(strv_t *env, const char *key, const char *val)
 {
@@ -710,9 +687,9 @@ int cmd_srun(int argc, char **argv)
 	}
 	if (cli.help || cli.usage || cli.version) {
 		if (cli.help)
-			srun_help();
+			cmd_help_print(stdout, &cmd_help_srun);
 		else if (cli.usage)
-			srun_usage(stdout);
+			cmd_usage_print(stdout, &cmd_help_srun);
 		else
 			printf("slurm %s\n", SLURM_COMPAT_VERSION);
 		jobopts_release(&cli);
@@ -741,6 +718,7 @@ int cmd_srun(int argc, char **argv)
 		log_set_level(LOG_LVL_ERROR);
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
+	jobopts_print_defined(&o, stderr);
 	if (o.pty) {
 		error("--pty is not supported yet");
 		jobopts_release(&o);

@@ -261,7 +261,8 @@ void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now)
 		job_t *j = cd->jobs[i];
 		if (!j->alloc_held || !alloc_has(&j->alloc, n->idx))
 			continue;
-		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
+		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING ||
+		    (j->state & JOB_STATE_BASE) == JOB_SUSPENDED) {
 			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_NODE_FAIL);
 			if (!(j->desc->flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE))) {
 				info("job %u: requeued due to failure of node %s", j->job_id,
@@ -358,7 +359,9 @@ static void node_kill_strays(ctld_t *cd, node_t *n, conn_t *c, const msg_node_re
 {
 	for (uint32_t k = 0; k < m->njob_ids; k++) {
 		job_t *j = job_find(cd, m->job_ids[k]);
-		int ok = j && (j->state & JOB_STATE_BASE) == JOB_RUNNING && j->alloc_held &&
+		/* running, or stopped by scontrol suspend */
+		int ok = j && ((j->state & JOB_STATE_BASE) == JOB_RUNNING ||
+			       (j->state & JOB_STATE_BASE) == JOB_SUSPENDED) && j->alloc_held &&
 			 alloc_has(&j->alloc, n->idx);
 		/* A cancelled job still holding resources is being killed. */
 		if (j && JOB_IS_FINISHED(j->state) && j->alloc_held)
@@ -458,7 +461,8 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	 * failed with the node; supervisors we do not know get killed. */
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
-		if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !j->alloc.nnodes ||
+		uint32_t base = j->state & JOB_STATE_BASE;
+		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !j->alloc.nnodes ||
 		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE) ||
 		    (j->state & JOB_CONFIGURING))     /* not launched yet (PrologSlurmctld) */
 			continue;

@@ -386,10 +386,20 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		rc = part_update(cd, msg, uid, &m);
 		reply_rc(c, rc, m);
 		break;
-	case MSG_UPDATE_JOB:
+	case MSG_UPDATE_JOB: {
+		/* scontrol write batch_script: the script comes back as the
+		 * reply's text */
+		const msg_update_job_t *u = msg;
+		if (u->action && !strcasecmp(u->action, "batch_script")) {
+			char *script = NULL;
+			rc = job_batch_script(cd, u->job_id, uid, &script);
+			reply_rc(c, rc, script);
+			break;
+		}
 		rc = job_update(cd, msg, uid);
 		reply_rc(c, rc, NULL);
 		break;
+	}
 	case MSG_JOB_WAIT:
 		do_wait(cd, c, msg, uid);
 		break;

@@ -397,6 +397,10 @@ int job_launch(ctld_t *cd, job_t *j)
 		.start_time = j->start_time,
 		.ctld_addr = cd->conf->nctld_hosts ? cd->conf->ctld_addrs[0] : NULL,
 		.ctld_port = cd->conf->ctld_port,
+		.warn_signal = d->warn_signal,
+		.warn_time = d->warn_time,
+		.warn_flags = d->warn_flags,
+		.get_user_env = d->get_user_env,
 	};
 	/* the batch host's share, for its cgroup */
 	strbuf_t cores = STRBUF_INIT;
@@ -460,6 +464,7 @@ void ctld_schedule(ctld_t *cd)
 	sched_running_t *run = xcalloc(nrun ? nrun : 1, sizeof(*run));
 	job_t **rmap = xmalloc((nrun ? nrun : 1) * sizeof(*rmap));
 	size_t k = 0, r = 0;
+	job_deps_turn(cd);
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
 		if (j->alloc_held && j->alloc.nnodes && r < nrun) {
@@ -485,22 +490,24 @@ void ctld_schedule(ctld_t *cd)
 		}
 		if ((j->state & JOB_STATE_BASE) != JOB_PENDING)
 			continue;
-		if (j->ndeps) {
-			uint8_t was = j->dep_state;
-			job_resolve_deps(cd, j);
-			if (j->dep_state == 2 && j->desc->kill_on_invalid_dep) {
+		/* A held job's dependency waits for its release (as Slurm). */
+		if (j->ndeps && !j->hold) {
+			if (job_resolve_deps(cd, j))
+				job_dirty(cd, j);
+			if (j->dep_state == 2 && job_deps_kill_invalid(cd, j)) {
+				info("job %u: dependency never satisfied (%s): cancelled",
+				     j->job_id, j->dep_str ? j->dep_str : "");
 				job_end(cd, j, JOB_CANCELLED, 0, now);
+				j->reason = WAIT_DEP_INVALID;
 				continue;
 			}
-			if (was != j->dep_state)
-				job_dirty(cd, j);
 		}
 		if (j->hold) {
 			/* What sched_pass would decide for a held job, without
 			 * making it part of the pass: a queue of many held jobs
 			 * then costs a pass almost nothing (no conversion, no
 			 * sort), and submits stay O(1) however deep it is. */
-			uint32_t rs = j->hold;
+			uint32_t rs = j->reason == WAIT_HELD_REQUEUE ? WAIT_HELD_REQUEUE : j->hold;
 			/* a launch failure's hold keeps saying so (prolog_ctld.c) */
 			int keep = j->reason_detail && !strcmp(j->reason_detail, job_launch_failed_desc);
 			if (j->reason != rs || (j->reason_detail && !keep)) {

@@ -248,8 +248,10 @@ static void emit(FILE *fp, enum log_level lvl, const char *tag, const char *msg)
 		else
 			fprintf(fp, "[%s.%03ld] %s\n", ts, (long)tv.tv_usec / 1000, msg);
 	} else {
+		/* Slurm's clients pad "debug:" to the width of "debug2:" */
 		if (tag)
-			fprintf(fp, "%s: %s: %s\n", log_progname, tag, msg);
+			fprintf(fp, "%s: %s:%s%s\n", log_progname, tag,
+				strcmp(tag, "debug") ? " " : "  ", msg);
 		else
 			fprintf(fp, "%s: %s\n", log_progname, msg);
 	}

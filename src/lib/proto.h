@@ -109,6 +109,9 @@ typedef struct msg_rc {
 #define JOB_F_HELD_ADMIN   0x0080u
 #define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
 #define JOB_F_EXCLUSIVE_USER 0x0200u /* --exclusive=user, ExclusiveUser=YES */
+/* --kill-on-invalid-dep=yes|no (high bits: other flags grow from below) */
+#define JOB_F_KILL_INV_DEP    0x40000000u
+#define JOB_F_NO_KILL_INV_DEP 0x80000000u
 typedef struct job_desc {
 	char *name;              /* -J; default script name or "wrap" */
 	char *script;            /* batch script text (NULL for srun) */
@@ -139,10 +142,21 @@ typedef struct job_desc {
 	char *tres_per_task;     /* "gres:gpu:2" from --gpus-per-task */
 	uint32_t cpus_per_gpu;   /* --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* MB, --mem-per-gpu, 0 = unset */
+	uint32_t warn_signal;    /* --signal: the signal, 0 = none */
+	uint32_t warn_time;      /* --signal @TIME: seconds before the time limit */
+	uint32_t warn_flags;     /* WARN_F_* (B:, R:) */
+	uint32_t get_user_env;   /* GUE_* : load the user's login environment */
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
 } job_desc_t;
+#define WARN_F_BATCH   0x1u      /* --signal=B:: only the batch shell */
+#define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
+/* get_user_env: 0 = no; else the timeout in seconds (low 16 bits, 0 =
+ * the default 8) | GUE_ON, with GUE_SHORT for "S" (no login shell). */
+#define GUE_ON    0x10000u
+#define GUE_SHORT 0x20000u
+#define GUE_TIMEOUT(v) ((v) & 0xffffu ? (v) & 0xffffu : 8u)
 #define JOB_REQUEST_ID_MAX 64    /* longer request ids are ignored */
 
 typedef struct msg_submit_reply {
@@ -480,6 +494,10 @@ typedef struct msg_launch_job {
 	char *cores;             /* allocated core ids ("0-3"), NULL: unknown */
 	uint64_t mem_mb;         /* memory allocated on the node, 0: none */
 	uint64_t gpus;           /* bitmask of the node's GPU indices given */
+	uint32_t warn_signal;    /* --signal: sent warn_time s before the limit */
+	uint32_t warn_time;
+	uint32_t warn_flags;     /* WARN_F_* */
+	uint32_t get_user_env;   /* GUE_* */
 	/* The controller's own SLURM_* variables of the job, without what the
 	 * submitter exported: what the node's Prolog/Epilog (root) may trust. */
 	strv_t prolog_env;
@@ -492,6 +510,8 @@ typedef struct msg_launch_job {
  * as Slurm's scancel --signal; SIGNAL_F_BATCH the batch shell alone;
  * SIGNAL_F_FULL both (scancel -f). */
 #define SIGNAL_F_FULL     0x10u
+#define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
+				  * (scontrol notify) */
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;
@@ -500,6 +520,7 @@ typedef struct msg_signal_job {
 	uint32_t end_state;      /* state to report: JOB_CANCELLED, JOB_NODE_FAIL, ... */
 	int64_t end_time;        /* SIGNAL_F_TIME_LIMIT: when the time limit is
 	                          * reached (epoch s), 0 = no limit */
+	char *message;           /* SIGNAL_F_NOTIFY: the text (one line) */
 } msg_signal_job_t;
 
 typedef struct msg_launch_step {

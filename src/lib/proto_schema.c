@@ -73,6 +73,10 @@ static const proto_field_t job_desc_f[] = {
 	STR(job_desc_t, tres_per_task, 39),
 	U32(job_desc_t, cpus_per_gpu, 40),
 	U64(job_desc_t, mem_per_gpu, 41),
+	U32(job_desc_t, warn_signal, 50),
+	U32(job_desc_t, warn_time, 51),
+	U32(job_desc_t, warn_flags, 52),
+	U32(job_desc_t, get_user_env, 53),
 	STR(job_desc_t, request_id, 64),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
@@ -422,6 +426,10 @@ static const proto_field_t launch_job_f[] = {
 	U64(msg_launch_job_t, mem_mb, 21),
 	U64(msg_launch_job_t, gpus, 22),
 	STRV(msg_launch_job_t, prolog_env, 23),
+	U32(msg_launch_job_t, warn_signal, 30),
+	U32(msg_launch_job_t, warn_time, 31),
+	U32(msg_launch_job_t, warn_flags, 32),
+	U32(msg_launch_job_t, get_user_env, 33),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 
@@ -432,6 +440,7 @@ static const proto_field_t signal_job_f[] = {
 	U32(msg_signal_job_t, kill_wait, 4),
 	U32(msg_signal_job_t, end_state, 5),
 	I64(msg_signal_job_t, end_time, 6),
+	STR(msg_signal_job_t, message, 7),
 };
 SCHEMA(signal_job_schema, msg_signal_job_t, "msg_signal_job", signal_job_f);
 

@@ -138,6 +138,8 @@ enum job_reason {
 	WAIT_QOS_MIN_NODE,                 /* "QOSMinNode" */
 	WAIT_QOS_MIN_GRES,                 /* "QOSMinGRES" */
 	WAIT_QOS_MIN_BILLING,              /* "QOSMinBilling" */
+	WAIT_HELD_REQUEUE,      /* scontrol requeuehold: Slurm's state_desc
+	                         * "job requeued in held state" */
 	WAIT_REASON_END
 };
 const char *job_reason_string(uint32_t reason);

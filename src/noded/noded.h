@@ -68,6 +68,19 @@ char **env_to_envp(const strv_t *env);
  * string such as "0077", as sbatch/srun send it), or 0022 when absent or
  * not octal. */
 mode_t env_umask(const strv_t *env);
+/* In the task child, before exec: apply the submitter's resource limits
+ * carried as SLURM_RLIMIT_<NAME>=[U]value (rlimits.h): those the user
+ * named (U) and those conf's PropagateResourceLimits (default ALL) less
+ * PropagateResourceLimitsExcept allow, soft limit only, at most the hard
+ * limit; then drop the variables from env. Returns how many were set. */
+int env_apply_rlimits(strv_t *env, const conf_t *conf);
+/* --get-user-env (flags GUE_*): as the job's user (call after
+ * become_user), run the user's shell as a login shell (GUE_SHORT: a plain
+ * one) printing its environment, for at most GUE_TIMEOUT(flags) seconds,
+ * and put what it printed under env: env's own entries win. Returns 0, or
+ * -1 with *err (malloc'd) when the environment could not be loaded (env
+ * is then unchanged). */
+int env_load_user(strv_t *env, uint32_t flags, char **err);
 
 /* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
 void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
@@ -100,7 +113,7 @@ int spool_rec_alive(const spool_rec_t *r);
 
 /* Control requests to a supervisor: files dir/req.<seq> holding one
  * msg_signal_job_t as text. spool_request_take() returns 1 and removes the
- * oldest, 0 when none is left. */
+ * oldest, 0 when none is left; the caller frees m->message (notify). */
 int spool_request_write(const char *dir, const msg_signal_job_t *m);
 int spool_request_take(const char *dir, msg_signal_job_t *m);
 

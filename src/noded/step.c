@@ -132,6 +132,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		dprintf(2, "slurmstepd: error: no command given\n");
 		_exit(1);
 	}
+	env_apply_rlimits(&env, nd->conf);
 	/* execvp searches the PATH of our own environment: make it the
 	 * step's. */
 	char **envp = env_to_envp(&env);
@@ -351,8 +352,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 					if (si.ssi_signo == SIGUSR1) {
 						msg_signal_job_t req;
-						while (spool_request_take(dir, &req))
-							job_ctl_request(&ctl, &req);
+						while (spool_request_take(dir, &req)) {
+							if (!(req.flags & SIGNAL_F_NOTIFY))
+								job_ctl_request(&ctl, &req);
+							free(req.message);
+						}
 					} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
 						job_ctl_terminate(&ctl, ctl.kill_wait);
 					}

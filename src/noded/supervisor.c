@@ -399,8 +399,14 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	strv_t env = { NULL, 0 };
 	for (uint32_t i = 0; i < m->env.n; i++)
 		strv_push(&env, m->env.v[i]);
+	if (m->get_user_env && env_load_user(&env, m->get_user_env, &e) < 0) {
+		dprintf(2, "slurmstepd: error: Unable to load the user's environment: %s\n", e);
+		free(e);
+		e = NULL;
+	}
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
+	env_apply_rlimits(&env, nd->conf);
 	/* TaskProlog (prolog.c): export/unset/print applied to the job */
 	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));
 	char **envp = env_to_envp(&env);
@@ -460,6 +466,16 @@ static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r, 
 	};
 	snprintf(what, sizeof(what), "job %u", r->job_id);
 	sup_report(nd, dir, MSG_JOB_COMPLETE, &c, what);
+}
+
+static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig);
+
+/* --signal: when the warning is due (0 = none: no signal or no limit). */
+static int64_t warn_due(const msg_launch_job_t *m, int64_t time_limit_at)
+{
+	if (!m->warn_signal || !time_limit_at)
+		return 0;
+	return time_limit_at - (int64_t)m->warn_time;
 }
 
 static void __attribute__((noreturn))
@@ -567,9 +583,26 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 				  .cg_nd = in_cg ? nd : NULL, .cg_uid = m->user_id,
 				  .cg_job = m->job_id, .cg_step = NODED_BATCH_STEP };
 		int timed_out = 0, orphaned = 0, cancelled = 0, st = 0;
+		int64_t warned_for = 0;  /* the limit the --signal warning went for */
 		jobacct_task_start(ja, 0, pid, 0, mono_ms());
 		for (;;) {
 			int64_t now = time(NULL);
+			int64_t warn_at = warn_due(m, time_limit_at);
+			if (warn_at && !ctl.killing && now >= warn_at && warned_for != time_limit_at) {
+				/* --signal=[B:]SIG@TIME, as Slurm: B: the batch shell
+				 * alone, otherwise the job's steps (not the shell).
+				 * A later limit (scontrol update) warns again. */
+				warned_for = time_limit_at;
+				if (m->warn_flags & WARN_F_BATCH) {
+					info("job %u: --signal: signal %u to the batch shell", m->job_id,
+					     m->warn_signal);
+					kill(pid, (int)m->warn_signal);
+				} else {
+					int n = signal_steps_here(nd, m->job_id, m->warn_signal);
+					info("job %u: --signal: signal %u to %d step%s", m->job_id,
+					     m->warn_signal, n, n == 1 ? "" : "s");
+				}
+			}
 			if (time_limit_at && !ctl.killing && now >= time_limit_at) {
 				info("job %u: time limit reached", m->job_id);
 				timed_out = 1;
@@ -596,6 +629,11 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 				if (left < wait_ms)
 					wait_ms = left < 0 ? 0 : left;
 			}
+			if (warn_at && !ctl.killing && warned_for != time_limit_at) {
+				int64_t left = (warn_at - now) * 1000;
+				if (left < wait_ms)
+					wait_ms = left < 0 ? 0 : left;
+			}
 			int64_t due = jobacct_due_ms(ja, mono_ms());
 			if (due == 0) {
 				jobacct_sample(ja, mono_ms());
@@ -612,6 +650,14 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					while (spool_request_take(dir, &req)) {
 						debug("job %u: request signal %u flags %#x", m->job_id,
 						      req.signal, req.flags);
+						if (req.flags & SIGNAL_F_NOTIFY) {
+							/* scontrol notify: Slurm's line */
+							if (job_err >= 0 && req.message)
+								dprintf(job_err, "slurmstepd-%s: error: %s\n",
+									nd->name, req.message);
+							free(req.message);
+							continue;
+						}
 						if (req.flags & SIGNAL_F_TIME_LIMIT) {
 							/* scontrol update TimeLimit: the new end */
 							time_limit_at = req.end_time;
@@ -785,6 +831,7 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 struct sig_scan {
 	const msg_signal_job_t *m;
 	int reached;
+	int steps_only;          /* leave the batch supervisor out */
 };
 
 static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
@@ -796,6 +843,8 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 	 * the batch shell's (SIGNAL_F_BATCH) or all (-f, and the kill). */
 	uint32_t fl = ss->m->flags;
 	int batch = r->step_id == NODED_BATCH_STEP;
+	if (ss->steps_only && batch)
+		return;
 	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_FULL | SIGNAL_F_TIME_LIMIT)) &&
 	    batch != !!(fl & SIGNAL_F_BATCH))
 		return;
@@ -807,9 +856,17 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 		ss->reached++;
 }
 
+static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig)
+{
+	msg_signal_job_t m = { .job_id = job_id, .signal = sig };
+	struct sig_scan ss = { &m, 0, 1 };
+	spool_scan(nd->spool, sig_one, &ss);
+	return ss.reached;
+}
+
 int supervisor_signal(noded_t *nd, const msg_signal_job_t *m)
 {
-	struct sig_scan ss = { m, 0 };
+	struct sig_scan ss = { m, 0, 0 };
 	spool_scan(nd->spool, sig_one, &ss);
 	if (!ss.reached)
 		verbose("job %u: signal %u: no supervisor here", m->job_id, m->signal);
