@@ -54,6 +54,8 @@ typedef struct fence {
 	                           * registration tells) */
 } fence_t;
 
+typedef struct step_hold step_hold_t;
+
 typedef struct job {
 	uint32_t job_id;
 	uint32_t state;           /* job_state_base | flags */
@@ -114,6 +116,9 @@ typedef struct job {
 	char *mem_alloc;          /* show -d: per node MB, space separated */
 	struct job *hnext;        /* hash chain */
 	struct job *rnext;        /* request id hash chain (desc->request_id) */
+	struct step_hold *step_holds;   /* CPUs its running steps hold
+	                                 * (step_alloc.c); in memory only */
+	uint32_t nstep_holds;
 } job_t;
 
 typedef struct node {
@@ -572,5 +577,16 @@ int64_t ctld_now(void);
 char *alloc_nodes_string(ctld_t *cd, const sched_alloc_t *a);
 char *tres_string(uint64_t cpus, uint64_t mem, uint32_t nodes, int billing,
 		  uint64_t gpus, const char *gtype, uint64_t gtype_count);
+
+/* ---- step_alloc.c ---- */
+
+/* Hold CPUs for step step_id on the job's first nn nodes (tasks per
+ * node; STEP_CREATE_* flags). 0, or ESLURM_NODES_BUSY when they are held
+ * by other steps. */
+int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tasks,
+		    uint32_t cpus_per_task, uint32_t flags);
+/* Node node_id of the step reported its end: its CPUs there are free. */
+void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id);
+void step_alloc_free(job_t *j);
 
 #endif

@@ -322,6 +322,8 @@ static const proto_field_t step_create_f[] = {
 	U32(msg_step_create_t, min_nodes, 3),
 	STR(msg_step_create_t, name, 4),
 	STR(msg_step_create_t, digest, 5),
+	U32(msg_step_create_t, flags, 6),
+	U32(msg_step_create_t, cpus_per_task, 7),
 };
 SCHEMA(step_create_schema, msg_step_create_t, "msg_step_create", step_create_f);
 
@@ -335,6 +337,10 @@ static const proto_field_t step_create_reply_f[] = {
 	ARR(msg_step_create_reply_t, ports, nports, 7, FT_U32ARR),
 	ARR(msg_step_create_reply_t, ntasks_per_node, ntasks_per_node_n, 8, FT_U32ARR),
 	STR(msg_step_create_reply_t, cred, 9),
+	STRV(msg_step_create_reply_t, topo_addrs, 10),
+	STR(msg_step_create_reply_t, topo_pattern, 11),
+	ARR(msg_step_create_reply_t, cpus_per_node, ncpus_per_node, 12, FT_U32ARR),
+	STRV(msg_step_create_reply_t, cpu_ids, 13),
 };
 SCHEMA(step_create_reply_schema, msg_step_create_reply_t, "msg_step_create_reply", step_create_reply_f);
 
@@ -425,11 +431,11 @@ static const proto_field_t launch_job_f[] = {
 	STR(msg_launch_job_t, cores, 20),
 	U64(msg_launch_job_t, mem_mb, 21),
 	U64(msg_launch_job_t, gpus, 22),
-	STRV(msg_launch_job_t, prolog_env, 23),
 	U32(msg_launch_job_t, warn_signal, 30),
 	U32(msg_launch_job_t, warn_time, 31),
 	U32(msg_launch_job_t, warn_flags, 32),
 	U32(msg_launch_job_t, get_user_env, 33),
+	STRV(msg_launch_job_t, prolog_env, 23),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 
@@ -473,6 +479,17 @@ static const proto_field_t launch_step_f[] = {
 	U32(msg_launch_step_t, flags, 14),
 	U32(msg_launch_step_t, stdin_task, 15),
 	U32(msg_launch_step_t, time_limit, 16),
+	STR(msg_launch_step_t, multi_prog, 17),
+	STR(msg_launch_step_t, tasks_per_node, 18),
+	STR(msg_launch_step_t, topo_addr, 19),
+	STR(msg_launch_step_t, topo_pattern, 20),
+	U32(msg_launch_step_t, cpus_on_node, 21),
+	STR(msg_launch_step_t, task_prolog, 22),
+	STR(msg_launch_step_t, task_epilog, 23),
+	STR(msg_launch_step_t, job_cpus_per_node, 24),
+	STR(msg_launch_step_t, cpu_bind, 25),
+	STR(msg_launch_step_t, cpu_ids, 26),
+	U32(msg_launch_step_t, cpus_per_task, 27),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 

@@ -136,6 +136,7 @@ static void reconfigure(noded_t *nd)
 	if ((os == NULL) != (ns == NULL) || (os && strcmp(os, ns)))
 		info("reconfigure: SlurmdSpoolDir changed: needs a restart");
 	info("reconfigure: slurm.conf re-read (log level %d)", (int)nd->log_level);
+	health_reload(nd->health);
 	conf_destroy(nc);
 }
 
