@@ -278,6 +278,14 @@ static int script_start(ctld_t *cd, job_t *j, int epilog)
 	if (!path)
 		return 0;
 	char **envp = ctld_script_env(cd, j, epilog);
+	/* looked up before the fork: the child of a threaded process may
+	 * only call what is async-signal-safe */
+	gid_t sgid = (gid_t)cd->slurm_uid;
+	if (geteuid() == 0 && cd->slurm_uid) {
+		struct passwd *pw = getpwuid(cd->slurm_uid);
+		if (pw)
+			sgid = pw->pw_gid;
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		error("job %u: cannot fork for %s: %m", j->job_id, path);
@@ -301,12 +309,9 @@ static int script_start(ctld_t *cd, job_t *j, int epilog)
 			dup2(dn, 2);
 		}
 		close_range(3, ~0u, 0);
-		if (geteuid() == 0 && cd->slurm_uid) {
-			struct passwd *pw = getpwuid(cd->slurm_uid);
-			gid_t g = pw ? pw->pw_gid : (gid_t)cd->slurm_uid;
-			if (setgroups(1, &g) < 0 || setgid(g) < 0 || setuid(cd->slurm_uid) < 0)
-				_exit(126);
-		}
+		if (geteuid() == 0 && cd->slurm_uid &&
+		    (setgroups(1, &sgid) < 0 || setgid(sgid) < 0 || setuid(cd->slurm_uid) < 0))
+			_exit(126);
 		if (chdir("/") < 0)
 			_exit(126);
 		char *argv[] = { (char *)path, NULL };
