@@ -21,6 +21,7 @@
 #include "cmd/jobopts.h"
 #include "log.h"
 #include "rlimits.h"
+#include "states.h"
 #include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -513,7 +514,12 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 		d->get_user_env = GUE_ON | (uint32_t)t | (end && *end == 'S' ? GUE_SHORT : 0u);
 		break;
 	}
-	case ID_CPU_BIND: case 'm': case ID_MAIL_TYPE: case ID_MAIL_USER:
+	case ID_MAIL_TYPE:
+		if (mail_type_parse(arg, &d->mail_type) < 0)
+			return fail255(o, "Invalid --mail-type specification");
+		break;
+	case ID_MAIL_USER: set_str(&d->mail_user, arg); break;
+	case ID_CPU_BIND: case 'm':
 	case ID_WCKEY: case ID_PRIORITY: case 'K':
 		/* accepted for compatibility; Sluice does not act on them */
 		break;

@@ -733,6 +733,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	}
 	cd->last_node_update = now;
 	job_dirty(cd, j);
+	job_mail(cd, j, MAIL_BEGIN);
 }
 
 /* Give the job's resources back to the scheduler. */
@@ -777,6 +778,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	job_dirty(cd, j);
 	jobs_wake_waiters(cd, j);
 	ctld_sched_request(cd);   /* dependents may move */
+	job_mail_end(cd, j);
 }
 
 void job_requeue(ctld_t *cd, job_t *j)
