@@ -136,6 +136,8 @@ typedef struct job_desc {
 	uint32_t get_user_env;   /* GUE_* : load the user's login environment */
 	uint32_t mail_type;      /* MAIL_* (--mail-type), 0 = none */
 	char *mail_user;         /* --mail-user, NULL = the job's user */
+	uint32_t as_ids;         /* AS_UID|AS_GID: root's sbatch --uid/--gid put
+				  * the ids to run as in user_id/group_id */
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
@@ -144,6 +146,8 @@ typedef struct job_desc {
 #define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
 /* get_user_env: 0 = no; else the timeout in seconds (low 16 bits, 0 =
  * the default 8) | GUE_ON, with GUE_SHORT for "S" (no login shell). */
+#define AS_UID 0x1u
+#define AS_GID 0x2u
 /* mail_type bits (--mail-type) */
 #define MAIL_BEGIN          0x0001u
 #define MAIL_END            0x0002u

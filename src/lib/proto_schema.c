@@ -79,6 +79,7 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, get_user_env, 53),
 	U32(job_desc_t, mail_type, 54),
 	STR(job_desc_t, mail_user, 55),
+	U32(job_desc_t, as_ids, 56),
 	STR(job_desc_t, request_id, 64),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
