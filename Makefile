@@ -35,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
 LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -116,7 +116,8 @@ test-san: deps
 # script whose daemons logged valgrind errors or definite leaks.
 VG_TESTS := 0010-basic.t 0030-cancel.t 0040-restart.t 0060-auth.t 0080-srun.t 0190-select.t \
 	0200-job-inherit.t 0210-option-privilege.t 0220-step-cred.t 0270-dead-supervisor.t \
-	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t 0500-ctld-metrics.t
+	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t 0500-ctld-metrics.t \
+	0700-why.t
 test-valgrind: deps
 	$(MAKE) BUILD=build-vg OPT=-O1 build-vg/sluice $(addprefix build-vg/bin/,$(LINKS)) build-vg/t/test_ctld_requests
 	t/setup-users.sh
@@ -144,6 +145,15 @@ $(BUILD)/bench/jobacct_sample: bench/jobacct_sample.c $(BUILD)/libnoded.a $(BUIL
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
 
+# The node's cost per job of its cgroup, against a plain launch
+# (bench/cgroup_ops.c, as root on the real hierarchy).
+bench-cgroup: $(BUILD)/bench/cgroup_ops
+	$(BUILD)/bench/cgroup_ops
+
+$(BUILD)/bench/cgroup_ops: bench/cgroup_ops.c $(BUILD)/libnoded.a $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
+
 # The scheduler core's pass benchmark (bench/sched_pass.c): builds and runs it.
 bench-sched: $(BUILD)/bench/sched_pass
 	$(BUILD)/bench/sched_pass
@@ -166,7 +176,22 @@ $(BUILD)/bench/metrics_scrape: bench/metrics_scrape.c t/unit/ctld_fixture.h $(AL
 bench-node: $(BUILD)/bench/node_scrape
 	$(BUILD)/bench/node_scrape
 
+bench-health: $(BUILD)/bench/health_round
+	$(BUILD)/bench/health_round
+
+$(BUILD)/bench/health_round: bench/health_round.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
 $(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# `sluice why` behind 100,000 pending jobs (bench/why_large.c).
+bench-why: $(BUILD)/bench/why_large
+	$(BUILD)/bench/why_large
+
+$(BUILD)/bench/why_large: bench/why_large.c t/unit/ctld_fixture.h $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 

@@ -42,6 +42,7 @@ enum opt_id {
 	ID_REQUEUE, ID_NO_REQUEUE, ID_RESERVATION, ID_SIGNAL, ID_WCKEY, ID_WRAP,
 	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION, ID_SWITCHES,
 	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU, ID_PROPAGATE, ID_UID, ID_GID,
+	ID_KILL_INV_DEP,
 };
 
 struct optdef {
@@ -80,6 +81,7 @@ static const struct optdef optdefs[] = {
 	{ "job-name", required_argument, 'J', O_BOTH },
 	{ "jobid", required_argument, ID_JOBID, O_SR },
 	{ "kill-on-bad-exit", optional_argument, 'K', O_SR },
+	{ "kill-on-invalid-dep", required_argument, ID_KILL_INV_DEP, O_SB },
 	{ "label", no_argument, 'l', O_SR },
 	{ "mail-type", required_argument, ID_MAIL_TYPE, O_BOTH },
 	{ "mail-user", required_argument, ID_MAIL_USER, O_BOTH },
@@ -707,6 +709,15 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 	case ID_NO_REQUEUE:
 		d->flags |= JOB_F_NO_REQUEUE;
 		d->flags &= ~JOB_F_REQUEUE;
+		break;
+	case ID_KILL_INV_DEP:
+		d->flags &= ~(JOB_F_KILL_INV_DEP | JOB_F_NO_KILL_INV_DEP);
+		if (!strcasecmp(arg, "yes"))
+			d->flags |= JOB_F_KILL_INV_DEP;
+		else if (!strcasecmp(arg, "no"))
+			d->flags |= JOB_F_NO_KILL_INV_DEP;
+		else
+			return fail255(o, "Invalid --kill-on-invalid-dep specification");
 		break;
 	case ID_OPEN_MODE:
 		if (arg[0] == 'a' || arg[0] == 'A')

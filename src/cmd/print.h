@@ -31,10 +31,33 @@ void print_job_row(strbuf_t *sb, const fmt_t *f, const job_info_t *j,
 /* The JINFO_* groups (proto.h) of the fields a format code prints; 0
  * when JINFO_BASIC has them all. */
 uint32_t job_fmt_fields(int code);
+/* The dependency as Slurm shows it ("afterok:4(unfulfilled)"); NULL when
+ * none. The caller frees. */
+char *job_dep_fmt(const job_info_t *j);
+/* squeue --json: Slurm 22.05's openapi v0.0.38 document {"meta", "errors",
+ * "jobs"} with its pretty printing, every one of its 111 job fields. nodes
+ * (may be NULL) gives the socket/core layout of job_resources. */
+void print_jobs_json(strbuf_t *sb, const job_info_t *const *jobs, size_t n,
+		     const msg_node_info_t *nodes);
+/* ClusterName for the -O Cluster field (NULL: empty). */
+void print_job_set_cluster(const char *name);
+const char *print_job_cluster(void);
 /* Seconds a job has run (squeue TIME, scontrol RunTime). */
 long job_time_used(const job_info_t *j, time_t now);
 /* "(Reason)" / "(Reason, detail)" for pending jobs, the node list else. */
 void job_reason_list(strbuf_t *sb, const job_info_t *j);
+/* squeue -t: one state name or code ("PD", "pending", "CG", "RS", ...). */
+typedef struct job_state_sel {
+	uint32_t base;          /* base state, when flag is 0 */
+	uint32_t flag;          /* a state flag (Slurm's bit value) */
+} job_state_sel_t;
+extern const char squeue_valid_states[];   /* for the error message */
+/* 0, or -1 when s is no state Slurm knows. */
+int job_state_sel_parse(const char *s, job_state_sel_t *out);
+/* The long name of a selector ("PENDING"), as scancel -v prints it. */
+const char *job_state_sel_name(const job_state_sel_t *sel);
+/* Whether a job state matches any of n selectors (base equal, or flag set). */
+int job_state_sel_match(const job_state_sel_t *sel, size_t n, uint32_t state);
 /* scontrol show job: one record (ends with the blank line, or one line
  * when one_liner). detail: -d. */
 void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,

@@ -22,12 +22,19 @@ enum {
 	JF_ELIGIBLE, JF_ACCRUE, JF_LAST_SCHED, JF_EXIT_CODE, JF_BATCH_FLAG,
 	JF_REQUEUE, JF_RESTARTS, JF_CPUS_PER_TASK, JF_NTASKS, JF_MIN_TIME,
 	JF_PENDING_TIME, JF_ALLOC_NODES, JF_ALLOC_SID, JF_CLUSTER, JF_PRIO_LONG,
+	/* -O only fields Slurm 22.05 prints from data Sluice does not keep
+	 * (burst buffers, federation, het jobs, ...): constant as Slurm's
+	 * text for "none" (the field's `none` in the table below). */
+	JF_CONST, JF_CONST_LAST = JF_CONST + 64,
+	JF_ASSOC_ID, JF_CPUS_PER_TRES, JF_DERIVED_EC, JF_MAX_CPUS, JF_MAX_NODES,
+	JF_MEM_PER_TRES, JF_NT_PER_NODE, JF_TRES_PER_TASK,
 };
 
 struct jfield {
 	int code;
 	const char *name;     /* -O name (NULL: -o only) */
 	const char *header;
+	const char *none;     /* JF_CONST fields: the text printed */
 };
 
 static const struct jfield jfields[] = {
@@ -46,11 +53,11 @@ static const struct jfield jfields[] = {
 	{ 'g', "GroupName", "GROUP" },
 	{ 'G', "GroupID", "GROUP" },
 	{ 'h', "OverSubscribe", "OVER_SUBSCRIBE" },
-	{ 'H', "Sockets", "S_PER_NODE" },
+	{ 'H', "Sockets", "SOCKETS_PER_NODE" },
 	{ 'i', "JobArrayID", "JOBID" },
-	{ 'I', "Cores", "C_PER_SOCKET" },
+	{ 'I', "Cores", "CORES_PER_SOCKET" },
 	{ 'j', "Name", "NAME" },
-	{ 'J', "Threads", "T_PER_CORE" },
+	{ 'J', "Threads", "THREADS_PER_CORE" },
 	{ 'k', "Comment", "COMMENT" },
 	{ 'K', "ArrayTaskID", "ARRAY_TASK_ID" },
 	{ 'l', "TimeLimit", "TIME_LIMIT" },
@@ -67,7 +74,7 @@ static const struct jfield jfields[] = {
 	{ 'Q', "PriorityLong", "PRIORITY" },
 	{ 'r', "Reason", "REASON" },
 	{ 'R', "ReasonList", "NODELIST(REASON)" },
-	{ 's', "SelectJobInfo", "SELECT_JOBINFO" },
+	{ 's', "SelectJobInfo", "" },   /* Slurm 22.05: no header, no value */
 	{ 'S', "StartTime", "START_TIME" },
 	{ 't', "StateCompact", "ST" },
 	{ 'T', "State", "STATE" },
@@ -97,16 +104,71 @@ static const struct jfield jfields[] = {
 	{ JF_RESTARTS, "RestartCnt", "RESTARTCNT" },
 	{ JF_CPUS_PER_TASK, "cpus-per-task", "CPUS_PER_TASK" },
 	{ JF_NTASKS, "NumTasks", "TASKS" },
-	{ JF_MIN_TIME, "MinTime", "MIN_TIME" },
+	{ JF_MIN_TIME, "MinTime", "TIME_MIN" },
 	{ JF_PENDING_TIME, "PendingTime", "PENDING_TIME" },
 	{ JF_ALLOC_NODES, "AllocNodes", "ALLOC_NODES" },
 	{ JF_ALLOC_SID, "AllocSID", "ALLOC_SID" },
 	{ JF_CLUSTER, "Cluster", "CLUSTER" },
+	{ JF_ASSOC_ID, "AssocID", "ASSOC_ID" },
+	{ JF_CPUS_PER_TRES, "cpus-per-tres", "CPUS_PER_TRES" },
+	{ JF_DERIVED_EC, "DerivedEC", "DERIVED_EC" },
+	{ JF_MAX_CPUS, "MaxCPUs", "MAX_CPUS" },
+	{ JF_MAX_NODES, "MaxNodes", "MAX_NODES" },
+	{ JF_MEM_PER_TRES, "mem-per-tres", "MEM_PER_TRES" },
+	{ JF_NT_PER_NODE, "NTPerNode", "NTASKS_PER_NODE" },
+	{ JF_TRES_PER_TASK, "tres-per-task", "TRES_PER_TASK" },
+	{ JF_CONST + 0, "admin_comment", "ADMIN_COMMENT", "(null)" },
+	{ JF_CONST + 1, "BoardsPerNode", "BOARDS_PER_NODE", "0" },
+	{ JF_CONST + 2, "BurstBuffer", "BURST_BUFFER", "(null)" },
+	{ JF_CONST + 3, "BurstBufferState", "BURST_BUFFER_STATE", "(null)" },
+	{ JF_CONST + 4, "ClusterFeature", "CLUSTER_FEATURES", "(null)" },
+	{ JF_CONST + 5, "Container", "CONTAINER", "(null)" },
+	{ JF_CONST + 6, "Deadline", "DEADLINE", "N/A" },
+	{ JF_CONST + 7, "DelayBoot", "DELAY_BOOT", "0:00" },
+	{ JF_CONST + 8, "HetJobID", "HET_JOB_ID", "N/A" },
+	{ JF_CONST + 9, "HetJobIDSet", "HET_JOB_ID_SET", "N/A" },
+	{ JF_CONST + 10, "HetJobOffset", "HET_JOB_OFFSET", "N/A" },
+	{ JF_CONST + 11, "MCSLabel", "MCSLABEL", "(null)" },
+	{ JF_CONST + 12, "Network", "NETWORK", "(null)" },
+	{ JF_CONST + 13, "NTPerBoard", "NTASKS_PER_BOARD", "0" },
+	{ JF_CONST + 14, "NTPerCore", "NTASKS_PER_CORE", "N/A" },
+	{ JF_CONST + 15, "NTPerSocket", "NTASKS_PER_SOCKET", "N/A" },
+	{ JF_CONST + 16, "Origin", "ORIGIN", "NA" },
+	{ JF_CONST + 17, "OriginRaw", "ORIGIN_RAW", "NA" },
+	{ JF_CONST + 18, "PreemptTime", "PREEMPT_TIME", "N/A" },
+	{ JF_CONST + 19, "Prefer", "PREFER", "(null)" },
+	{ JF_CONST + 20, "Profile", "PROFILE", "NotSet" },
+	{ JF_CONST + 21, "Reboot", "REBOOT", "0" },
+	{ JF_CONST + 22, "ReqSwitch", "REQ_SWITCH", "0" },
+	{ JF_CONST + 23, "ResizeTime", "RESIZE_TIME", "N/A" },
+	{ JF_CONST + 24, "SiblingsActive", "ACTIVE_SIBLINGS", "NA" },
+	{ JF_CONST + 25, "SiblingsActiveRaw", "ACTIVE_SIBLINGS_RAW", "NA" },
+	{ JF_CONST + 26, "SiblingsViable", "VIABLE_SIBLINGS", "NA" },
+	/* sic: Slurm 22.05 spells this header so */
+	{ JF_CONST + 27, "SiblingsViableRaw", "VIALBLE_SIBLINGS_RAW", "NA" },
+	{ JF_CONST + 28, "SPerBoard", "SOCKETS_PER_BOARD", "0" },
+	{ JF_CONST + 29, "system_comment", "SYSTEM_COMMENT", "(null)" },
+	{ JF_CONST + 30, "tres-bind", "TRES_BIND", "N/A" },
+	{ JF_CONST + 31, "tres-freq", "TRES_FREQ", "N/A" },
+	{ JF_CONST + 32, "tres-per-socket", "TRES_PER_SOCKET", "N/A" },
+	{ JF_CONST + 33, "Wait4Switch", "WAIT4SWITCH", "0:00" },
 	{ 'i', "JobArrayID", "JOBID" },
 	{ 'N', "Nodes", "NODES" },
 	{ 'T', "StateLong", "STATE" },
 	{ 'h', "Shared", "OVER_SUBSCRIBE" },
 };
+
+static const char *cluster_name;
+
+void print_job_set_cluster(const char *name)
+{
+	cluster_name = name;
+}
+
+const char *print_job_cluster(void)
+{
+	return cluster_name ? cluster_name : "";
+}
 
 static const struct jfield *jfield_find(int code)
 {
@@ -135,29 +197,12 @@ static const char *nz(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
-/* A pending dependency as Slurm 22.05 shows it: one "type:id(state)" per
- * job id ("afterok:18:19" -> "afterok:18(unfulfilled),afterok:19(unfulfilled)"),
- * state failed once it can never be met. NULL when none (caller frees). */
-static char *dep_fmt(const job_info_t *j)
+/* The dependency as Slurm 22.05 shows it ("afterok:18(unfulfilled),
+ * singleton(failed)"): the controller formats it (it knows each element's
+ * state); NULL when none is left. A copy: the caller frees. */
+char *job_dep_fmt(const job_info_t *j)
 {
-	if (!j->dependency || !*j->dependency)
-		return NULL;
-	const char *st = j->state_reason == WAIT_DEP_INVALID ? "failed" : "unfulfilled";
-	strbuf_t sb = STRBUF_INIT;
-	char *dup = xstrdup(j->dependency), *save = NULL;
-	for (char *el = strtok_r(dup, ",?", &save); el; el = strtok_r(NULL, ",?", &save)) {
-		char *colon = strchr(el, ':');
-		if (!colon) {          /* singleton, or something unexpected */
-			strbuf_addf(&sb, "%s%s(%s)", sb.len ? "," : "", el, st);
-			continue;
-		}
-		*colon = 0;
-		char *save2 = NULL;
-		for (char *id = strtok_r(colon + 1, ":", &save2); id; id = strtok_r(NULL, ":", &save2))
-			strbuf_addf(&sb, "%s%s:%s(%s)", sb.len ? "," : "", el, id, st);
-	}
-	free(dup);
-	return strbuf_detach(&sb);
+	return j->dependency && *j->dependency ? xstrdup(j->dependency) : NULL;
 }
 
 static void add_time(strbuf_t *sb, int64_t t, const char *none, int width, int right)
@@ -183,7 +228,9 @@ long job_time_used(const job_info_t *j, time_t now)
 		end = j->end_time ? j->end_time : now;
 	else
 		end = now;
-	long used = (long)(end - j->start_time) + (long)j->pre_sus_time;
+	/* after a resume: the run since it plus the run before the suspend */
+	int64_t from = j->suspend_time ? j->suspend_time : j->start_time;
+	long used = (long)(end - from) + (long)j->pre_sus_time;
 	if (base == JOB_SUSPENDED)
 		used = (long)j->pre_sus_time;
 	return used < 0 ? 0 : used;
@@ -346,7 +393,7 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case 'D': fmt_add_u(sb, j->num_nodes, w, r); break;
 	case 'e': add_time(sb, j->end_time, "N/A", w, r); break;
 	case 'E': {
-		char *dep = dep_fmt(j);
+		char *dep = job_dep_fmt(j);
 		fmt_add(sb, nz(dep, "(null)"), w, r);
 		free(dep);
 		break;
@@ -356,7 +403,8 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case 'g': fmt_add(sb, j->group_name ? j->group_name : cmd_group_name(j->group_id), w, r); break;
 	case 'G': fmt_add_u(sb, j->group_id, w, r); break;
 	case 'h': fmt_add(sb, job_oversubscribe_str(j), w, r); break;
-	case 'H': case 'I': case 'J': case 'X': fmt_add(sb, "*", w, r); break;
+	case 'H': case 'I': case 'J': fmt_add(sb, "*", w, r); break;
+	case 'X': fmt_add(sb, "N/A", w, r); break;
 	case 'i':
 		if (!j->array_job_id) {
 			fmt_add_u(sb, j->job_id, w, r);
@@ -427,7 +475,7 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 			fmt_add(sb, nz(j->nodes, ""), w, r);
 		}
 		break;
-	case 's': fmt_add(sb, "N/A", w, r); break;
+	case 's': fmt_add(sb, "", w, r); break;
 	case 'S':
 		if (base == JOB_PENDING && j->start_time && j->start_time < now)
 			add_time(sb, now, "N/A", w, r);
@@ -450,34 +498,62 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case JF_STDERR: fmt_add(sb, nz(j->std_err, ""), w, r); break;
 	case JF_STDIN: fmt_add(sb, nz(j->std_in, ""), w, r); break;
 	case JF_STDOUT: fmt_add(sb, nz(j->std_out, ""), w, r); break;
-	case JF_TRES_ALLOC: fmt_add(sb, nz(j->tres_alloc, ""), w, r); break;
+	case JF_TRES_ALLOC: fmt_add(sb, nz(j->tres_alloc, nz(j->tres_req, "")), w, r); break;
 	case JF_TRES_PER_JOB: fmt_add(sb, nz(j->tres_per_job, "N/A"), w, r); break;
 	case JF_ELIGIBLE: add_time(sb, j->eligible_time, "N/A", w, r); break;
 	case JF_ACCRUE: add_time(sb, j->accrue_time, "N/A", w, r); break;
 	case JF_LAST_SCHED: add_time(sb, j->last_sched_eval, "N/A", w, r); break;
-	case JF_EXIT_CODE:
-		snprintf(buf, sizeof(buf), "%u:%u", (j->exit_code >> 8) & 0xff, j->exit_code & 0x7f);
-		fmt_add(sb, buf, w, r);
+	case JF_EXIT_CODE:   /* Slurm 22.05 prints the raw wait status here */
+		fmt_add_u(sb, j->exit_code, w, r);
 		break;
+	case JF_DERIVED_EC: fmt_add_u(sb, j->derived_exit_code, w, r); break;
 	case JF_BATCH_FLAG: fmt_add_u(sb, j->batch_flag, w, r); break;
 	case JF_REQUEUE: fmt_add_u(sb, j->requeue, w, r); break;
 	case JF_RESTARTS: fmt_add_u(sb, j->restarts, w, r); break;
 	case JF_CPUS_PER_TASK: fmt_add_u(sb, j->cpus_per_task ? j->cpus_per_task : 1, w, r); break;
 	case JF_NTASKS: fmt_add_u(sb, j->num_tasks, w, r); break;
-	case JF_MIN_TIME: fmt_add(sb, "0", w, r); break;
+	case JF_MIN_TIME: fmt_add(sb, "0:00", w, r); break;
 	case JF_PENDING_TIME: {
+		/* From submission to the start (or now while pending). */
 		long pend = 0;
-		if (j->eligible_time) {
+		if (j->submit_time) {
 			int64_t until = (base == JOB_PENDING || !j->start_time) ? now : j->start_time;
-			pend = (long)(until - j->eligible_time);
+			pend = (long)(until - j->submit_time);
 		}
 		fmt_add_u(sb, (uint64_t)(pend > 0 ? pend : 0), w, r);
 		break;
 	}
 	case JF_ALLOC_NODES: fmt_add(sb, nz(j->alloc_node, ""), w, r); break;
 	case JF_ALLOC_SID: fmt_add_u(sb, j->alloc_sid, w, r); break;
-	case JF_CLUSTER: fmt_add(sb, "", w, r); break;
-	default: break;   /* invalid field: only its "%x" suffix prints */
+	case JF_CLUSTER: fmt_add(sb, nz(cluster_name, ""), w, r); break;
+	case JF_ASSOC_ID: fmt_add_u(sb, j->assoc_id, w, r); break;
+	case JF_CPUS_PER_TRES:
+		if (j->cpus_per_gpu) {
+			snprintf(buf, sizeof(buf), "gres:gpu:%u", j->cpus_per_gpu);
+			fmt_add(sb, buf, w, r);
+		} else {
+			fmt_add(sb, "N/A", w, r);
+		}
+		break;
+	case JF_MEM_PER_TRES:
+		if (j->mem_per_gpu) {
+			snprintf(buf, sizeof(buf), "gres:gpu:%" PRIu64, j->mem_per_gpu);
+			fmt_add(sb, buf, w, r);
+		} else {
+			fmt_add(sb, "N/A", w, r);
+		}
+		break;
+	/* A job that did not ask a maximum prints what it has (Slurm). */
+	case JF_MAX_CPUS: fmt_add_u(sb, j->num_cpus, w, r); break;
+	case JF_MAX_NODES: fmt_add_u(sb, j->max_nodes ? j->max_nodes : j->num_nodes, w, r); break;
+	case JF_NT_PER_NODE: fmt_add_u(sb, j->ntasks_per_node, w, r); break;
+	case JF_TRES_PER_TASK: fmt_add(sb, nz(j->tres_per_task, "N/A"), w, r); break;
+	default:
+		if (ff->code >= JF_CONST && ff->code < JF_CONST_LAST) {
+			const struct jfield *jf = jfield_find(ff->code);
+			fmt_add(sb, jf ? jf->none : "", w, r);
+		}
+		break;   /* invalid field: only its "%x" suffix prints */   /* invalid field: only its "%x" suffix prints */
 	}
 }
 
@@ -504,7 +580,12 @@ uint32_t job_fmt_fields(int code)
 	case 'M': case 'N': case 'p': case 'P': case 'Q': case 'r': case 'R':
 	case 's': case 'S': case 't': case 'T': case 'u': case 'U': case 'v':
 	case 'w': case 'W': case 'z': case JF_MIN_TIME: case JF_CLUSTER:
-		return 0;   /* JINFO_BASIC fields or constants */
+		return 0;
+	case JF_ASSOC_ID: return JINFO_ACCT;
+	case JF_CPUS_PER_TRES: case JF_MEM_PER_TRES: case JF_TRES_PER_TASK:
+		return JINFO_TRES;
+	case JF_DERIVED_EC: case JF_MAX_CPUS: case JF_MAX_NODES: case JF_NT_PER_NODE:
+		return JINFO_NUMS;   /* JINFO_BASIC fields or constants */
 	case 'g': return JINFO_GROUP;
 	case 'a': case 'q': case 'k': return JINFO_ACCT;
 	case 'E': case 'f': case 'n': case 'x': case 'Y': case JF_ALLOC_NODES:
@@ -517,7 +598,10 @@ uint32_t job_fmt_fields(int code)
 	case JF_EXIT_CODE: case JF_BATCH_FLAG: case JF_REQUEUE: case JF_RESTARTS:
 	case JF_CPUS_PER_TASK: case JF_NTASKS: case JF_PENDING_TIME: case JF_ALLOC_SID:
 		return JINFO_NUMS;
-	default: return JINFO_ALL;
+	default:
+		if (code >= JF_CONST && code < JF_CONST_LAST)
+			return 0;
+		return JINFO_ALL;
 	}
 }
 
@@ -687,7 +771,7 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 		strbuf_addstr(sb, t.buf);
 		strbuf_release(&t);
 	}
-	char *dep = dep_fmt(j);
+	char *dep = job_dep_fmt(j);
 	strbuf_addf(sb, " Dependency=%s", nz(dep, "(null)"));
 	free(dep);
 	nl(sb, one_liner);
@@ -779,6 +863,12 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	}
 	nl(sb, one_liner);
 	strbuf_addstr(sb, "Power=");
+	/* sic: Slurm 22.05's spelling */
+	if (j->flags & (JOB_F_KILL_INV_DEP | JOB_F_NO_KILL_INV_DEP)) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "KillOInInvalidDependent=%s",
+			    j->flags & JOB_F_KILL_INV_DEP ? "Yes" : "No");
+	}
 	/* Slurm's order: CpusPerTres, MemPerTres, ..., TresPerJob,
 	 * TresPerNode, TresPerSocket, TresPerTask. */
 	if (j->cpus_per_gpu) {

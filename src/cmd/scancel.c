@@ -22,6 +22,7 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/jobopts.h"
+#include "cmd/print.h"
 #include "errors.h"
 #include "hostlist.h"
 #include "log.h"
@@ -31,8 +32,10 @@
 
 struct scancel_opts {
 	int verbose, quiet, batch, full, interactive, signal;  /* signal 0 = cancel */
-	char *user, *partition, *name, *account, *qos, *nodes, *reservation;
-	int state;              /* -1 = any */
+	char *user, *partition, *name, *account, *qos, *nodes, *reservation, *wckey;
+	char *sibling;          /* --sibling: Sluice is no federation */
+	int state;              /* -1 = any, else 0 and state_sel holds it */
+	job_state_sel_t state_sel;
 	int me;
 	uint32_t *ids;
 	size_t nids;
@@ -77,6 +80,43 @@ static int job_on_nodes(const job_info_t *j, hostlist_t *want)
 	return hit;
 }
 
+static void strv_push_fmt(strv_t *sv, const job_info_t *j)
+{
+	char *s = xasprintf("name=%s partition=%s", j->name ? j->name : "",
+			    j->partition ? j->partition : "");
+	strv_push(sv, s);
+	free(s);
+}
+
+/* Slurm's -v line when filters match nothing: every filter given, in
+ * its order, each followed by a blank. */
+static void no_match(const struct scancel_opts *o)
+{
+	strbuf_t sb = STRBUF_INIT;
+	if (o->account)
+		strbuf_addf(&sb, "account=%s ", o->account);
+	if (o->name)
+		strbuf_addf(&sb, "job_name=%s ", o->name);
+	if (o->nodes)
+		strbuf_addf(&sb, "nodelist=%s ", o->nodes);
+	if (o->partition)
+		strbuf_addf(&sb, "partition=%s ", o->partition);
+	if (o->qos)
+		strbuf_addf(&sb, "qos=%s ", o->qos);
+	if (o->reservation)
+		strbuf_addf(&sb, "reservation=%s ", o->reservation);
+	if (o->state >= 0)
+		strbuf_addf(&sb, "state=%s ", job_state_sel_name(&o->state_sel));
+	if (o->user)
+		strbuf_addf(&sb, "user_name=%s ", o->user);
+	else if (o->me)
+		strbuf_addf(&sb, "user_name=%u ", (unsigned)getuid());
+	if (o->wckey)
+		strbuf_addf(&sb, "wckey=%s ", o->wckey);
+	error("No active jobs match ALL job filters, including: %s", sb.buf ? sb.buf : "");
+	strbuf_release(&sb);
+}
+
 static int in_ids(const struct scancel_opts *o, uint32_t id)
 {
 	for (size_t i = 0; i < o->nids; i++)
@@ -85,8 +125,12 @@ static int in_ids(const struct scancel_opts *o, uint32_t id)
 	return 0;
 }
 
-/* Resolve filters to ids. Returns 0 or an exit status. */
-static int select_jobs(struct scancel_opts *o, uint32_t **out, size_t *nout)
+/* "name=N partition=P" of each selected job, for -i's question. */
+static strv_t labels;
+
+/* Resolve filters to ids (all_ids: every active job, for -i on plain
+ * ids). Returns 0 or an exit status. */
+static int select_jobs(struct scancel_opts *o, int all_ids, uint32_t **out, size_t *nout)
 {
 	uint32_t uid_filter = 0;
 	int have_uid = 0;
@@ -96,7 +140,7 @@ static int select_jobs(struct scancel_opts *o, uint32_t **out, size_t *nout)
 		uid_filter = (uint32_t)getuid();
 		have_uid = 1;
 	}
-	if (o->user) {
+	if (o->user && !all_ids) {
 		if (cmd_user_id(o->user, &uid_filter) < 0) {
 			error("Invalid user name: %s", o->user);
 			return 1;
@@ -121,15 +165,19 @@ static int select_jobs(struct scancel_opts *o, uint32_t **out, size_t *nout)
 		return 1;
 	}
 	msg_job_info_t *ji = reply;
-	uint32_t *ids = xcalloc(ji->njobs + 1, sizeof(*ids));
+	uint32_t *ids = xcalloc(ji->njobs + o->nids + 1, sizeof(*ids));
 	size_t n = 0;
 	for (uint32_t i = 0; i < ji->njobs; i++) {
 		const job_info_t *j = &ji->jobs[i];
-		uint32_t base = j->state & JOB_STATE_BASE;
 		if (JOB_IS_FINISHED(j->state))
 			continue;
 		if (o->nids && !in_ids(o, j->job_id))
 			continue;
+		if (all_ids) {
+			ids[n++] = j->job_id;
+			strv_push_fmt(&labels, j);
+			continue;
+		}
 		if (have_uid && j->user_id != uid_filter)
 			continue;
 		if (o->partition && (!j->partition || strcmp(o->partition, j->partition)))
@@ -140,17 +188,28 @@ static int select_jobs(struct scancel_opts *o, uint32_t **out, size_t *nout)
 			continue;
 		if (o->qos && (!j->qos || strcmp(o->qos, j->qos)))
 			continue;
-		if (o->state >= 0 && (int)base != o->state)
+		if (o->state >= 0 && !job_state_sel_match(&o->state_sel, 1, j->state))
+			continue;
+		/* Sluice has no reservations or WCKeys: a job has none, so
+		 * it matches no such filter (as a Slurm job without one). */
+		if (o->reservation || o->wckey)
 			continue;
 		if (nodes && !job_on_nodes(j, nodes))
 			continue;
 		ids[n++] = j->job_id;
+		strv_push_fmt(&labels, j);
 	}
 	proto_msg_destroy(MSG_JOB_INFO, reply);
 	hostlist_destroy(nodes);
 	*out = ids;
 	*nout = n;
 	return 0;
+}
+
+static void verbose_err(const struct scancel_opts *o, uint32_t id, int err)
+{
+	if (o->verbose)
+		error("Kill job error on job id %u: %s", id, slurm_strerror(err));
 }
 
 enum { ID_ME = 256, ID_USAGE, ID_HURRY, ID_WCKEY, ID_SIBLING, ID_CTLD };
@@ -176,6 +235,7 @@ int cmd_scancel(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "reservation", required_argument, NULL, 'R' },
 		{ "signal", required_argument, NULL, 's' },
+		{ "sibling", required_argument, NULL, ID_SIBLING },
 		{ "state", required_argument, NULL, 't' },
 		{ "usage", no_argument, NULL, ID_USAGE },
 		{ "user", required_argument, NULL, 'u' },
@@ -196,7 +256,10 @@ int cmd_scancel(int argc, char **argv)
 		case 'b': o.batch = 1; break;
 		case 'f': o.full = 1; break;
 		case 'h': cmd_help_print(stdout, &cmd_help_scancel); return 0;
-		case 'H': case 'M': case ID_WCKEY: case ID_SIBLING: case ID_CTLD: break;
+		/* --hurry: Sluice has no burst buffer stage-out to skip. */
+		case 'H': case 'M': case ID_CTLD: break;
+		case ID_WCKEY: o.wckey = optarg; break;
+		case ID_SIBLING: o.sibling = optarg; break;
 		case 'i': o.interactive = 1; break;
 		case ID_ME: o.me = 1; break;
 		case 'n': o.name = optarg; break;
@@ -211,16 +274,16 @@ int cmd_scancel(int argc, char **argv)
 				return 1;
 			}
 			break;
-		case 't': {
-			int st = job_state_parse(optarg);
-			if (st != JOB_PENDING && st != JOB_RUNNING && st != JOB_SUSPENDED) {
+		case 't':
+			/* Any state name Slurm knows (a finished one then
+			 * matches nothing), as Slurm's scancel. */
+			if (job_state_sel_parse(optarg, &o.state_sel)) {
 				fprintf(stderr, "Invalid job state specified: %s\n", optarg);
 				fprintf(stderr, "Valid job states are PENDING, RUNNING, and SUSPENDED\n");
 				return 1;
 			}
-			o.state = st;
+			o.state = 0;
 			break;
-		}
 		case 'u': o.user = optarg; break;
 		case 'v': o.verbose++; break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
@@ -253,7 +316,7 @@ int cmd_scancel(int argc, char **argv)
 		o.ids[o.nids++] = id;
 	}
 	int filters = o.user || o.partition || o.name || o.account || o.qos ||
-		o.nodes || o.state >= 0 || o.me || o.reservation;
+		o.nodes || o.state >= 0 || o.me || o.reservation || o.wckey;
 	if (!o.nids && !filters) {
 		error("No job identification provided");
 		free(o.ids);
@@ -262,34 +325,69 @@ int cmd_scancel(int argc, char **argv)
 
 	uint32_t *ids = o.ids;
 	size_t nids = o.nids;
-	if (filters) {
-		if ((rc = select_jobs(&o, &ids, &nids))) {
+	if (filters || o.interactive) {
+		if ((rc = select_jobs(&o, !filters, &ids, &nids))) {
 			free(o.ids);
 			return rc;
 		}
+		/* Given ids that are not active: what the controller says. */
+		for (size_t i = 0; filters && i < o.nids; i++) {
+			int hit = 0;
+			for (size_t k = 0; k < nids && !hit; k++)
+				hit = ids[k] == o.ids[i];
+			if (!hit)
+				verbose_err(&o, o.ids[i], ESLURM_INVALID_JOB_ID);
+		}
+		if (filters && !nids && o.verbose)
+			no_match(&o);
+		if (o.interactive && !filters) {
+			/* Ids not found stay, to get the controller's answer. */
+			for (size_t i = 0; i < o.nids; i++) {
+				int hit = 0;
+				for (size_t k = 0; k < nids && !hit; k++)
+					hit = ids[k] == o.ids[i];
+				if (!hit) {
+					ids[nids++] = o.ids[i];
+					strv_push(&labels, "name= partition=");
+				}
+			}
+		}
 	}
 	if (o.interactive) {
-		/* Ask per job; keep only the confirmed ones. */
+		/* Ask per job, on stdout as Slurm; keep only the confirmed ones. */
 		size_t k = 0;
 		for (size_t i = 0; i < nids; i++) {
 			char line[64];
-			fprintf(stderr, "Cancel job_id=%u [y/n]? ", ids[i]);
-			fflush(stderr);
+			printf("Cancel job_id=%u %s [y/n]? ", ids[i],
+			       i < labels.n ? labels.v[i] : "");
+			fflush(stdout);
 			if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y'))
 				ids[k++] = ids[i];
 		}
 		nids = k;
 	}
+	strv_free(&labels);
 	if (nids == 0) {
 		if (ids != o.ids)
 			free(ids);
 		free(o.ids);
 		return 0;
 	}
+	if (o.sibling) {
+		/* Sluice is one cluster: no job is a federated one. */
+		for (size_t i = 0; i < nids; i++)
+			error("Kill job error on job id %u: %s", ids[i],
+			      slurm_strerror(ESLURM_JOB_NOT_FEDERATED));
+		if (ids != o.ids)
+			free(ids);
+		free(o.ids);
+		return ESLURM_JOB_NOT_FEDERATED & 0xff;
+	}
 
 	for (size_t i = 0; i < nids; i++) {
 		if (o.signal)
-			verbose("Signal %d to job %u", o.signal, ids[i]);
+			verbose("Signal %d to %sjob %u", o.signal,
+				o.batch ? "batch " : o.full ? "full " : "", ids[i]);
 		else
 			verbose("Terminating job %u", ids[i]);
 	}

@@ -79,18 +79,14 @@ static const struct option long_opts[] = {
 };
 
 
-static const char valid_states[] =
-	"PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIMEOUT,NODE_FAIL,"
-	"PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,"
-	"RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,REQUEUE_HOLD,REVOKED,SIGNALING,"
-	"SPECIAL_EXIT,STAGE_OUT,STOPPED";
-
 struct opts {
 	int no_header, long_fmt, array, start, json, all_states;
+	int licenses, reservation;  /* -L / -R given: Sluice jobs have none */
+	const char *cluster;      /* -M: our cluster's name ("CLUSTER: x" line) */
 	const char *format, *format_long, *sort;
-	strv_t accounts, names, parts, qos, jobs_s, users_s, states_s;
+	strv_t accounts, names, parts, qos, jobs_s, users_s, states_s, clusters_s;
 	uint32_t *uids; size_t nuids; int users_set;
-	int *states; size_t nstates;
+	job_state_sel_t *states; size_t nstates;
 	uint32_t *job_ids; size_t njob_ids;
 	hostlist_t *nodes;
 	int iterate;
@@ -120,21 +116,12 @@ static void bad_name(const char *name, void *arg)
 
 static int job_selected(const struct opts *o, const job_info_t *j)
 {
-	uint32_t base = j->state & JOB_STATE_BASE;
 	if (o->nstates) {
-		int hit = 0;
-		for (size_t i = 0; i < o->nstates && !hit; i++) {
-			if ((uint32_t)o->states[i] == JOB_COMPLETING)
-				hit = !!(j->state & JOB_COMPLETING);
-			else if ((uint32_t)o->states[i] == JOB_CONFIGURING)
-				hit = !!(j->state & JOB_CONFIGURING);
-			else
-				hit = base == (uint32_t)o->states[i];
-		}
-		if (!hit)
+		if (!job_state_sel_match(o->states, o->nstates, j->state))
 			return 0;
-	} else if (!o->all_states && !o->njob_ids) {
-		/* Default: hide finished jobs, but show those still completing. */
+	} else if (!o->all_states) {
+		/* Default, with or without -j (as Slurm 22.05): hide finished
+		 * jobs, but show those still completing. */
 		if (JOB_IS_FINISHED(j->state) && !(j->state & JOB_COMPLETING))
 			return 0;
 	}
@@ -168,6 +155,10 @@ static int job_selected(const struct opts *o, const job_info_t *j)
 	if (o->qos.n && !cmd_strv_has_case(&o->qos, j->qos))
 		return 0;
 	if (o->names.n && !cmd_strv_has(&o->names, j->name))
+		return 0;
+	/* Sluice has no licenses or reservations: no job holds one, so a
+	 * -L or -R filter matches none (as a Slurm job without them). */
+	if (o->licenses || o->reservation)
 		return 0;
 	if (o->nodes) {
 		if (!j->nodes || !*j->nodes)
@@ -213,6 +204,16 @@ static int64_t start_key(const job_info_t *j)
 	return j->start_time;
 }
 
+#define SQ_SHARE_FLAGS (JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE | JOB_F_EXCLUSIVE_USER)
+
+/* Seconds left of the time limit (UNLIMITED last). */
+static long long time_left(const job_info_t *j)
+{
+	if (j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL)
+		return INT64_MAX;
+	return (long long)j->time_limit * 60 - job_time_used(j, sort_now);
+}
+
 static int row_cmp(const void *va, const void *vb)
 {
 	const struct row *a = va, *b = vb;
@@ -250,6 +251,15 @@ static int row_cmp(const void *va, const void *vb)
 		case 'B': d = cmps(x->batch_host, y->batch_host); break;
 		case 'm': d = cmpn((long long)(x->mem_per_node + x->mem_per_cpu),
 				   (long long)(y->mem_per_node + y->mem_per_cpu)); break;
+		case 'b': d = cmps(x->tres_per_node, y->tres_per_node); break;
+		case 'c': d = cmpn(x->pn_min_cpus, y->pn_min_cpus); break;
+		case 'f': d = cmps(x->features, y->features); break;
+		case 'h': d = cmpn(x->flags & SQ_SHARE_FLAGS, y->flags & SQ_SHARE_FLAGS); break;
+		case 'L': d = cmpn(time_left(x), time_left(y)); break;
+		case 'n': d = cmps(x->req_nodes, y->req_nodes); break;
+		case 'O': d = cmpn(x->contiguous, y->contiguous); break;
+		/* d (tmp disk), H I J z (sockets, cores, threads), v
+		 * (reservation): the same for every Sluice job */
 		default: break;
 		}
 		if (skeys[k].rev)
@@ -291,75 +301,31 @@ static size_t array_tasks(const char *s, uint32_t **out)
 	return n;
 }
 
-static void print_json(const msg_job_info_t *ji, struct row *rows, size_t n, time_t now)
+/* squeue --json: every job the controller holds, finished ones still
+ * inside MinJobAge included, in the controller's order, with no state
+ * filter (as Slurm 22.05); the other filters (-j -u -p ...) apply. */
+static void print_json(const msg_job_info_t *ji, const struct opts *o)
 {
-	json_t *root = json_object();
-	json_t *meta = json_pack("{s:{s:s,s:s},s:{s:{s:i,s:i,s:i},s:s}}",
-				 "plugin", "type", "openapi/v0.0.38", "name", "Slurm OpenAPI v0.0.38",
-				 "Slurm", "version", "major", 22, "micro", 8, "minor", 5,
-				 "release", SLURM_COMPAT_VERSION);
-	json_object_set_new(root, "meta", meta);
-	json_object_set_new(root, "errors", json_array());
-	json_t *jobs = json_array();
-	(void)ji;
-	for (size_t i = 0; i < n; i++) {
-		const job_info_t *j = rows[i].j;
-		json_t *o = json_object();
-		json_object_set_new(o, "account", json_string(j->account ? j->account : ""));
-		json_object_set_new(o, "accrue_time", json_integer(j->accrue_time));
-		json_object_set_new(o, "array_job_id", json_integer(j->array_job_id));
-		if (j->array_job_id && j->array_task_id != NO_VAL32 && !j->array_task_str)
-			json_object_set_new(o, "array_task_id", json_integer(j->array_task_id));
-		else
-			json_object_set_new(o, "array_task_id", json_null());
-		json_object_set_new(o, "array_task_string",
-				    json_string(j->array_task_str ? j->array_task_str : ""));
-		json_object_set_new(o, "batch_flag", json_boolean(j->batch_flag));
-		json_object_set_new(o, "batch_host", json_string(j->batch_host ? j->batch_host : ""));
-		json_object_set_new(o, "command", json_string(j->command ? j->command : ""));
-		json_object_set_new(o, "comment", json_string(j->comment ? j->comment : ""));
-		json_object_set_new(o, "dependency", json_string(j->dependency ? j->dependency : ""));
-		json_object_set_new(o, "eligible_time", json_integer(j->eligible_time));
-		json_object_set_new(o, "end_time", json_integer(j->end_time));
-		json_object_set_new(o, "exit_code", json_integer(j->exit_code));
-		json_object_set_new(o, "features", json_string(j->features ? j->features : ""));
-		json_object_set_new(o, "group_id", json_integer(j->group_id));
-		json_object_set_new(o, "group_name", json_string(j->group_name ? j->group_name : cmd_group_name(j->group_id)));
-		json_object_set_new(o, "job_id", json_integer(j->job_id));
-		json_object_set_new(o, "job_state", json_string(job_state_string(j->state)));
-		json_object_set_new(o, "name", json_string(j->name ? j->name : ""));
-		json_object_set_new(o, "nodes", json_string(j->nodes ? j->nodes : ""));
-		json_object_set_new(o, "cpus", json_integer(j->num_cpus));
-		json_object_set_new(o, "node_count", json_integer(j->num_nodes));
-		json_object_set_new(o, "tasks", json_integer(j->num_tasks));
-		json_object_set_new(o, "partition", json_string(j->partition ? j->partition : ""));
-		json_object_set_new(o, "priority", json_integer(j->priority));
-		json_object_set_new(o, "qos", json_string(j->qos ? j->qos : ""));
-		json_object_set_new(o, "start_time", json_integer(j->start_time));
-		json_object_set_new(o, "state_description", json_string(j->state_desc ? j->state_desc : ""));
-		json_object_set_new(o, "state_reason", json_string(job_reason_string(j->state_reason)));
-		json_object_set_new(o, "standard_error", json_string(j->std_err ? j->std_err : ""));
-		json_object_set_new(o, "standard_input", json_string(j->std_in ? j->std_in : ""));
-		json_object_set_new(o, "standard_output", json_string(j->std_out ? j->std_out : ""));
-		json_object_set_new(o, "submit_time", json_integer(j->submit_time));
-		if (j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL)
-			json_object_set_new(o, "time_limit", json_null());
-		else
-			json_object_set_new(o, "time_limit", json_integer(j->time_limit));
-		json_object_set_new(o, "tres_per_node", json_string(j->tres_per_node ? j->tres_per_node : ""));
-		json_object_set_new(o, "tres_req_str", json_string(j->tres_req ? j->tres_req : ""));
-		json_object_set_new(o, "tres_alloc_str", json_string(j->tres_alloc ? j->tres_alloc : ""));
-		json_object_set_new(o, "user_id", json_integer(j->user_id));
-		json_object_set_new(o, "user_name", json_string(j->user_name ? j->user_name : cmd_user_name(j->user_id)));
-		json_object_set_new(o, "current_working_directory", json_string(j->work_dir ? j->work_dir : ""));
-		json_array_append_new(jobs, o);
-	}
-	(void)now;
-	json_object_set_new(root, "jobs", jobs);
-	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ESCAPE_SLASH);
-	fputs(s, stdout);
-	free(s);
-	json_decref(root);
+	const job_info_t **sel = xmalloc((ji->njobs + 1) * sizeof(*sel));
+	size_t n = 0;
+	struct opts any = *o;
+	any.nstates = 0;
+	any.all_states = 1;
+	for (uint32_t i = 0; i < ji->njobs; i++)
+		if (job_selected(&any, &ji->jobs[i]))
+			sel[n++] = &ji->jobs[i];
+	/* Node layouts for job_resources (sockets and cores). */
+	msg_info_req_t req = { 0 };
+	msg_node_info_t *ni = NULL;
+	if (cmd_call(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO, (void **)&ni, NULL))
+		ni = NULL;
+	strbuf_t sb = STRBUF_INIT;
+	print_jobs_json(&sb, sel, n, ni);
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	if (ni)
+		proto_msg_destroy(MSG_NODE_INFO, ni);
+	free(sel);
 }
 
 static int cmp_str_ptr(const void *a, const void *b)
@@ -404,6 +370,27 @@ static void rank_partitions(struct row *rows, size_t n)
 	free(rank);
 	free(sorted);
 	free(names);
+}
+
+/* -w names nodes the cluster has (Slurm: "Invalid node name X", exit 1). */
+static int check_nodes(hostlist_t *want)
+{
+	msg_info_req_t req = { 0 };
+	msg_node_info_t *ni = NULL;
+	if (cmd_call(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO, (void **)&ni, "slurm_load_node"))
+		return 1;
+	hostlist_t *have = hostlist_create_empty();
+	for (uint32_t i = 0; i < ni->nnodes; i++)
+		hostlist_push_host(have, ni->nodes[i].name);
+	int bad = 0;
+	for (size_t i = 0; i < hostlist_count(want) && !bad; i++)
+		if (hostlist_find(have, hostlist_nth(want, i)) < 0) {
+			error("Invalid node name %s", hostlist_nth(want, i));
+			bad = 1;
+		}
+	hostlist_destroy(have);
+	proto_msg_destroy(MSG_NODE_INFO, ni);
+	return bad;
 }
 
 static int run_once(struct opts *o, fmt_t *fmt)
@@ -457,16 +444,19 @@ static int run_once(struct opts *o, fmt_t *fmt)
 	}
 
 	if (o->json) {
-		print_json(ji, rows, n, now);
+		print_json(ji, o);
 	} else {
 		/* Written in 64 KiB pieces: one buffer of the whole output
 		 * (1 MB at 10,000 rows) costs page faults for nothing. */
 		strbuf_t sb = STRBUF_INIT;
 		strbuf_grow(&sb, 72 << 10);
-		if (o->long_fmt)
-			print_date_line(&sb, now);
-		if (!o->no_header)
+		if (!o->no_header) {
+			if (o->long_fmt || o->iterate > 0)
+				print_date_line(&sb, now);
+			if (o->cluster)
+				strbuf_addf(&sb, "CLUSTER: %s\n", o->cluster);
 			print_job_header(&sb, fmt);
+		}
 		for (size_t i = 0; i < n; i++) {
 			print_job_row(&sb, fmt, rows[i].j, rows[i].task, now);
 			if (sb.len >= 64 << 10) {
@@ -495,7 +485,7 @@ int cmd_squeue(int argc, char **argv)
 	struct opts o = { 0 };
 	int c, rc = 0, bad_user = 0;
 	int job_flag = 0;
-	const char *env;
+	const char *env, *cluster_arg = "";
 
 	log_init("squeue", 0, LOG_LVL_INFO, NULL);
 	/* getopt names the program from argv[0]: print "squeue:" as Slurm does
@@ -516,23 +506,52 @@ int cmd_squeue(int argc, char **argv)
 		case 'A': cmd_split(&o.accounts, optarg); break;
 		case 'a': break;
 		case 'h': o.no_header = 1; break;
-		case 'i': o.iterate = atoi(optarg); break;
+		case 'i': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v <= 0 || v > 1000000) {
+				error("--iterate=%s\n", optarg);
+				rc = 1;
+				goto out;
+			}
+			o.iterate = (int)v;
+			break;
+		}
 		case 'j':
 			job_flag = 1;
 			if (optarg)
 				cmd_split(&o.jobs_s, optarg);
 			break;
 		case 'l': o.long_fmt = 1; break;
-		case 'L': case 'M': case 'R': case 'P': case 'v': break;
+		case 'L': o.licenses = 1; break;
+		case 'R': o.reservation = 1; break;
+		case 'M':
+			strv_free(&o.clusters_s);
+			cmd_split(&o.clusters_s, optarg);
+			cluster_arg = optarg;
+			break;
+		case 'P': case 'v': break;
 		case 'n': cmd_split(&o.names, optarg); break;
 		case 'o': o.format = optarg; o.format_long = NULL; break;
 		case 'O': o.format_long = optarg; o.format = NULL; break;
 		case 'p': cmd_split(&o.parts, optarg); break;
 		case 'q': cmd_split(&o.qos, optarg); break;
 		case 'r': o.array = 1; break;
-		case 's': break;
+		case 's':
+			/* No live step table in the controller yet: say so
+			 * rather than print jobs where steps are expected. */
+			error("--steps: listing job steps is not supported yet (scontrol show job, sacct)");
+			rc = 1;
+			goto out;
 		case 'S': o.sort = optarg; break;
-		case 't': cmd_split(&o.states_s, optarg); break;
+		case 't':
+			/* "all" alone means every state; inside a list it is
+			 * an unknown state, as in Slurm. The last -t wins. */
+			strv_free(&o.states_s);
+			o.all_states = !strcasecmp(optarg, "all");
+			if (!o.all_states)
+				cmd_split(&o.states_s, optarg);
+			break;
 		case 'u': o.users_set = 1; cmd_split(&o.users_s, optarg); break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		case 'w': {
@@ -590,24 +609,16 @@ int cmd_squeue(int argc, char **argv)
 	}
 	for (uint32_t i = 0; i < o.states_s.n; i++) {
 		const char *s = o.states_s.v[i];
-		if (!strcasecmp(s, "all")) {
-			o.all_states = 1;
-			continue;
-		}
-		int st = job_state_parse(s);
-		if (st < 0) {
-			fprintf(stderr, "squeue: error: Invalid job state specified: %s\n", s);
-			fprintf(stderr, "squeue: error: Valid job states include: %s\n\n", valid_states);
+		job_state_sel_t sel;
+		if (job_state_sel_parse(s, &sel)) {
+			error("Invalid job state specified: %s", s);
+			fprintf(stderr, "squeue: error: Valid job states include: %s\n\n",
+				squeue_valid_states);
 			rc = 1;
 			goto out;
 		}
 		o.states = xrealloc(o.states, (o.nstates + 1) * sizeof(*o.states));
-		o.states[o.nstates++] = st;
-	}
-	if (o.all_states) {
-		free(o.states);
-		o.states = NULL;
-		o.nstates = 0;
+		o.states[o.nstates++] = sel;
 	}
 	for (uint32_t i = 0; i < o.users_s.n; i++) {
 		uint32_t uid;
@@ -620,6 +631,28 @@ int cmd_squeue(int argc, char **argv)
 		o.uids[o.nuids++] = uid;
 	}
 	(void)bad_user;
+	if (o.clusters_s.n) {
+		/* One cluster: ours, by name, or "all". */
+		const char *mine = cmd_conf()->cluster_name ? cmd_conf()->cluster_name : "";
+		int known = 0;
+		for (uint32_t i = 0; i < o.clusters_s.n; i++) {
+			if (!strcmp(o.clusters_s.v[i], mine) || !strcasecmp(o.clusters_s.v[i], "all"))
+				known = 1;
+			else
+				error("No cluster '%s' known by database.", o.clusters_s.v[i]);
+		}
+		if (!known) {
+			error("'%s' can't be reached now, or it is an invalid entry for --cluster.  "
+			      "Use 'sacctmgr list clusters' to see available clusters.", cluster_arg);
+			rc = 1;
+			goto out;
+		}
+		o.cluster = mine;
+	}
+	if (o.nodes && check_nodes(o.nodes)) {
+		rc = 1;
+		goto out;
+	}
 	if (o.sort) {
 		for (const char *p = o.sort; *p; p++) {
 			if (*p == ',' || *p == '+' || *p == '-')
@@ -633,7 +666,7 @@ int cmd_squeue(int argc, char **argv)
 	}
 	if (o.start && !o.nstates && !o.all_states) {
 		o.states = xmalloc(sizeof(*o.states));
-		o.states[0] = JOB_PENDING;
+		o.states[0] = (job_state_sel_t){ JOB_PENDING, 0 };
 		o.nstates = 1;
 	}
 
@@ -645,8 +678,23 @@ int cmd_squeue(int argc, char **argv)
 		if (!spec)
 			spec = o.start ? SQUEUE_FMT_START :
 			       o.long_fmt ? SQUEUE_FMT_LONG : SQUEUE_FMT_DEFAULT;
+		/* "%all": every letter, a-z then A-Z, '|' between (Slurm) */
+		char all[160];
+		if (!strncmp(spec, "%all", 4)) {
+			char *p = all;
+			for (const char *l = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"; *l; l++) {
+				if (p != all)
+					*p++ = '|';
+				*p++ = '%';
+				*p++ = *l;
+			}
+			*p = '\0';
+			spec = all;
+		}
 		fmt_parse(&fmt, spec, 1, job_fmt_valid, bad_letter, NULL);
 	}
+
+	print_job_set_cluster(cmd_conf()->cluster_name);
 
 	/* Ask only for the strings the format, sort keys and filters read:
 	 * at 10,000 jobs the unused ones were most of the reply and of the
@@ -664,10 +712,10 @@ int cmd_squeue(int argc, char **argv)
 
 	for (;;) {
 		rc = run_once(&o, &fmt);
-		fflush(stdout);
 		if (rc || o.iterate <= 0)
 			break;
 		printf("\n");
+		fflush(stdout);
 		sleep((unsigned)o.iterate);
 	}
 
@@ -680,6 +728,7 @@ out:   /* error exits come here too: LeakSanitizer runs on every exit in tests *
 	strv_free(&o.jobs_s);
 	strv_free(&o.users_s);
 	strv_free(&o.states_s);
+	strv_free(&o.clusters_s);
 	free(o.uids);
 	free(o.states);
 	free(o.job_ids);

@@ -302,6 +302,11 @@ void acct_rollup_committed(struct ctld *cd);
 void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
 			    double reported, double *idle);
 
+/* ---- why.c ---- */
+/* ACCT_OP_WHY (loop): `sluice why`; args job=ID or node=NAME; the answer
+ * is a JSON document in out->msg (see why.c). */
+void why_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+
 /* ---- acct_sshare.c ---- */
 /* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */
 void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);

@@ -33,6 +33,7 @@ static const struct acct_op_def {
 	{ ACCT_OP_MGR, acct_mgr_op, NULL },
 	{ ACCT_OP_SSHARE, acct_sshare, NULL },
 	{ ACCT_OP_SREPORT, NULL, acct_sreport },
+	{ ACCT_OP_WHY, why_op, NULL },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)

@@ -188,10 +188,13 @@ void ctld_stats_pass(ctld_t *cd, uint64_t t0)
 void ctld_stats_job_end(ctld_t *cd, uint32_t state)
 {
 	ctld_metrics_job_end(cd, state);
+	/* As Slurm 22.05 counts them: "completed" is a job whose script
+	 * ended by itself, whatever its exit code (Slurm counts the accepted
+	 * completion report); "failed" is one the nodes failed to run. */
 	switch (state & JOB_STATE_BASE) {
-	case JOB_COMPLETE: cd->stats.jobs_completed++; break;
+	case JOB_COMPLETE: case JOB_FAILED: cd->stats.jobs_completed++; break;
 	case JOB_CANCELLED: cd->stats.jobs_canceled++; break;
-	case JOB_FAILED: case JOB_NODE_FAIL: case JOB_BOOT_FAIL:
+	case JOB_NODE_FAIL: case JOB_BOOT_FAIL:
 		cd->stats.jobs_failed++;
 		break;
 	default: break;
@@ -335,8 +338,9 @@ void rpc_prio_info(ctld_t *cd, conn_t *c, const void *req, uint32_t uid)
 	size_t alloc = 0;
 	for (size_t i = 0; m.multifactor && i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
-		/* As Slurm: pending, not held, eligible now. */
-		if ((j->state & JOB_STATE_BASE) != JOB_PENDING || j->hold ||
+		/* As Slurm: pending, not held, not waiting on a dependency,
+		 * eligible now. */
+		if ((j->state & JOB_STATE_BASE) != JOB_PENDING || j->hold || j->dep_state ||
 		    (j->desc->begin_time && j->desc->begin_time > now))
 			continue;
 		if (r->njob_ids && !u32_in(r->job_ids, r->njob_ids, j->job_id))

@@ -153,6 +153,7 @@ static const struct {
 	{ ESLURM_ONE_CHANGE, "Can only change one at a time" },
 	{ ESLURM_BAD_NAME, "Unacceptable name given. (No '.' in name allowed)" },
 	{ ESLURM_NO_REMOVE_DEFAULT_ACCOUNT, "You can not remove the default account of a user" },
+	{ ESLURM_JOB_NOT_FEDERATED, "Not a valid federated job" },
 };
 
 const char *slurm_strerror(int err)

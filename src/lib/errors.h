@@ -153,6 +153,9 @@ enum {
 	ESLURM_BAD_NAME = 7004,
 	ESLURM_NO_REMOVE_DEFAULT_ACCOUNT = 7009,
 
+	/* federation errors */
+	ESLURM_JOB_NOT_FEDERATED = 7103,
+
 	/* Sluice's own names, aliases of the Slurm codes with the same
 	 * meaning (kept so existing code compiles; prefer the Slurm names) */
 	SLUICE_E_PROTOCOL = SLURM_UNEXPECTED_MSG_ERROR,          /* malformed or unknown message */

@@ -169,6 +169,8 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, cpus_per_gpu, 66),
 	U64(job_info_t, mem_per_gpu, 67),
 	STR(job_info_t, mem_alloc, 68),
+	/* tags from 101: squeue parity (issue 10), apart from other work */
+	U32(job_info_t, assoc_id, 101),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
@@ -216,6 +218,11 @@ static const proto_field_t node_info_f[] = {
 	STR(node_info_t, alloc_tres, 35),
 	STR(node_info_t, comment, 36),
 	STR(node_info_t, extra, 37),
+	STR(node_info_t, health, 38),
+	STR(node_info_t, key_digest, 39),
+	U32(node_info_t, key_match, 40),
+	U32(node_info_t, health_round, 41),
+	U32(node_info_t, health_nchecks, 42),
 };
 SCHEMA(node_info_schema, node_info_t, "node_info", node_info_f);
 
@@ -342,6 +349,7 @@ static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, end_state, 5),
 	STR(msg_job_complete_t, node, 6),
 	I64(msg_job_complete_t, end_time, 7),
+	U32(msg_job_complete_t, rc, 8),
 };
 SCHEMA(job_complete_schema, msg_job_complete_t, "msg_job_complete", job_complete_f);
 
@@ -385,6 +393,10 @@ static const proto_field_t node_register_f[] = {
 	ARR(msg_node_register_t, job_ids, njob_ids, 18, FT_U32ARR),
 	U64(msg_node_register_t, sent_ms, 19),
 	U64(msg_node_register_t, ping_seq, 20),
+	U32(msg_node_register_t, health_round, 21),
+	STR(msg_node_register_t, health, 22),
+	STR(msg_node_register_t, key_digest, 23),
+	U32(msg_node_register_t, health_nchecks, 24),
 };
 SCHEMA(node_register_schema, msg_node_register_t, "msg_node_register", node_register_f);
 
@@ -408,6 +420,9 @@ static const proto_field_t launch_job_f[] = {
 	I64(msg_launch_job_t, start_time, 17),
 	STR(msg_launch_job_t, ctld_addr, 18),
 	U32(msg_launch_job_t, ctld_port, 19),
+	STR(msg_launch_job_t, cores, 20),
+	U64(msg_launch_job_t, mem_mb, 21),
+	U64(msg_launch_job_t, gpus, 22),
 	U32(msg_launch_job_t, warn_signal, 30),
 	U32(msg_launch_job_t, warn_time, 31),
 	U32(msg_launch_job_t, warn_flags, 32),
@@ -422,16 +437,19 @@ static const proto_field_t signal_job_f[] = {
 	U32(msg_signal_job_t, kill_wait, 4),
 	U32(msg_signal_job_t, end_state, 5),
 	I64(msg_signal_job_t, end_time, 6),
+	STR(msg_signal_job_t, message, 7),
 };
 SCHEMA(signal_job_schema, msg_signal_job_t, "msg_signal_job", signal_job_f);
 
 static const proto_field_t node_ack_f[] = {
 	U64(msg_node_ack_t, sent_ms, 1),
+	I64(msg_node_ack_t, ctld_time_ms, 2),
 };
 SCHEMA(node_ack_schema, msg_node_ack_t, "msg_node_ack", node_ack_f);
 
 static const proto_field_t node_ping_f[] = {
 	U64(msg_node_ping_t, seq, 1),
+	U32(msg_node_ping_t, flags, 2),
 };
 SCHEMA(node_ping_schema, msg_node_ping_t, "msg_node_ping", node_ping_f);
 
@@ -629,6 +647,7 @@ static const struct {
 	[MSG_ACCT_REQ] = { "MSG_ACCT_REQ", &acct_req_schema },
 	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
+	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

@@ -1,8 +1,7 @@
 /*
  * environ: environments for jobs and step tasks (a counted "NAME=value"
  * array with replace-or-append semantics, as the controller already put
- * the SLURM_* set in), and the stdio file name patterns of sbatch/srun
- * (%j, %x, %N, ...) expanded as Slurm's stepd does.
+ * the SLURM_* set in). The stdio file name patterns are src/lib/pattern.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,100 +84,6 @@ void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env)
 		ctx->array_job_id = (uint32_t)strtoul(aj, NULL, 10);
 		ctx->array_task_id = (uint32_t)strtoul(at, NULL, 10);
 	}
-}
-
-static void add_num(strbuf_t *sb, int width, unsigned long v)
-{
-	strbuf_addf(sb, "%0*lu", width, v);
-}
-
-char *pattern_expand(const char *pat, const pattern_ctx_t *ctx)
-{
-	strbuf_t sb = STRBUF_INIT;
-	if (!pat)
-		return strbuf_detach(&sb);
-	/* man sbatch: a backslash anywhere turns off all replacement. */
-	if (strchr(pat, '\\')) {
-		for (const char *p = pat; *p; p++)
-			if (*p != '\\')
-				strbuf_addch(&sb, *p);
-		return strbuf_detach(&sb);
-	}
-	for (const char *p = pat; *p; p++) {
-		if (*p != '%') {
-			strbuf_addch(&sb, *p);
-			continue;
-		}
-		const char *start = p++;
-		int width = 0;
-		while (*p >= '0' && *p <= '9') {
-			if (width < 10)     /* Slurm caps the pad width at 10 */
-				width = width * 10 + (*p - '0');
-			p++;
-		}
-		if (width > 10)
-			width = 10;
-		switch (*p) {
-		case '%':
-			strbuf_addch(&sb, '%');
-			break;
-		case 'j':
-			add_num(&sb, width, ctx->job_id);
-			break;
-		case 'J':
-			add_num(&sb, width, ctx->job_id);
-			if (ctx->step_id != NODED_BATCH_STEP)
-				strbuf_addf(&sb, ".%u", ctx->step_id);
-			break;
-		case 's':
-			add_num(&sb, width, ctx->step_id);
-			break;
-		case 'A':
-			add_num(&sb, width, ctx->array_job_id ? ctx->array_job_id : ctx->job_id);
-			break;
-		case 'a':
-			add_num(&sb, width, ctx->array_job_id ? ctx->array_task_id : NO_VAL32);
-			break;
-		case 'x':
-			strbuf_addstr(&sb, ctx->job_name ? ctx->job_name : "");
-			break;
-		case 'u':
-			strbuf_addstr(&sb, ctx->user ? ctx->user : "");
-			break;
-		case 'N': {
-			/* the short host name: up to the first '.' */
-			const char *n = ctx->node ? ctx->node : "";
-			strbuf_add(&sb, n, strcspn(n, "."));
-			break;
-		}
-		case 'n':
-			add_num(&sb, width, ctx->node_id);
-			break;
-		case 't':
-			add_num(&sb, width, ctx->task_id);
-			break;
-		case '\0':
-			strbuf_addstr(&sb, start);
-			return strbuf_detach(&sb);
-		default:
-			strbuf_add(&sb, start, (size_t)(p - start + 1));
-			break;
-		}
-	}
-	return strbuf_detach(&sb);
-}
-
-char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
-		   const pattern_ctx_t *ctx)
-{
-	char *name = pattern_expand(pat && *pat ? pat : dflt, ctx);
-	if (name[0] == '/' || !work_dir || !*work_dir)
-		return name;
-	size_t wl = strlen(work_dir);
-	char *full = xasprintf("%s%s%s", work_dir,
-			       work_dir[wl - 1] == '/' ? "" : "/", name);
-	free(name);
-	return full;
 }
 
 mode_t env_umask(const strv_t *env)

@@ -24,8 +24,10 @@
 
 #include "cmd/cmds.h"
 #include "daemon.h"
+#include "cgroup.h"
 #include "metrics.h"
 #include "noded.h"
+#include "health.h"
 #include "xalloc.h"
 
 static void usage(FILE *fp)
@@ -299,12 +301,17 @@ int cmd_noded(int argc, char **argv)
 	if (conf->nunsupported)
 		verbose("%zu slurm.conf key(s) accepted but not acted on", conf->nunsupported);
 
+	noded_cgroup_init(nd);
 	metrics_start_hw(nd);
+	nd->health = health_create(nd, NULL, NULL);
+	health_start(nd->health);
 	loop_set_before_sleep(nd->loop, before_sleep, nd);
 	nd->link = ctld_link_start(nd);
 	loop_run(nd->loop);
 
 	ctld_link_destroy(nd->link);
+	health_destroy(nd->health);
+	nd->health = NULL;
 	metrics_destroy(nd->metrics);
 	nd->metrics = NULL;
 	conn_flush_all(nd->loop);
@@ -315,6 +322,7 @@ int cmd_noded(int argc, char **argv)
 	loop_destroy(nd->loop);
 	close(sigfd);
 	auth_destroy(nd->auth);
+	cgroup_close(nd->cgroup);
 	free(nd->spool);
 	free(nd->log_file);
 	free(nd->name);

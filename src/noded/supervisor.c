@@ -63,6 +63,7 @@
 #include "jobacct.h"
 #include "metrics.h"
 #include "noded.h"
+#include "health.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -199,6 +200,9 @@ void job_ctl_killall(job_ctl_t *c, int sig)
 	for (uint32_t i = 0; i < c->npgids; i++)
 		if (c->pgids[i] > 0)
 			killpg(c->pgids[i], sig);
+	/* and what left the process groups (proctrack/cgroup) */
+	if (c->cg_nd)
+		noded_cgroup_signal(c->cg_nd, c->cg_uid, c->cg_job, c->cg_step, sig);
 }
 
 void job_ctl_terminate(job_ctl_t *c, uint32_t kill_wait)
@@ -344,6 +348,11 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	child_reset_signals();
 	setsid();
 	char *e = NULL;
+	if (noded_cgroup_attach(nd, m->user_id, m->job_id, NODED_BATCH_STEP) < 0) {
+		e = xasprintf("cannot join the job's cgroup: %s", strerror(errno));
+		write_all(errfd, e, strlen(e));
+		_exit(1);
+	}
 	if (become_user(m->user_name, m->user_id, m->group_id, &e) < 0) {
 		write_all(errfd, e, strlen(e));
 		_exit(1);
@@ -506,6 +515,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	char *in = pattern_path(m->std_in, "/dev/null", m->work_dir, &pc);
 
 	const char *s = m->script ? m->script : "";
+	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL);
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
 	if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
@@ -554,6 +564,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	free(errp);
 	free(in);
 
+	noded_cg_end_t cg_end = { 0 };
 	/* The batch step's record: its one task's resource use. */
 	jobacct_conf_t jc;
 	jobacct_conf_from(nd->conf, &jc);
@@ -565,7 +576,9 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	};
 	if (pid > 0) {
 		pid_t pg = pid;
-		job_ctl_t ctl = { .pgids = &pg, .npgids = 1, .kill_wait = m->kill_wait };
+		job_ctl_t ctl = { .pgids = &pg, .npgids = 1, .kill_wait = m->kill_wait,
+				  .cg_nd = in_cg ? nd : NULL, .cg_uid = m->user_id,
+				  .cg_job = m->job_id, .cg_step = NODED_BATCH_STEP };
 		int timed_out = 0, orphaned = 0, cancelled = 0, st = 0;
 		int64_t warned_for = 0;  /* the limit the --signal warning went for */
 		jobacct_task_start(ja, 0, pid, 0, mono_ms());
@@ -634,6 +647,14 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					while (spool_request_take(dir, &req)) {
 						debug("job %u: request signal %u flags %#x", m->job_id,
 						      req.signal, req.flags);
+						if (req.flags & SIGNAL_F_NOTIFY) {
+							/* scontrol notify: Slurm's line */
+							if (job_err >= 0 && req.message)
+								dprintf(job_err, "slurmstepd-%s: error: %s\n",
+									nd->name, req.message);
+							free(req.message);
+							continue;
+						}
 						if (req.flags & SIGNAL_F_TIME_LIMIT) {
 							/* scontrol update TimeLimit: the new end */
 							time_limit_at = req.end_time;
@@ -677,6 +698,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		}
 		/* Descendants left behind die with the script (proctrack). */
 		killpg(pg, SIGKILL);
+		noded_cgroup_end(nd, m->user_id, m->job_id, NODED_BATCH_STEP, &cg_end);
 		status = (uint32_t)st;
 		if (ctl.end_state)
 			end_state = ctl.end_state;
@@ -692,12 +714,25 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		} else {
 			batch_step_state(st, cancelled, timed_out, &sc.end_state, &sc.exit_status);
 		}
+		if (cg_end.oom_kills && !cancelled && !timed_out && !ctl.end_state) {
+			/* Slurm's line, state and exit code (SIG_OOM: 0:125) */
+			if (job_err >= 0)
+				dprintf(job_err, "slurmstepd: error: Detected %" PRIu64 " oom-kill event(s) "
+					"in StepId=%u.batch. Some of your processes may have been killed "
+					"by the cgroup out-of-memory handler.\n", cg_end.oom_kills, m->job_id);
+			info("job %u: %" PRIu64 " oom-kill event(s): OUT_OF_MEMORY", m->job_id,
+			     cg_end.oom_kills);
+			end_state = sc.end_state = JOB_OOM;
+			status = sc.exit_status = NODED_SIG_OOM;
+		}
 		if (ja->samples)
 			debug("job %u: %" PRIu64 " accounting samples, %" PRIu64 " us each",
 			      m->job_id, ja->samples, ja->sample_ns / ja->samples / 1000);
 		if (orphaned)
 			_exit(0);
 	}
+	if (pid <= 0 && in_cg)     /* the launch failed */
+		noded_cgroup_end(nd, m->user_id, m->job_id, NODED_BATCH_STEP, &cg_end);
 	if (job_err >= 0)
 		close(job_err);
 
@@ -711,6 +746,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	spool_revoke(nd->spool, m->job_id, rec.end_time);
 	sc.end_time = rec.end_time;
 	jobacct_usage(ja, &sc.usage);
+	noded_cgroup_usage(&cg_end, jc.type == JAG_CGROUP, &sc.usage);
 	jobacct_free(ja);
 	/* a launch that failed ran no batch step: the job's end closes it */
 	report_complete(nd, dir, &rec, pid > 0 ? &sc : NULL);
@@ -749,6 +785,11 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 		error("job %u: cannot create %s: %m", m->job_id, dir);
 	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 0) < 0)
 		error("job %u: cannot record its metrics labels in %s: %m", m->job_id, dir);
+	/* health.conf's gate: a node failing it refuses the job (health.c) */
+	if (health_launch_gate(nd, m, dir)) {
+		free(dir);
+		return;
+	}
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		error("job %u: pipe: %m", m->job_id);
@@ -785,7 +826,14 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 	struct sig_scan *ss = arg;
 	if (!r || r->job_id != ss->m->job_id || r->done || !spool_rec_alive(r))
 		return;
-	if (ss->steps_only && r->step_id == NODED_BATCH_STEP)
+	/* Which supervisors a plain signal reaches: the steps' (no flag),
+	 * the batch shell's (SIGNAL_F_BATCH) or all (-f, and the kill). */
+	uint32_t fl = ss->m->flags;
+	int batch = r->step_id == NODED_BATCH_STEP;
+	if (ss->steps_only && batch)
+		return;
+	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_FULL | SIGNAL_F_TIME_LIMIT)) &&
+	    batch != !!(fl & SIGNAL_F_BATCH))
 		return;
 	if (spool_request_write(dir, ss->m) < 0) {
 		error("job %u: cannot queue the signal request in %s: %m", r->job_id, dir);
@@ -830,6 +878,10 @@ static void watch_one(const char *dir, const spool_rec_t *rec, void *arg)
 		/* Died with its job running: nothing enforces its limit or
 		 * reports its end any more. */
 		int n = spool_tasks_kill(dir);
+		int ncg = noded_cgroup_cleanup(w->nd, r.job_id, r.step_id);
+		if (ncg)
+			info("job %u: killed %d process%s left in its cgroup", r.job_id, ncg,
+			     ncg == 1 ? "" : "es");
 		if (batch)
 			error("job %u: its supervisor (pid %lld) died; killed %d process group%s "
 			      "left, reporting NODE_FAIL", r.job_id, (long long)r.pid, n,

@@ -61,7 +61,7 @@ test_expect_success 'scancel -n, -t and -p select jobs' '
 	wait_job_state $a CANCELLED && wait_job_state $c CANCELLED
 '
 
-test_expect_success 'scancel -s USR1 signals without ending the job' '
+test_expect_success 'scancel -b -s USR1 signals the batch shell without ending the job' '
 	cd "$CL/work" &&
 	cat >trap.sh <<-\EOF &&
 	#!/bin/bash
@@ -71,7 +71,7 @@ test_expect_success 'scancel -s USR1 signals without ending the job' '
 	id=$(sbatch --parsable -o trap.out trap.sh) &&
 	wait_job_state $id RUNNING &&
 	sleep 0.3 &&
-	scancel -s USR1 $id &&
+	scancel -b -s USR1 $id &&
 	wait_job_state $id COMPLETED &&
 	grep -q "got usr1" trap.out
 '

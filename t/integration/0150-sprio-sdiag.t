@@ -18,10 +18,11 @@ test_expect_success 'fill the cluster, queue pending jobs' '
 	p2=$(sbatch --parsable -n 8 -o /dev/null --wrap=true) &&
 	p3=$(sbatch --parsable -N 2 -p short -o /dev/null --wrap=true) &&
 	h=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	d=$(sbatch --parsable -d afterok:$a -o /dev/null --wrap=true) &&
 	wait_for 5 test_reason $p3 Resources || wait_for 5 test_reason $p3 Priority
 '
 
-test_expect_success 'sprio: Slurm header, pending jobs in id order, no held or running job' '
+test_expect_success 'sprio: Slurm header, pending jobs in id order, no held, dependent or running job' '
 	sprio >out 2>err &&
 	test_must_be_empty err &&
 	compat_stdout sprio.txt | head -1 >expect &&
@@ -75,24 +76,31 @@ test_expect_success 'sdiag: Slurm layout with real numbers' '
 	sdiag_shape <out >actual &&
 	test_cmp expect actual &&
 	grep -q "^Server thread count:  1$" out &&
-	grep -q "^Jobs submitted: 5$" out &&
+	grep -q "^Jobs submitted: 6$" out &&
 	grep -q "^Jobs started:   1$" out &&
-	grep -q "^Jobs pending:   4$" out &&
+	grep -q "^Jobs pending:   5$" out &&
 	grep -q "^Jobs running:   1$" out &&
 	grep -Eq "^	Total cycles: [1-9]" out &&
-	grep -Eq "^	REQUEST_SUBMIT_BATCH_JOB +\( 4003\) count:5 +ave_time:[0-9]+ +total_time:[0-9]+$" out &&
+	grep -Eq "^	REQUEST_SUBMIT_BATCH_JOB +\( 4003\) count:6 +ave_time:[0-9]+ +total_time:[0-9]+$" out &&
 	grep -Eq "^	MESSAGE_NODE_REGISTRATION_STATUS +\( 1002\) count:2 " out &&
 	grep -Eq "^	REQUEST_PRIORITY_FACTORS +\( 2026\) count:" out &&
 	grep -Eq "^	root            \(       0\) count:[0-9]+ +ave_time:[0-9]+ +total_time:[0-9]+$" out &&
 	tail -2 out >tail && printf "Pending RPC statistics\n\tNo pending RPCs\n" >expect && test_cmp expect tail
 '
 
-test_expect_success 'sdiag counts completions and cancels; -i sorts by id' '
+test_expect_success 'sdiag counts completions and cancels (a non-zero exit is completed, as Slurm); -i sorts by id' '
 	scancel $a && wait_job_state $a CANCELLED &&
 	wait_job_state $p1 COMPLETED &&
+	wait_for 10 test_reason $d DependencyNeverSatisfied &&
+	scancel $d && wait_job_state $d CANCELLED &&
 	sdiag -i >out &&
-	grep -q "^Jobs canceled:  1$" out &&
+	grep -q "^Jobs canceled:  2$" out &&
 	grep -Eq "^Jobs completed: [1-9]" out &&
+	grep -q "^Jobs failed:    0$" out &&
+	c0=$(sed -n "s/^Jobs completed: //p" out) &&
+	f=$(sbatch --parsable -o /dev/null --wrap="exit 3") && wait_job_state $f FAILED &&
+	wait_for 10 sh -c "sdiag | grep -q \"^Jobs completed: $((c0 + 1))\$\"" &&
+	sdiag -i >out && grep -q "^Jobs failed:    0$" out &&
 	sed -n "/by message type/,/^$/p" out | sed -n "s/.*( *\([0-9]*\)).*/\1/p" >ids &&
 	sort -n ids >sorted && test_cmp sorted ids
 '

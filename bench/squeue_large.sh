@@ -1,0 +1,63 @@
+#!/bin/bash
+# squeue_large.sh: squeue's latency with many pending jobs, for this build
+# and, when OLD_BUILD names another build directory (e.g. one of main), for
+# that one too, against the same controller: before/after in one run.
+#
+# A cluster of 2 node daemons, JOBS held jobs (default 100,000, 8 parallel
+# sbatch loops), then the median of RUNS runs (one process per command,
+# output discarded) of: `squeue` (default format), `squeue -t all`,
+# `squeue -h -o %all` (every field), `squeue -j ID` and `squeue --json`.
+#
+# Usage: [OLD_BUILD=dir] [JOBS=N] bench/squeue_large.sh [RUNS]   (key=value
+# lines on stdout). Builds nothing: run `make` first. Every wait is bounded.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../t/cluster.sh"
+RUNS=${1:-5}
+JOBS=${JOBS:-100000}
+NEW=${SLUICE_BUILD:-$here/../build}
+export PATH="$NEW/bin:$PATH"
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+time_ms() { # time_ms CMD...: median wall ms of RUNS runs after one warm-up
+	local i t0 t1
+	"$@" >/dev/null 2>&1
+	for ((i = 0; i < RUNS; i++)); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1
+		t1=$(date +%s%N)
+		echo "scale=1; ($t1 - $t0) / 1000000" | bc
+	done | median
+}
+
+trap 'cluster_stop >/dev/null 2>&1' EXIT
+cluster_write_conf 2 "MaxJobCount=1000000" || exit 1
+ctld_start || exit 1
+for n in comp001 comp002; do noded_start $n; done
+wait_for 30 nodes_idle || exit 1
+cd "$CL/work" || exit 1
+
+t0=$(date +%s)
+per=$((JOBS / 8))
+for k in 1 2 3 4 5 6 7 8; do
+	( for ((i = 0; i < per; i++)); do sbatch -H -o /dev/null --wrap=true >/dev/null || exit 1; done ) &
+done
+wait
+echo "jobs_pending=$(squeue -h -t PD -o %i | wc -l)"
+echo "fill_s=$(( $(date +%s) - t0 ))"
+id=$(squeue -h -o %i | tail -1)
+
+for which in new old; do
+	b=$NEW
+	if [ $which = old ]; then
+		[ -n "${OLD_BUILD:-}" ] || break
+		b=$OLD_BUILD
+	fi
+	sq=$b/bin/squeue
+	echo "${which}_squeue_ms=$(time_ms "$sq")"
+	echo "${which}_squeue_t_all_ms=$(time_ms "$sq" -t all)"
+	echo "${which}_squeue_o_all_ms=$(time_ms "$sq" -h -o %all)"
+	echo "${which}_squeue_j_ms=$(time_ms "$sq" -j "$id")"
+	echo "${which}_squeue_json_ms=$(time_ms "$sq" --json)"
+	echo "${which}_squeue_bytes=$("$sq" | wc -c)"
+done
