@@ -359,6 +359,24 @@ void job_send_time_limit(ctld_t *cd, job_t *j);
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
+/* prolog_ctld.c: a node's Prolog/Epilog failure reported with a job's
+ * end (m->rc): drain the node ("Prolog error"/"Epilog error") and, for a
+ * Prolog, requeue the job held; 1 if the job was requeued (its end is
+ * then not recorded), 0 otherwise. */
+int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m);
+/* Drain node name with reason, as set by SlurmUser, unless it is drained
+ * or failed already. */
+void node_drain_by_slurm(ctld_t *cd, const char *name, const char *reason);
+/* PrologSlurmctld of a job just started: 1 if it runs (the job is
+ * CONFIGURING; prolog_ctld.c launches it, or requeues/cancels it, when
+ * the script ends), 0 if none is configured (launch it now). */
+int prolog_ctld_start(ctld_t *cd, job_t *j);
+/* EpilogSlurmctld of a job that ended (runs in the background). */
+void epilog_ctld_start(ctld_t *cd, job_t *j);
+/* Once after recovery: run again the PrologSlurmctld of CONFIGURING jobs. */
+void prolog_ctld_recover(ctld_t *cd);
+/* "launch failed requeued held": the reason text of such a job. */
+extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);
 void job_add_recovered(ctld_t *cd, job_t *j);
 void job_free(job_t *j);
@@ -429,6 +447,8 @@ int is_operator(const ctld_t *cd, uint32_t uid);
  * of the job's account (cancel, hold, release, update). */
 int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
+/* ctld_main.c: apply conf's SluiceLogFormat and SlurmctldSyslogDebug. */
+void ctld_log_conf(const conf_t *conf);
 
 /* ---- nodes.c ---- */
 int nodes_init(ctld_t *cd);

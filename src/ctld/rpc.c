@@ -452,6 +452,18 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 			error("reconfigure refused, running config kept:\n%s", m);
 		reply_rc(c, rc, m);
 		break;
+	case MSG_SET_DEBUG:
+		/* Slurm answers a user who may not with EACCES ("Permission
+		 * denied") */
+		if (!is_super(cd, uid)) {
+			reply_rc(c, EACCES, NULL);
+			break;
+		}
+		log_set_level((enum log_level)(((const msg_set_debug_t *)msg)->level > LOG_LVL_DEBUG2 ?
+			LOG_LVL_DEBUG2 : ((const msg_set_debug_t *)msg)->level));
+		info("debug level set to %u by uid %u", ((const msg_set_debug_t *)msg)->level, uid);
+		reply_rc(c, 0, NULL);
+		break;
 	case MSG_SHUTDOWN:
 		if (!is_super(cd, uid)) {
 			reply_rc(c, ESLURM_ACCESS_DENIED, NULL);

@@ -78,12 +78,19 @@ enum msg_type {
 	MSG_STEP_COMPLETE,       /* msg_step_complete_t -> MSG_RC (supervisor -> ctld) */
 	MSG_HEALTH_CHECK,        /* msg_info_req_t (name: node list) -> MSG_RC: the nodes
 	                          * run a health check round now (sluice preflight) */
+	MSG_SET_DEBUG,           /* msg_set_debug_t -> MSG_RC (scontrol setdebug) */
 	MSG_TYPE_END
 };
 
 typedef struct msg_empty {
 	uint32_t unused;
 } msg_empty_t;
+
+/* scontrol setdebug: the controller's log level from now on (enum
+ * log_level; SlurmctldDebug is read again at reconfigure). */
+typedef struct msg_set_debug {
+	uint32_t level;
+} msg_set_debug_t;
 
 typedef struct msg_rc {
 	int32_t rc;              /* SLURM_SUCCESS or an errors.h number */
@@ -510,6 +517,9 @@ typedef struct msg_launch_job {
 	uint32_t warn_time;
 	uint32_t warn_flags;     /* WARN_F_* */
 	uint32_t get_user_env;   /* GUE_* */
+	/* The controller's own SLURM_* variables of the job, without what the
+	 * submitter exported: what the node's Prolog/Epilog (root) may trust. */
+	strv_t prolog_env;
 } msg_launch_job_t;
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */

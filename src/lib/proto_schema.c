@@ -341,6 +341,11 @@ static const proto_field_t step_create_reply_f[] = {
 };
 SCHEMA(step_create_reply_schema, msg_step_create_reply_t, "msg_step_create_reply", step_create_reply_f);
 
+static const proto_field_t set_debug_f[] = {
+	U32(msg_set_debug_t, level, 1),
+};
+SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
+
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
 	U32(msg_job_complete_t, step_id, 2),
@@ -427,6 +432,7 @@ static const proto_field_t launch_job_f[] = {
 	U32(msg_launch_job_t, warn_time, 31),
 	U32(msg_launch_job_t, warn_flags, 32),
 	U32(msg_launch_job_t, get_user_env, 33),
+	STRV(msg_launch_job_t, prolog_env, 23),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 
@@ -648,6 +654,7 @@ static const struct {
 	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
 	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
+	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

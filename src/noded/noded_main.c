@@ -120,6 +120,7 @@ static void reconfigure(noded_t *nd)
 	nd->log_file = file;
 	nd->log_level = lvl;
 	log_init("slurmd", 1, nd->log_level, nd->log_file);
+	log_apply_conf(nc, 0, nd->foreground, nd->log_file != NULL, nd->name);
 	long idx = conf_node_find(nc, nd->name);
 	if (idx < 0)
 		error("reconfigure: node %s is no longer in slurm.conf; restart or stop this daemon",
@@ -296,6 +297,7 @@ int cmd_noded(int argc, char **argv)
 	if (sigfd < 0 || loop_add_fd(nd->loop, sigfd, LOOP_READ, on_signal, nd) < 0)
 		fatal("signalfd: %s", strerror(errno));
 	log_init("slurmd", 1, nd->log_level, nd->log_file);
+	log_apply_conf(conf, 0, foreground, nd->log_file != NULL, nd->name);
 	info("slurmd version %s started on node %s, port %u, spool %s", SLURM_COMPAT_VERSION,
 	     nd->name, nd->node->port, nd->spool);
 	if (conf->nunsupported)

@@ -47,6 +47,7 @@
 #include "jobacct.h"
 #include "metrics.h"
 #include "noded.h"
+#include "prolog.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -122,6 +123,8 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		env_set(&env, "SLURM_NODELIST", cr->nodes);
 		env_set(&env, "SLURM_JOB_NODELIST", cr->nodes);
 	}
+	/* TaskProlog (prolog.c): export/unset/print applied to the task */
+	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));
 	char **argv = xcalloc(m->argv.n + 1, sizeof(*argv));
 	for (uint32_t i = 0; i < m->argv.n; i++)
 		argv[i] = m->argv.v[i];
