@@ -32,6 +32,7 @@ static const cmd_opt_help_t sbatch_opts[] = {
 	{ 0, "export[=names]", "environment variables passed to the job\n"
 	  "(ALL, NONE, or a list of names and NAME=value)" },
 	{ 0, "get-user-env", "load the user's login environment on the node" },
+	{ 0, "gid=group_id", "run the job as this group (root only)" },
 	{ 0, "gres=list", "generic resources needed on each node" },
 	{ 'H', "hold", "submit the job held" },
 	{ 'i', "input=in", "file for the batch script's standard input" },
@@ -58,6 +59,7 @@ static const cmd_opt_help_t sbatch_opts[] = {
 	{ 0, "switches=max-switches{@max-time-to-wait}",
 	  "\nthe most leaf switches, and how long to wait for them" },
 	{ 't', "time=minutes", "time limit" },
+	{ 0, "uid=user_id", "run the job as this user (root only)" },
 	{ 'v', "verbose", "more messages (repeat for more)" },
 	{ 'W', "wait", "wait for the job to end and exit with its status" },
 	{ 0, "wckey=wckey", "workload characterization key" },
@@ -96,7 +98,8 @@ const cmd_help_t cmd_help_sbatch = {
 		 "[-D path]\n"
 		 "[--input file] [--output file] [--error file] [--open-mode=mode]\n"
 		 "[--chdir=directory] [--oversubscribe] [-m dist] [-J jobname]\n"
-		 "[--verbose] [--contiguous] [--mem=MB] [-C list]\n"
+		 "[--verbose] [--gid=group] [--uid=user]\n"
+		 "[--contiguous] [--mem=MB] [-C list]\n"
 		 "[--account=name] [--dependency=type:jobid[+time]] [--comment=name]\n"
 		 "[--mail-type=type] [--mail-user=user] [--nice[=value]] [--wait]\n"
 		 "[--requeue] [--no-requeue] [--ntasks-per-node=n]\n"

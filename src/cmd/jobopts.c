@@ -17,10 +17,13 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cmd/cmdutil.h"
 #include "cmd/jobopts.h"
 #include "log.h"
 #include "rlimits.h"
+#include "states.h"
 #include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -38,7 +41,8 @@ enum opt_id {
 	ID_NICE, ID_NTASKS_PER_NODE, ID_OPEN_MODE, ID_PARSABLE, ID_PRIORITY, ID_PTY,
 	ID_REQUEUE, ID_NO_REQUEUE, ID_RESERVATION, ID_SIGNAL, ID_WCKEY, ID_WRAP,
 	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION, ID_SWITCHES,
-	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU, ID_PROPAGATE, ID_KILL_INV_DEP,
+	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU, ID_PROPAGATE, ID_UID, ID_GID,
+	ID_KILL_INV_DEP,
 };
 
 struct optdef {
@@ -66,6 +70,7 @@ static const struct optdef optdefs[] = {
 	{ "exclusive", optional_argument, ID_EXCLUSIVE, O_BOTH },
 	{ "export", required_argument, ID_EXPORT, O_BOTH },
 	{ "get-user-env", optional_argument, ID_GET_USER_ENV, O_SB },
+	{ "gid", required_argument, ID_GID, O_SB },
 	{ "gpus", required_argument, 'G', O_BOTH },
 	{ "gpus-per-node", required_argument, ID_GPUS_PER_NODE, O_BOTH },
 	{ "gpus-per-task", required_argument, ID_GPUS_PER_TASK, O_BOTH },
@@ -106,6 +111,7 @@ static const struct optdef optdefs[] = {
 	{ "switches", required_argument, ID_SWITCHES, O_BOTH },
 	{ "time", required_argument, 't', O_BOTH },
 	{ "unbuffered", no_argument, 'u', O_SR },
+	{ "uid", required_argument, ID_UID, O_SB },
 	{ "usage", no_argument, ID_USAGE, O_BOTH },
 	{ "verbose", no_argument, 'v', O_BOTH },
 	{ "version", no_argument, 'V', O_BOTH },
@@ -524,7 +530,32 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 		d->get_user_env = GUE_ON | (uint32_t)t | (end && *end == 'S' ? GUE_SHORT : 0u);
 		break;
 	}
-	case 'm': case ID_MAIL_TYPE: case ID_MAIL_USER:
+	case ID_MAIL_TYPE:
+		if (mail_type_parse(arg, &d->mail_type) < 0)
+			return fail255(o, "Invalid --mail-type specification");
+		break;
+	case ID_MAIL_USER: set_str(&d->mail_user, arg); break;
+	case ID_UID: case ID_GID: {
+		/* a name or a number; root only (the controller checks too) */
+		const char *what = id == ID_UID ? "--uid" : "--gid";
+		if (getuid() != 0) {
+			fprintf(stderr, "%s: error: %s only permitted by root user\n", o->prog, what);
+			return 255;
+		}
+		uint32_t v;
+		int bad = id == ID_UID ? cmd_user_id(arg, &v) : cmd_group_id(arg, &v);
+		if (bad) {
+			fprintf(stderr, "%s: error: Invalid %s specification\n", o->prog, what);
+			return 255;
+		}
+		if (id == ID_UID)
+			d->user_id = v;
+		else
+			d->group_id = v;
+		d->as_ids |= id == ID_UID ? AS_UID : AS_GID;
+		break;
+	}
+	case 'm':
 	case ID_WCKEY: case ID_PRIORITY:
 		/* accepted for compatibility; Sluice does not act on them */
 		break;

@@ -345,6 +345,12 @@ void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji);
 void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields);
 void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now);
 void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now);
+
+/* job_mail.c: run MailProg for event (MAIL_BEGIN, MAIL_END, MAIL_FAIL)
+ * if the job asked for it; job_mail_end picks END or FAIL as Slurm does
+ * for an ended job. Never waits for the mailer. */
+void job_mail(ctld_t *cd, const job_t *j, uint32_t event);
+void job_mail_end(ctld_t *cd, const job_t *j);
 void job_release(ctld_t *cd, job_t *j);
 void job_requeue(ctld_t *cd, job_t *j);
 /* Seconds a requeued job waits when there is no node lease

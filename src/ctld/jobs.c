@@ -758,6 +758,7 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	 * node last became free (a job released it) or registered. */
 	cd->last_node_update = now;
 	job_dirty(cd, j);
+	job_mail(cd, j, MAIL_BEGIN);
 }
 
 /* Give the job's resources back to the scheduler. */
@@ -803,6 +804,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	jobs_wake_waiters(cd, j);
 	epilog_ctld_start(cd, j); /* EpilogSlurmctld (prolog_ctld.c) */
 	ctld_sched_request(cd);   /* dependents may move */
+	job_mail_end(cd, j);
 }
 
 void job_requeue(ctld_t *cd, job_t *j)

@@ -49,6 +49,19 @@ static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint3
 		conn_send(c, MSG_SUBMIT_REPLY, &r);
 		return;
 	}
+	/* sbatch --uid/--gid: root only (the client says so too), as Slurm;
+	 * without --gid the submitter's group stays. */
+	if (in->as_ids) {
+		if (uid != 0) {
+			msg_submit_reply_t r = { .rc = ESLURM_ACCESS_DENIED };
+			conn_send(c, MSG_SUBMIT_REPLY, &r);
+			return;
+		}
+		if (in->as_ids & AS_UID)
+			uid = in->user_id;
+		if (in->as_ids & AS_GID)
+			gid = in->group_id;
+	}
 	/* Take the description over from the conn layer's message. */
 	job_desc_t *d = xmalloc(sizeof(*d));
 	*d = *in;

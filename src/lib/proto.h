@@ -146,6 +146,10 @@ typedef struct job_desc {
 	uint32_t warn_time;      /* --signal @TIME: seconds before the time limit */
 	uint32_t warn_flags;     /* WARN_F_* (B:, R:) */
 	uint32_t get_user_env;   /* GUE_* : load the user's login environment */
+	uint32_t mail_type;      /* MAIL_* (--mail-type), 0 = none */
+	char *mail_user;         /* --mail-user, NULL = the job's user */
+	uint32_t as_ids;         /* AS_UID|AS_GID: root's sbatch --uid/--gid put
+				  * the ids to run as in user_id/group_id */
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
@@ -155,6 +159,21 @@ typedef struct job_desc {
 #define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
 /* get_user_env: 0 = no; else the timeout in seconds (low 16 bits, 0 =
  * the default 8) | GUE_ON, with GUE_SHORT for "S" (no login shell). */
+#define AS_UID 0x1u
+#define AS_GID 0x2u
+/* mail_type bits (--mail-type) */
+#define MAIL_BEGIN          0x0001u
+#define MAIL_END            0x0002u
+#define MAIL_FAIL           0x0004u
+#define MAIL_REQUEUE        0x0008u
+#define MAIL_TIME_LIMIT     0x0010u
+#define MAIL_TIME_LIMIT_90  0x0020u
+#define MAIL_TIME_LIMIT_80  0x0040u
+#define MAIL_TIME_LIMIT_50  0x0080u
+#define MAIL_ARRAY_TASKS    0x0100u
+#define MAIL_INVALID_DEPEND 0x0200u
+#define MAIL_STAGE_OUT      0x0400u
+#define MAIL_SET            0x8000u   /* given (NONE sets only this) */
 #define GUE_ON    0x10000u
 #define GUE_SHORT 0x20000u
 #define GUE_TIMEOUT(v) ((v) & 0xffffu ? (v) & 0xffffu : 8u)

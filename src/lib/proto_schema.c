@@ -77,6 +77,9 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, warn_time, 51),
 	U32(job_desc_t, warn_flags, 52),
 	U32(job_desc_t, get_user_env, 53),
+	U32(job_desc_t, mail_type, 54),
+	STR(job_desc_t, mail_user, 55),
+	U32(job_desc_t, as_ids, 56),
 	STR(job_desc_t, request_id, 64),
 	STR(job_desc_t, array_inx, 70),
 };

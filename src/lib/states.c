@@ -14,7 +14,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <strings.h>
+
+#include "proto.h"
+#include "xalloc.h"
 
 /* ---- jobs ---- */
 
@@ -372,3 +376,37 @@ int node_update_state_parse(const char *s)
 			return kws[i].st;
 	return -1;
 }
+
+/* ---- --mail-type ---- */
+
+static const struct { const char *name; uint32_t bits; } mail_names[] = {
+	{ "NONE", 0 }, { "BEGIN", MAIL_BEGIN }, { "END", MAIL_END }, { "FAIL", MAIL_FAIL },
+	{ "REQUEUE", MAIL_REQUEUE }, { "INVALID_DEPEND", MAIL_INVALID_DEPEND },
+	{ "STAGE_OUT", MAIL_STAGE_OUT }, { "TIME_LIMIT", MAIL_TIME_LIMIT },
+	{ "TIME_LIMIT_90", MAIL_TIME_LIMIT_90 }, { "TIME_LIMIT_80", MAIL_TIME_LIMIT_80 },
+	{ "TIME_LIMIT_50", MAIL_TIME_LIMIT_50 }, { "ARRAY_TASKS", MAIL_ARRAY_TASKS },
+	{ "ALL", MAIL_BEGIN | MAIL_END | MAIL_FAIL | MAIL_REQUEUE | MAIL_INVALID_DEPEND |
+		 MAIL_STAGE_OUT },
+};
+
+int mail_type_parse(const char *s, uint32_t *bits)
+{
+	char *copy = xstrdup(s ? s : ""), *save = NULL;
+	int known = 0;
+	uint32_t b = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		for (size_t i = 0; i < sizeof(mail_names) / sizeof(mail_names[0]); i++) {
+			if (!strcasecmp(t, mail_names[i].name)) {
+				b |= mail_names[i].bits;
+				known = 1;
+				break;
+			}
+		}
+	}
+	free(copy);
+	if (!known)
+		return -1;
+	*bits = b | MAIL_SET;
+	return 0;
+}
+

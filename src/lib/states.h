@@ -192,4 +192,10 @@ enum node_update_state {
 };
 int node_update_state_parse(const char *s);
 
+/* Parse --mail-type (BEGIN,END,FAIL,REQUEUE,ALL,NONE,TIME_LIMIT[_90|_80|_50],
+ * ARRAY_TASKS,INVALID_DEPEND,STAGE_OUT; case-insensitive, unknown items
+ * ignored as Slurm does) into MAIL_* bits | MAIL_SET. -1 if no item is
+ * known. */
+int mail_type_parse(const char *s, uint32_t *bits);
+
 #endif
