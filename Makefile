@@ -35,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
 LINKS := sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -145,6 +145,15 @@ $(BUILD)/bench/jobacct_sample: bench/jobacct_sample.c $(BUILD)/libnoded.a $(BUIL
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
 
+# The node's cost per job of its cgroup, against a plain launch
+# (bench/cgroup_ops.c, as root on the real hierarchy).
+bench-cgroup: $(BUILD)/bench/cgroup_ops
+	$(BUILD)/bench/cgroup_ops
+
+$(BUILD)/bench/cgroup_ops: bench/cgroup_ops.c $(BUILD)/libnoded.a $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libnoded.a $(BUILD)/libsluice.a $(LDLIBS)
+
 # The scheduler core's pass benchmark (bench/sched_pass.c): builds and runs it.
 bench-sched: $(BUILD)/bench/sched_pass
 	$(BUILD)/bench/sched_pass
@@ -166,6 +175,13 @@ $(BUILD)/bench/metrics_scrape: bench/metrics_scrape.c t/unit/ctld_fixture.h $(AL
 # ports and 4 jobs (bench/node_scrape.c; --lib libnvidia-ml.so.1 for real GPUs).
 bench-node: $(BUILD)/bench/node_scrape
 	$(BUILD)/bench/node_scrape
+
+bench-health: $(BUILD)/bench/health_round
+	$(BUILD)/bench/health_round
+
+$(BUILD)/bench/health_round: bench/health_round.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
 
 $(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)

@@ -32,6 +32,8 @@ static const struct command commands[] = {
 	{ "ctld", cmd_ctld, 0, "run the controller" },
 	{ "noded", cmd_noded, 0, "run a node daemon" },
 	{ "check-config", cmd_check_config, 0, "validate a config directory" },
+	{ "check-keys", cmd_check_keys, 0, "compare the nodes' auth keys with the controller's" },
+	{ "preflight", cmd_preflight, 0, "staged health, GPU, fabric and all-reduce tests of nodes" },
 	{ "monitoring", cmd_monitoring, 0, "write Prometheus, alert rules and Grafana files for the cluster" },
 	{ "why", cmd_why, 0, "explain why a job is pending or how it ended, or a node's state" },
 };

@@ -22,6 +22,8 @@ int cmd_up(int argc, char **argv);
 int cmd_ctld(int argc, char **argv);
 int cmd_noded(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
+int cmd_check_keys(int argc, char **argv);
+int cmd_preflight(int argc, char **argv);
 int cmd_monitoring(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 

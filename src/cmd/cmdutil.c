@@ -345,3 +345,54 @@ char *cmd_short_hostname(void)
 		*dot = '\0';
 	return xstrdup(u.nodename);
 }
+
+/* ---- --help and --usage ---- */
+
+static void put_lines(FILE *fp, const char *text, int indent)
+{
+	const char *p = text;
+	for (;;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(fp, "%.*s\n", (int)len, p);
+		if (!nl)
+			break;
+		p = nl + 1;
+		fprintf(fp, "%*s", indent, "");
+	}
+}
+
+void cmd_help_print(FILE *fp, const cmd_help_t *h)
+{
+	fprintf(fp, "Usage: %s %s\n", h->prog, h->synopsis);
+	if (h->blank_after_synopsis)
+		fputc('\n', fp);
+	for (const cmd_opt_help_t *o = h->opts; o->text; o++) {
+		if (!o->lopt) {
+			if (o != h->opts)
+				fputc('\n', fp);
+			fprintf(fp, "%s\n", o->text);
+			continue;
+		}
+		int n;
+		if (o->sopt == CMD_HELP_NOCOL)
+			n = fprintf(fp, "  --%s", o->lopt);
+		else if (o->sopt)
+			n = fprintf(fp, "  -%c, --%s", o->sopt, o->lopt);
+		else
+			n = fprintf(fp, "      --%s", o->lopt);
+		if (o->text[0] == '\n') {
+			fprintf(fp, "\n%*s", h->col, "");
+			put_lines(fp, o->text + 1, h->col);
+			continue;
+		}
+		fprintf(fp, "%*s", n < h->col ? h->col - n : 1, "");
+		put_lines(fp, o->text, h->col);
+	}
+}
+
+void cmd_usage_print(FILE *fp, const cmd_help_t *h)
+{
+	fprintf(fp, "Usage: %s ", h->prog);
+	put_lines(fp, h->usage, (int)strlen(h->prog) + 8);
+}

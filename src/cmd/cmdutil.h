@@ -14,6 +14,7 @@
 #define SLUICE_CMDUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "conf.h"
@@ -91,5 +92,39 @@ char *cmd_short_hostname(void);
 
 /* getopt's diagnostics in Slurm's form, then the "Try ..." line. */
 void cmd_bad_option(const char *prog);
+
+/* ---- --help and --usage ----
+ *
+ * One table per command (help_text.c), printed the way Slurm's getopt-style
+ * commands lay out their help: "Usage: PROG SYNOPSIS", a blank line, then
+ * option lines "  -X, --long=ARG   text" with the text in column col
+ * (continuation lines indented to it; an option too long for its column
+ * gets its text after one space), groups under "Name:" headings, and a
+ * "Help options:" group; a text starting with '\n' starts on the next
+ * line, in the column. --usage prints "Usage: PROG " and the usage lines,
+ * continuation lines aligned under the first. Both go to stdout. */
+#define CMD_HELP_NOCOL (-1)      /* cmd_opt_help_t.sopt: no short-option column */
+typedef struct cmd_opt_help {
+	int sopt;                /* 'A' prints "-A, "; 0 four spaces; CMD_HELP_NOCOL none */
+	const char *lopt;        /* "account=name" (printed after "--"); NULL: a
+				  * heading, text is printed on a line of its own
+				  * after a blank line */
+	const char *text;        /* '\n' separates continuation lines */
+} cmd_opt_help_t;
+
+typedef struct cmd_help {
+	const char *prog;
+	const char *synopsis;    /* what follows "Usage: PROG " in --help */
+	const char *usage;       /* --usage: lines separated by '\n' */
+	int col;                 /* the column option texts start in */
+	int blank_after_synopsis; /* a blank line between synopsis and options */
+	const cmd_opt_help_t *opts;   /* ends with an entry whose text is NULL */
+} cmd_help_t;
+
+void cmd_help_print(FILE *fp, const cmd_help_t *h);
+void cmd_usage_print(FILE *fp, const cmd_help_t *h);
+
+extern const cmd_help_t cmd_help_sbatch, cmd_help_srun, cmd_help_squeue, cmd_help_sinfo,
+	cmd_help_scancel, cmd_help_sdiag;
 
 #endif

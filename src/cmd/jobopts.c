@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "cmd/jobopts.h"
 #include "log.h"
+#include "rlimits.h"
 #include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -36,7 +38,7 @@ enum opt_id {
 	ID_NICE, ID_NTASKS_PER_NODE, ID_OPEN_MODE, ID_PARSABLE, ID_PRIORITY, ID_PTY,
 	ID_REQUEUE, ID_NO_REQUEUE, ID_RESERVATION, ID_SIGNAL, ID_WCKEY, ID_WRAP,
 	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION, ID_SWITCHES,
-	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU,
+	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU, ID_PROPAGATE, ID_KILL_INV_DEP,
 };
 
 struct optdef {
@@ -74,6 +76,7 @@ static const struct optdef optdefs[] = {
 	{ "job-name", required_argument, 'J', O_BOTH },
 	{ "jobid", required_argument, ID_JOBID, O_SR },
 	{ "kill-on-bad-exit", optional_argument, 'K', O_SR },
+	{ "kill-on-invalid-dep", required_argument, ID_KILL_INV_DEP, O_SB },
 	{ "label", no_argument, 'l', O_SR },
 	{ "mail-type", required_argument, ID_MAIL_TYPE, O_BOTH },
 	{ "mail-user", required_argument, ID_MAIL_USER, O_BOTH },
@@ -93,6 +96,7 @@ static const struct optdef optdefs[] = {
 	{ "parsable", no_argument, ID_PARSABLE, O_SB },
 	{ "partition", required_argument, 'p', O_BOTH },
 	{ "priority", required_argument, ID_PRIORITY, O_BOTH },
+	{ "propagate", optional_argument, ID_PROPAGATE, O_BOTH },
 	{ "pty", no_argument, ID_PTY, O_SR },
 	{ "qos", required_argument, 'q', O_BOTH },
 	{ "quiet", no_argument, 'Q', O_BOTH },
@@ -164,6 +168,8 @@ void jobopts_release(jobopts_t *o)
 	xfree(o->array);
 	xfree(o->jobid);
 	xfree(o->mpi);
+	xfree(o->propagate);
+	strv_free(&o->shown);
 }
 
 static void set_str(char **dst, const char *v)
@@ -223,9 +229,14 @@ int jobopts_node_count(const char *s, uint32_t *min, uint32_t *max)
 	const char *end = s + strlen(s);
 	uint32_t a = 0, b = 0;
 
-	if (count_part(s, dash ? dash : end, &a) < 0)
+	/* "-MAX": at least one node (Slurm reads the empty minimum as 1) */
+	if (dash == s)
+		a = 1;
+	else if (count_part(s, dash ? dash : end, &a) < 0)
 		return -1;
 	if (dash) {
+		if (dash + 1 == end)
+			return -2;      /* "MIN-": no maximum */
 		if (count_part(dash + 1, end, &b) < 0)
 			return -1;
 	}
@@ -264,28 +275,46 @@ int jobopts_signal_parse(const char *s)
 	return -1;
 }
 
-/* --signal=[{R|B}:]<sig>[@<time>] */
-static int signal_spec_ok(const char *v)
+/* --signal=[{R|B}:]<sig>[@<time>]: the signal, the seconds before the time
+ * limit (60 when not given, as Slurm) and WARN_F_* flags. 0 or -1. */
+static int signal_spec_parse(const char *v, uint32_t *sig, uint32_t *secs, uint32_t *flags)
 {
 	const char *p = v;
-	if ((p[0] == 'R' || p[0] == 'B' || p[0] == 'r' || p[0] == 'b') && p[1] == ':')
-		p += 2;
-	else if (!strncasecmp(p, "RB:", 3) || !strncasecmp(p, "BR:", 3))
-		p += 3;
-	char *sig = xstrdup(p);
-	char *at = strchr(sig, '@');
+	const char *colon = strchr(v, ':');
+	*flags = 0;
+	if (colon) {
+		for (; p < colon; p++) {
+			if (*p == 'B' || *p == 'b')
+				*flags |= WARN_F_BATCH;
+			else if (*p == 'R' || *p == 'r')
+				*flags |= WARN_F_REQUEUE;
+			else
+				return -1;
+		}
+		if (p == v)
+			return -1;
+		p = colon + 1;
+	}
+	char *s = xstrdup(p);
+	char *at = strchr(s, '@');
+	long t = 60;
 	int ok = 1;
 	if (at) {
 		*at++ = '\0';
-		char *end;
-		long t = strtol(at, &end, 10);
-		if (!*at || *end || t < 0 || t > 0xffff)
-			ok = 0;
+		if (*at) {
+			char *end;
+			t = strtol(at, &end, 10);
+			if (*end || t < 0 || t > 0xffff)
+				ok = 0;
+		}
 	}
-	if (ok && jobopts_signal_parse(sig) <= 0)
-		ok = 0;
-	free(sig);
-	return ok;
+	int n = ok ? jobopts_signal_parse(s) : -1;
+	free(s);
+	if (n <= 0)
+		return -1;
+	*sig = (uint32_t)n;
+	*secs = (uint32_t)t;
+	return 0;
 }
 
 /* "gpu:h100:2,mps" -> append "gres:gpu:h100:2,gres:mps" to *dst. */
@@ -337,8 +366,121 @@ static void set_gpus(char **dst, const char *v)
 	free(item);
 }
 
+static const char *opt_name(int id);
+
+/* Record what -v lists for option id just applied with arg: the value as
+ * Slurm's listing shows it (times and memory normalised, flags "set"). */
+static void note_shown(jobopts_t *o, int id, const char *arg)
+{
+	const job_desc_t *d = &o->desc;
+	const char *name = opt_name(id);
+	char buf[64];
+	const char *v = arg;
+
+	if (!name || id == 'h' || id == ID_USAGE || id == 'V' || id == 'v' || id == 'Q')
+		return;          /* informational; verbose is listed from its count */
+	switch (id) {
+	case 't':
+		mins_fmt_limit(d->time_limit, buf, sizeof(buf));
+		v = buf;
+		break;
+	case 'b':
+		time_fmt_iso((time_t)d->begin_time, buf, sizeof(buf));
+		v = buf;
+		break;
+	case ID_MEM: case ID_MEM_PER_CPU: case ID_MEM_PER_GPU: {
+		uint64_t mb = id == ID_MEM ? d->mem_per_node :
+			id == ID_MEM_PER_CPU ? d->mem_per_cpu : d->mem_per_gpu;
+		if (mb && mb % 1024 == 0)
+			mem_fmt_mb(mb, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mb);
+		v = buf;
+		break;
+	}
+	case 'N':
+		if (d->max_nodes && d->max_nodes != d->min_nodes)
+			snprintf(buf, sizeof(buf), "%u-%u", d->min_nodes, d->max_nodes);
+		else
+			snprintf(buf, sizeof(buf), "%u", d->min_nodes);
+		v = buf;
+		break;
+	case ID_GRES:
+		v = d->tres_per_node;
+		break;
+	case ID_OPEN_MODE:
+		v = d->flags & JOB_F_OPEN_APPEND ? "a" : "t";
+		break;
+	case ID_NICE:
+		snprintf(buf, sizeof(buf), "%d", d->nice);
+		v = buf;
+		break;
+	case ID_EXCLUSIVE:
+		v = arg && *arg ? arg : "exclusive";
+		break;
+	case ID_REQUEUE: case ID_NO_REQUEUE:
+		v = name;
+		break;
+	case ID_PROPAGATE:
+		v = o->propagate;
+		break;
+	default:
+		if (!arg)
+			v = "set";
+		break;
+	}
+	size_t nlen = strlen(name);
+	char *kv = xasprintf("%s\t%s", name, v ? v : "");
+	for (uint32_t i = 0; i < o->shown.n; i++) {
+		if (!strncmp(o->shown.v[i], name, nlen) && o->shown.v[i][nlen] == '\t') {
+			free(o->shown.v[i]);
+			o->shown.v[i] = kv;
+			return;
+		}
+	}
+	strv_push(&o->shown, kv);
+	free(kv);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void jobopts_print_defined(const jobopts_t *o, FILE *fp)
+{
+	if (!o->verbose || o->quiet)
+		return;
+	strv_t all = { 0 };
+	for (uint32_t i = 0; i < o->shown.n; i++)
+		strv_push(&all, o->shown.v[i]);
+	char *vb = xasprintf("verbose\t%d", o->verbose);
+	strv_push(&all, vb);
+	free(vb);
+	qsort(all.v, all.n, sizeof(*all.v), cmp_str);
+	fprintf(fp, "%s: defined options\n", o->prog);
+	fprintf(fp, "%s: -------------------- --------------------\n", o->prog);
+	for (uint32_t i = 0; i < all.n; i++) {
+		char *tab = strchr(all.v[i], '\t');
+		fprintf(fp, "%s: %-20.*s: %s\n", o->prog, (int)(tab - all.v[i]), all.v[i], tab + 1);
+	}
+	fprintf(fp, "%s: -------------------- --------------------\n", o->prog);
+	fprintf(fp, "%s: end of defined options\n", o->prog);
+	strv_free(&all);
+}
+
 /* Apply one option. from_env/cli only change bookkeeping. */
+static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli);
+
 static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
+{
+	int rc = apply_one(o, id, arg, from_cli);
+	if (!rc)
+		note_shown(o, id, arg);
+	return rc;
+}
+
+static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 {
 	job_desc_t *d = &o->desc;
 	uint32_t u = 0;
@@ -363,8 +505,17 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case ID_COMMENT: set_str(&d->comment, arg); break;
 	case 'C': set_str(&d->features, arg); break;
 	case ID_CONTIGUOUS: d->flags |= JOB_F_CONTIGUOUS; break;
+	case ID_GET_USER_ENV: {
+		/* [timeout][S|L] */
+		char *end = NULL;
+		unsigned long t = arg && *arg ? strtoul(arg, &end, 10) : 0;
+		if (arg && *arg && (t > 0xffff || (*end && ((*end != 'S' && *end != 'L') || end[1]))))
+			return fail255(o, "Invalid --get-user-env specification");
+		d->get_user_env = GUE_ON | (uint32_t)t | (end && *end == 'S' ? GUE_SHORT : 0u);
+		break;
+	}
 	case ID_CPU_BIND: case 'm': case ID_MAIL_TYPE: case ID_MAIL_USER:
-	case ID_WCKEY: case ID_PRIORITY: case ID_GET_USER_ENV: case 'K':
+	case ID_WCKEY: case ID_PRIORITY: case 'K':
 		/* accepted for compatibility; Sluice does not act on them */
 		break;
 	case 'c':
@@ -484,7 +635,14 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case 'w': set_str(&d->req_nodes, arg); break;
 	case 'N': {
 		uint32_t mn, mx;
-		if (jobopts_node_count(arg, &mn, &mx) < 0) {
+		int nrc = jobopts_node_count(arg, &mn, &mx);
+		if (nrc == -2) {
+			/* Slurm's own wording for "4-" (its maximum parses as -1) */
+			fprintf(stderr, "%s: error: Maximum node count -1 is less than minimum node count %ld\n",
+				o->prog, strtol(arg, NULL, 10));
+			return 255;
+		}
+		if (nrc < 0) {
 			fprintf(stderr, "%s: error: \"%s\" is not a valid node count\n", o->prog, arg);
 			return 255;
 		}
@@ -521,6 +679,15 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 		d->flags |= JOB_F_NO_REQUEUE;
 		d->flags &= ~JOB_F_REQUEUE;
 		break;
+	case ID_KILL_INV_DEP:
+		d->flags &= ~(JOB_F_KILL_INV_DEP | JOB_F_NO_KILL_INV_DEP);
+		if (!strcasecmp(arg, "yes"))
+			d->flags |= JOB_F_KILL_INV_DEP;
+		else if (!strcasecmp(arg, "no"))
+			d->flags |= JOB_F_NO_KILL_INV_DEP;
+		else
+			return fail255(o, "Invalid --kill-on-invalid-dep specification");
+		break;
 	case ID_OPEN_MODE:
 		if (arg[0] == 'a' || arg[0] == 'A')
 			d->flags |= JOB_F_OPEN_APPEND;
@@ -533,11 +700,22 @@ static int apply(jobopts_t *o, int id, const char *arg, int from_cli)
 	case ID_PARSABLE: o->parsable = 1; break;
 	case 'p': set_str(&d->partition, arg); break;
 	case ID_PTY: o->pty = 1; break;
+	case ID_PROPAGATE: {
+		unsigned mask;
+		const char *bad = NULL;
+		if (arg && rlim_list_parse(arg, &mask, &bad) < 0) {
+			fprintf(stderr, "%s: error: Bad rlimit name: %s\n", o->prog, bad);
+			fprintf(stderr, "%s: error: --propagate=%s is not valid.\n", o->prog, arg);
+			return 1;
+		}
+		set_str(&o->propagate, arg ? arg : "ALL");
+		break;
+	}
 	case 'q': set_str(&d->qos, arg); break;
 	case 'Q': o->quiet++; break;
 	case ID_RESERVATION: set_str(&d->reservation, arg); break;
 	case ID_SIGNAL:
-		if (!signal_spec_ok(arg))
+		if (signal_spec_parse(arg, &d->warn_signal, &d->warn_time, &d->warn_flags) < 0)
 			return fail255(o, "Invalid --signal specification");
 		break;
 	case 't': {
@@ -712,6 +890,14 @@ static int env_bool(const char *v)
 	return strtol(v, &end, 10) != 0 && end != v;
 }
 
+static const char *opt_name(int id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(optdefs); i++)
+		if (optdefs[i].id == id)
+			return optdefs[i].name;
+	return NULL;
+}
+
 static int opt_has_arg(int id)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(optdefs); i++)
@@ -765,12 +951,18 @@ static int name_in(const char *entry, const strv_t *names)
 	return 0;
 }
 
-static const char *env_find(char *const *env, const char *name, size_t len)
+/* Set "K=V" in out, replacing an entry for K. */
+static void env_put(strv_t *out, const char *kv)
 {
-	for (char *const *e = env; e && *e; e++)
-		if (!strncmp(*e, name, len) && (*e)[len] == '=')
-			return *e;
-	return NULL;
+	size_t len = strcspn(kv, "=");
+	for (uint32_t j = 0; j < out->n; j++) {
+		if (!strncmp(out->v[j], kv, len) && out->v[j][len] == '=') {
+			free(out->v[j]);
+			out->v[j] = xstrdup(kv);
+			return;
+		}
+	}
+	strv_push(out, kv);
 }
 
 int jobopts_build_env(jobopts_t *o, char *const *env)
@@ -802,12 +994,11 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 		if (all || !strncmp(*e, "SLURM_", 6) || name_in(*e, &names))
 			strv_push(out, *e);
 	}
-	/* Explicit values: with ALL the caller's value wins (man sbatch). */
+	/* Explicit values win over the caller's, with ALL too (Slurm 22.05:
+	 * FOO=bar sbatch --export=ALL,FOO=over runs with FOO=over). */
 	for (uint32_t i = 0; i < sets.n; i++) {
 		const char *eq = strchr(sets.v[i], '=');
 		size_t len = (size_t)(eq - sets.v[i]);
-		if (all && env_find(env, sets.v[i], len))
-			continue;
 		int replaced = 0;
 		for (uint32_t j = 0; j < out->n; j++) {
 			if (!strncmp(out->v[j], sets.v[i], len) && out->v[j][len] == '=') {
@@ -819,6 +1010,23 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 		if (!replaced)
 			strv_push(out, sets.v[i]);
 	}
+	/* The caller's resource limits (rlimits.h): all of them, for the
+	 * node's PropagateResourceLimits to choose from, or those named by
+	 * --propagate, marked 'U' (applied whatever the config says). */
+	unsigned mask = (1u << rlim_count) - 1;
+	if (o->propagate && rlim_list_parse(o->propagate, &mask, NULL) < 0)
+		mask = 0;
+	for (size_t i = 0; i < rlim_count; i++) {
+		struct rlimit rl;
+		if (!(mask & (1u << i)) || getrlimit(rlim_names[i].resource, &rl) < 0)
+			continue;
+		char *kv = xasprintf("SLURM_RLIMIT_%s=%s%llu", rlim_names[i].name,
+				     o->propagate ? "U" : "", (unsigned long long)rl.rlim_cur);
+		debug("propagating RLIMIT_%s=%llu", rlim_names[i].name,
+		      (unsigned long long)rl.rlim_cur);
+		env_put(out, kv);
+		free(kv);
+	}
 	/* The submitter's umask, as Slurm's SLURM_UMASK ("0077"): the job
 	 * (batch script, srun tasks) runs with it. One already in the
 	 * environment wins (an srun inside a job keeps the job's). */
@@ -826,13 +1034,18 @@ int jobopts_build_env(jobopts_t *o, char *const *env)
 	for (uint32_t j = 0; j < out->n; j++)
 		has_umask |= !strncmp(out->v[j], "SLURM_UMASK=", 12);
 	if (!has_umask) {
-		mode_t mask = umask(0);
-		umask(mask);
-		char *kv = xasprintf("SLURM_UMASK=0%o%o%o", (unsigned)(mask >> 6) & 7u,
-				     (unsigned)(mask >> 3) & 7u, (unsigned)mask & 7u);
+		mode_t um = umask(0);
+		umask(um);
+		char *kv = xasprintf("SLURM_UMASK=0%o%o%o", (unsigned)(um >> 6) & 7u,
+				     (unsigned)(um >> 3) & 7u, (unsigned)um & 7u);
+		debug("propagating UMASK=%s", kv + 12);
 		strv_push(out, kv);
 		free(kv);
 	}
+	/* sbatch --export=NONE or a list without ALL: the node loads the
+	 * user's login environment under it, as --get-user-env (Slurm). */
+	if (spec && !all && o->cmd == JOBOPTS_SBATCH && !o->desc.get_user_env)
+		o->desc.get_user_env = GUE_ON;
 	/* Steps inherit the export setting, as in Slurm. */
 	if (spec && o->cmd == JOBOPTS_SBATCH) {
 		char *kv = xasprintf("SLURM_EXPORT_ENV=%s", spec);

@@ -15,6 +15,7 @@
 #define SLUICE_JOBOPTS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "proto.h"
 
@@ -31,12 +32,16 @@ typedef struct jobopts {
 	char *array;             /* --array (rejected: not supported yet) */
 	char *jobid;             /* srun --jobid */
 	char *mpi;               /* srun --mpi */
+	char *propagate;         /* --propagate list ("ALL" without a value);
+				  * NULL: not given (the node's config decides) */
 	int parsable, wait, verbose, quiet, label, unbuffered, pty;
 	int help, usage, version;
 	int ntasks_set, nodes_set;   /* given by the user (any source) */
 	int cli_ntasks, cli_nodes;   /* given on the command line */
 
 	int argi;                /* after jobopts_parse_argv: first operand */
+	strv_t shown;            /* "name\tvalue" of each option set, any
+				  * source, for the -v listing */
 } jobopts_t;
 
 void jobopts_init(jobopts_t *o, enum jobopts_cmd cmd);
@@ -64,6 +69,11 @@ int jobopts_parse_env(jobopts_t *o, char *const *env);
  * o->export_spec. Returns 0, or 1 after printing an error. */
 int jobopts_build_env(jobopts_t *o, char *const *env);
 
+/* -v: the options set (from any source) as Slurm lists them on stderr,
+ * sorted by name between "PROG: defined options" and "PROG: end of
+ * defined options". Prints nothing unless o->verbose and not o->quiet. */
+void jobopts_print_defined(const jobopts_t *o, FILE *fp);
+
 /* The script sbatch --wrap submits (malloc'd). */
 char *jobopts_wrap_script(const char *cmd);
 
@@ -71,7 +81,8 @@ char *jobopts_wrap_script(const char *cmd);
  * DOS line breaks); prints Slurm's error lines. 0 ok, else 1. */
 int jobopts_check_script(const char *buf, size_t len);
 
-/* Parse a node count "N" or "MIN-MAX" (optional k/m suffix). 0 or -1. */
+/* Parse a node count "N", "MIN-MAX" or "-MAX" (minimum 1), each with an
+ * optional k/m suffix. 0, -2 for "MIN-" (no maximum), -1 otherwise. */
 int jobopts_node_count(const char *s, uint32_t *min, uint32_t *max);
 
 /* Signal name or number ("USR1", "SIGUSR1", "10") to a number; -1 if

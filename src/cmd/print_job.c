@@ -197,29 +197,12 @@ static const char *nz(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
-/* A pending dependency as Slurm 22.05 shows it: one "type:id(state)" per
- * job id ("afterok:18:19" -> "afterok:18(unfulfilled),afterok:19(unfulfilled)"),
- * state failed once it can never be met. NULL when none (caller frees). */
+/* The dependency as Slurm 22.05 shows it ("afterok:18(unfulfilled),
+ * singleton(failed)"): the controller formats it (it knows each element's
+ * state); NULL when none is left. A copy: the caller frees. */
 char *job_dep_fmt(const job_info_t *j)
 {
-	if (!j->dependency || !*j->dependency)
-		return NULL;
-	const char *st = j->state_reason == WAIT_DEP_INVALID ? "failed" : "unfulfilled";
-	strbuf_t sb = STRBUF_INIT;
-	char *dup = xstrdup(j->dependency), *save = NULL;
-	for (char *el = strtok_r(dup, ",?", &save); el; el = strtok_r(NULL, ",?", &save)) {
-		char *colon = strchr(el, ':');
-		if (!colon) {          /* singleton, or something unexpected */
-			strbuf_addf(&sb, "%s%s(%s)", sb.len ? "," : "", el, st);
-			continue;
-		}
-		*colon = 0;
-		char *save2 = NULL;
-		for (char *id = strtok_r(colon + 1, ":", &save2); id; id = strtok_r(NULL, ":", &save2))
-			strbuf_addf(&sb, "%s%s:%s(%s)", sb.len ? "," : "", el, id, st);
-	}
-	free(dup);
-	return strbuf_detach(&sb);
+	return j->dependency && *j->dependency ? xstrdup(j->dependency) : NULL;
 }
 
 static void add_time(strbuf_t *sb, int64_t t, const char *none, int width, int right)
@@ -245,7 +228,9 @@ long job_time_used(const job_info_t *j, time_t now)
 		end = j->end_time ? j->end_time : now;
 	else
 		end = now;
-	long used = (long)(end - j->start_time) + (long)j->pre_sus_time;
+	/* after a resume: the run since it plus the run before the suspend */
+	int64_t from = j->suspend_time ? j->suspend_time : j->start_time;
+	long used = (long)(end - from) + (long)j->pre_sus_time;
 	if (base == JOB_SUSPENDED)
 		used = (long)j->pre_sus_time;
 	return used < 0 ? 0 : used;
@@ -334,8 +319,20 @@ static const char *job_oversubscribe_str(const job_info_t *j)
 	return (j->flags & JOB_F_EXCLUSIVE_USER) ? "USER" : "OK";
 }
 
+/* A held job's description replaces its reason, as Slurm prints it
+ * ("launch failed requeued held"); others add their detail to it. */
+static int desc_replaces(const job_info_t *j)
+{
+	return (j->state_reason == WAIT_HELD_USER || j->state_reason == WAIT_HELD) &&
+	       j->state_desc && *j->state_desc;
+}
+
 static void reason_text(strbuf_t *sb, const job_info_t *j)
 {
+	if (desc_replaces(j)) {
+		strbuf_addstr(sb, j->state_desc);
+		return;
+	}
 	strbuf_addstr(sb, job_reason_string(j->state_reason));
 	if (j->state_desc && *j->state_desc) {
 		strbuf_addstr(sb, ", ");
@@ -479,8 +476,10 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 			/* Built by hand: this runs for every pending row. */
 			strbuf_t t = { buf, 0, sizeof(buf) };
 			cat_bounded(&t, "(");
-			cat_bounded(&t, job_reason_string(j->state_reason));
-			if (j->state_desc && *j->state_desc) {
+			cat_bounded(&t, desc_replaces(j) ? "" : job_reason_string(j->state_reason));
+			if (desc_replaces(j)) {
+				cat_bounded(&t, j->state_desc);
+			} else if (j->state_desc && *j->state_desc) {
 				cat_bounded(&t, ", ");
 				cat_bounded(&t, j->state_desc);
 			}
@@ -878,6 +877,12 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	}
 	nl(sb, one_liner);
 	strbuf_addstr(sb, "Power=");
+	/* sic: Slurm 22.05's spelling */
+	if (j->flags & (JOB_F_KILL_INV_DEP | JOB_F_NO_KILL_INV_DEP)) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "KillOInInvalidDependent=%s",
+			    j->flags & JOB_F_KILL_INV_DEP ? "Yes" : "No");
+	}
 	/* Slurm's order: CpusPerTres, MemPerTres, ..., TresPerJob,
 	 * TresPerNode, TresPerSocket, TresPerTask. */
 	if (j->cpus_per_gpu) {

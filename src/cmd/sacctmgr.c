@@ -628,9 +628,10 @@ int cmd_sacctmgr(int argc, char **argv)
 	opts_t o = { 0 };
 	int readonly = 0, c;
 	opterr = 1;
-	/* "+": the command's words may look like options (MaxJobs=-1 does
-	 * not, but a name could) */
-	while ((c = getopt_long(argc, argv, "+hinpPQrsvV", longopts, NULL)) != -1) {
+	/* Permuting, as Slurm's sacctmgr: options may follow the command
+	 * words (sacctmgr list user -nP); "--" ends them. */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "hinpPQrsvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return 0;
 		case 'u' + 256: usage(stdout); return 0;

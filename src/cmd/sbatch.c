@@ -33,63 +33,6 @@
 
 extern char **environ;
 
-static void sbatch_usage(FILE *fp)
-{
-	fprintf(fp,
-"Usage: sbatch [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [-t time]\n"
-"              [-J jobname] [-o file] [-e file] [-i file] [-D path] [-A account]\n"
-"              [--qos=qos] [--mem=MB] [--mem-per-cpu=MB] [--gres=list]\n"
-"              [--gpus=n] [--gpus-per-node=n] [--ntasks-per-node=n]\n"
-"              [-w hosts] [-x hosts] [-C list] [--exclusive] [--dependency=...]\n"
-"              [--begin=time] [--hold] [--requeue] [--no-requeue]\n"
-"              [--open-mode=append|truncate] [--comment=text] [--nice[=value]]\n"
-"              [--export=ALL|NONE|[ALL,]vars] [--parsable] [--wait] [-v] [-Q]\n"
-"              [--wrap=command] [executable [args...]]\n");
-}
-
-static void sbatch_help(void)
-{
-	sbatch_usage(stdout);
-	printf(
-"\nSubmit a batch script. Options may also be given as #SBATCH lines at the\n"
-"top of the script, or as SBATCH_* environment variables; the command line\n"
-"wins over the environment, which wins over the script.\n"
-"\n"
-"  -A, --account=name          charge the job to an account\n"
-"  -b, --begin=time            defer the job until time\n"
-"  -c, --cpus-per-task=n       CPUs per task\n"
-"  -C, --constraint=list       required node features\n"
-"  -d, --dependency=type:id    defer until the dependency is satisfied\n"
-"  -D, --chdir=path            working directory of the script\n"
-"  -e, --error=file            stderr file (%%j job id, %%x name, ...)\n"
-"      --export=ALL|NONE|vars  environment passed to the job\n"
-"  -G, --gpus=n                GPUs for the whole job\n"
-"      --gpus-per-node=[type:]n  GPUs on each node\n"
-"      --gres=list             generic resources per node (gpu:h100:2)\n"
-"  -H, --hold                  submit held\n"
-"  -i, --input=file            stdin file\n"
-"  -J, --job-name=name         job name\n"
-"      --mem=size[KMGT]        memory per node\n"
-"      --mem-per-cpu=size      memory per allocated CPU\n"
-"  -N, --nodes=min[-max]       node count\n"
-"  -n, --ntasks=n              task count\n"
-"      --ntasks-per-node=n     tasks on each node\n"
-"  -o, --output=file           stdout file\n"
-"  -p, --partition=name        partition\n"
-"      --parsable              print only the job id\n"
-"  -q, --qos=name              quality of service\n"
-"  -Q, --quiet                 print no informational messages\n"
-"  -t, --time=limit            time limit ([D-]HH:MM:SS, minutes, ...)\n"
-"  -v, --verbose               more messages\n"
-"  -W, --wait                  wait for the job to end; exit with its code\n"
-"  -w, --nodelist=hosts        run on these nodes\n"
-"      --wrap=command          submit \"command\" wrapped in a sh script\n"
-"  -x, --exclude=hosts         never run on these nodes\n"
-"  -h, --help                  this text\n"
-"      --usage                 short usage\n"
-"  -V, --version               version\n");
-}
-
 /* Read all of fd; NULL on a read error. */
 static char *read_all(int fd, size_t *len)
 {
@@ -185,9 +128,9 @@ int cmd_sbatch(int argc, char **argv)
 	}
 	if (first.help || first.usage || first.version) {
 		if (first.help)
-			sbatch_help();
+			cmd_help_print(stdout, &cmd_help_sbatch);
 		else if (first.usage)
-			sbatch_usage(stdout);
+			cmd_usage_print(stdout, &cmd_help_sbatch);
 		else
 			printf("slurm %s\n", SLURM_COMPAT_VERSION);
 		jobopts_release(&first);
@@ -239,6 +182,7 @@ int cmd_sbatch(int argc, char **argv)
 		log_set_level(LOG_LVL_ERROR);
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
+	jobopts_print_defined(&o, stderr);
 
 	job_desc_t *d = &o.desc;
 	char cwd[PATH_MAX];

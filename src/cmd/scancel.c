@@ -41,39 +41,6 @@ struct scancel_opts {
 	size_t nids;
 };
 
-static void scancel_usage(FILE *fp)
-{
-	fprintf(fp,
-"Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
-"               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
-"               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
-"               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
-"               [job_id[_array_id][.step_id]]\n");
-}
-
-static void scancel_help(void)
-{
-	scancel_usage(stdout);
-	printf(
-"\nCancel (or signal, with -s) jobs given by id or selected by filters.\n"
-"\n"
-"  -A, --account=name     jobs of this account\n"
-"  -b, --batch            signal only the batch shell\n"
-"  -f, --full             signal the batch shell and all steps\n"
-"  -i, --interactive      ask before each job\n"
-"      --me               my jobs\n"
-"  -n, --name=name        jobs with this name\n"
-"  -p, --partition=name   jobs in this partition\n"
-"  -q, --qos=name         jobs with this QOS\n"
-"  -Q, --quiet            no error messages\n"
-"  -s, --signal=name|num  send this signal instead of cancelling\n"
-"  -t, --state=state      PENDING, RUNNING or SUSPENDED jobs\n"
-"  -u, --user=name        jobs of this user\n"
-"  -v, --verbose          say what is done\n"
-"  -w, --nodelist=hosts   jobs running on these nodes\n"
-"  -h, --help, --usage, -V, --version\n");
-}
-
 /* A job id as typed: "N" works; "N_M" (array task) and "N.S" (step) are
  * not supported yet. Returns 0, -1 (invalid), -2 (unsupported form). */
 static int parse_job_id(const char *s, uint32_t *id)
@@ -288,7 +255,7 @@ int cmd_scancel(int argc, char **argv)
 		case 'A': o.account = optarg; break;
 		case 'b': o.batch = 1; break;
 		case 'f': o.full = 1; break;
-		case 'h': scancel_help(); return 0;
+		case 'h': cmd_help_print(stdout, &cmd_help_scancel); return 0;
 		/* --hurry: Sluice has no burst buffer stage-out to skip. */
 		case 'H': case 'M': case ID_CTLD: break;
 		case ID_WCKEY: o.wckey = optarg; break;
@@ -321,7 +288,7 @@ int cmd_scancel(int argc, char **argv)
 		case 'v': o.verbose++; break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		case 'w': o.nodes = optarg; break;
-		case ID_USAGE: scancel_usage(stdout); return 0;
+		case ID_USAGE: cmd_usage_print(stdout, &cmd_help_scancel); return 0;
 		default:
 			cmd_bad_option("scancel");
 			return 1;

@@ -6,6 +6,7 @@
  * at least as long as Slurm's minimum). Client-side checks (node states,
  * missing reasons) print Slurm's texts before anything is sent.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "log.h"
 #include "net.h"
 #include "states.h"
+#include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
 
@@ -76,6 +78,7 @@ static void usage(FILE *fp)
 	      "     ping                     print status of slurmctld daemons.\n"
 	      "     reconfigure              re-read configuration files.\n"
 	      "     release <job_list>       permit specified job to start.\n"
+	      "     setdebug <level>         set slurmctld debug level\n"
 	      "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
 	      "                              is all records. <ENTITY> may be config, hostlist,\n"
 	      "                              hostlistsorted, hostnames, job, node,\n"
@@ -561,6 +564,34 @@ static int update_part(int argc, char **argv)
 	return rc;
 }
 
+/* The keys Slurm 22.05's scontrol takes in update jobid= (others are
+ * refused before anything is sent); the controller answers for those it
+ * does not support. */
+static const char *const job_update_keys[] = {
+	"Account", "AdminComment", "ArrayTaskThrottle", "BurstBuffer", "Clusters",
+	"ClusterFeatures", "Comment", "Contiguous", "CoreSpec", "CPUsPerTask",
+	"CpusPerTres", "Deadline", "DelayBoot", "Dependency", "EligibleTime",
+	"EndTime", "ExcNodeList", "Extra", "Features", "Gres", "JobName", "Licenses",
+	"MailType", "MailUser", "MCSLabel", "MemPerTres", "MinCPUsNode", "MinMemoryCPU",
+	"MinMemoryNode", "MinTmpDiskNode", "Name", "Nice", "NodeList", "NumCPUs",
+	"NumNodes", "NumTasks", "OverSubscribe", "Partition", "Prefer", "Priority",
+	"QOS", "Reboot", "ReqCores", "ReqNodeList", "ReqNodes", "ReqProcs",
+	"ReqSockets", "ReqThreads", "Requeue", "Reservation", "Shared", "SiteFactor",
+	"StartTime", "StdOut", "Switches", "TasksPerNode", "ThreadSpec", "TimeLimit",
+	"TimeMin", "TresBind", "TresFreq", "TresPerJob", "TresPerNode", "TresPerSocket",
+	"TresPerTask", "UserID", "WCKey", "WorkDir",
+};
+
+static int all_digits(const char *v)
+{
+	if (!*v)
+		return 0;
+	for (; *v; v++)
+		if (*v < '0' || *v > '9')
+			return 0;
+	return 1;
+}
+
 static int update_job(int argc, char **argv)
 {
 	msg_update_job_t m = { 0 };
@@ -582,20 +613,65 @@ static int update_job(int argc, char **argv)
 				rc = 1;
 				goto out;
 			}
-		} else if (!strcasecmp(key, "TimeLimit")) {
+			free(key);
+			continue;
+		}
+		const char *known = NULL;
+		for (size_t k = 0; k < ARRAY_SIZE(job_update_keys) && !known; k++)
+			if (!strcasecmp(key, job_update_keys[k]))
+				known = job_update_keys[k];
+		const char *bad = NULL;
+		if (!known) {
+			fprintf(stderr, "Update of this parameter is not supported: %s\n"
+				"Request aborted\n", argv[i]);
+			free(key);
+			rc = 1;
+			goto out;
+		} else if (!strcmp(known, "TimeLimit")) {
 			uint32_t mins;
 			if (time_limit_parse(val, &mins)) {
-				fprintf(stderr, "Invalid TimeLimit value\n");
+				fprintf(stderr, "scontrol: error: Invalid TimeLimit value\n");
 				free(key);
 				rc = 1;
 				goto out;
 			}
-			strv_push(&m.keys, "TimeLimit");
-			strv_push(&m.values, val);
-		} else {
-			strv_push(&m.keys, key);
-			strv_push(&m.values, val);
+		} else if (!strcmp(known, "NumTasks") || !strcmp(known, "MinMemoryNode") ||
+			   !strcmp(known, "MinMemoryCPU")) {
+			if (!all_digits(val))
+				bad = known;
+		} else if (!strcmp(known, "Requeue")) {
+			if (strcmp(val, "0") && strcmp(val, "1"))
+				bad = known;
+		} else if (!strcmp(known, "NumNodes")) {
+			/* Slurm says so and goes on with nothing to change */
+			const char *dash = strchr(val, '-');
+			char *lo = dash ? strndup(val, (size_t)(dash - val)) : strdup(val);
+			int ok = lo && all_digits(lo) && (!dash || all_digits(dash + 1));
+			free(lo);
+			if (!ok) {
+				fprintf(stderr, "scontrol: error: Invalid numeric value \"%s\" for "
+					"requested node count.\n", val);
+				free(key);
+				goto out;
+			}
+		} else if (!strcmp(known, "StartTime") || !strcmp(known, "EligibleTime")) {
+			time_t t;
+			if (time_abs_parse(val, time(NULL), &t)) {
+				fprintf(stderr, "Invalid time specification (pos=0): %s\n"
+					"No changes specified\n", val);
+				free(key);
+				rc = 1;
+				goto out;
+			}
 		}
+		if (bad) {
+			fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", bad, val);
+			free(key);
+			rc = 1;
+			goto out;
+		}
+		strv_push(&m.keys, known);
+		strv_push(&m.values, val);
 		free(key);
 	}
 	if (!m.job_id) {
@@ -603,7 +679,13 @@ static int update_job(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	rc = report_update(cmd_call_rc(MSG_UPDATE_JOB, &m));
+	/* Slurm names the job in the error: "Job is no longer pending
+	 * execution for job 43" */
+	int err = cmd_call_rc(MSG_UPDATE_JOB, &m);
+	if (err) {
+		fprintf(stderr, "%s for job %u\n", slurm_strerror(err), m.job_id);
+		rc = 1;
+	}
 out:
 	strv_free(&m.keys);
 	strv_free(&m.values);
@@ -633,6 +715,12 @@ static int cmd_update(int argc, char **argv)
 	return 1;
 }
 
+/* scontrol hold|uhold|release|requeue|requeuehold|top|suspend|resume
+ * JOBLIST...: each argument a comma separated list of job ids. Errors as
+ * Slurm's: "<error> for job N" for each job, and for hold, uhold and
+ * release also "slurm_suspend error: <last error>" after each argument
+ * that failed (sic). top takes its list in order: the first one ends up
+ * first. */
 static int cmd_hold(const char *action, int argc, char **argv)
 {
 	if (argc < 1) {
@@ -640,10 +728,17 @@ static int cmd_hold(const char *action, int argc, char **argv)
 		return 1;
 	}
 	int rc = 0;
+	int holdlike = !strcmp(action, "hold") || !strcmp(action, "uhold") ||
+		       !strcmp(action, "release");
+	int top = !strcmp(action, "top");
+	int suspend = !strcmp(action, "suspend") || !strcmp(action, "resume");
 	for (int i = 0; i < argc; i++) {
 		strv_t ids = { 0 };
+		int last_err = 0;
 		cmd_split(&ids, argv[i]);
-		for (uint32_t k = 0; k < ids.n; k++) {
+		for (uint32_t n = 0; n < ids.n; n++) {
+			/* top: from the last to the first, each moved to the top */
+			uint32_t k = top ? ids.n - 1 - n : n;
 			char *end;
 			msg_update_job_t m = { 0 };
 			m.job_id = (uint32_t)strtoul(ids.v[k], &end, 10);
@@ -654,14 +749,133 @@ static int cmd_hold(const char *action, int argc, char **argv)
 			}
 			m.action = (char *)action;
 			int err = cmd_call_rc(MSG_UPDATE_JOB, &m);
+			/* Slurm's suspend RPC answers an unknown job so */
+			if (err == ESLURM_INVALID_JOB_ID && suspend)
+				err = SLURM_UNEXPECTED_MSG_ERROR;
 			if (err) {
 				fprintf(stderr, "%s for job %s\n", slurm_strerror(err), ids.v[k]);
+				last_err = err;
 				rc = 1;
 			}
 		}
+		if (last_err && holdlike)
+			fprintf(stderr, "slurm_suspend error: %s\n", slurm_strerror(last_err));
 		strv_free(&ids);
 	}
 	return rc;
+}
+
+/* scontrol write batch_script JOBID [FILE]: the script to FILE (default
+ * slurm-JOBID.sh, "-" for stdout), as Slurm's: an error to retrieve it is
+ * printed but exits 0 (sic). */
+static int cmd_write(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:write\n");
+		return 1;
+	}
+	if (strcasecmp(argv[0], "batch_script")) {
+		fprintf(stderr, "invalid write argument:%s\n", argv[0]);
+		return 1;
+	}
+	if (argc < 2)
+		return 0;
+	char *end;
+	msg_update_job_t m = { 0 };
+	m.job_id = (uint32_t)strtoul(argv[1], &end, 10);
+	if (end == argv[1] || *end) {
+		fprintf(stderr, "Invalid job id specified\n");
+		return 1;
+	}
+	m.action = (char *)"batch_script";
+	char *script = NULL;
+	int err = rpc_call_ctld_rc(cmd_conf(), MSG_UPDATE_JOB, &m, &script);
+	if (err) {
+		fprintf(stderr, "job script retrieval failed: %s\n", slurm_strerror(err));
+		free(script);
+		return 0;
+	}
+	const char *path = argc > 2 ? argv[2] : NULL;
+	char *dflt = NULL;
+	if (path && !strcmp(path, "-")) {
+		fputs(script ? script : "", stdout);
+		free(script);
+		return 0;
+	}
+	if (!path)
+		path = dflt = xasprintf("slurm-%u.sh", m.job_id);
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+	int bad = !f;
+	if (f) {
+		bad = fputs(script ? script : "", f) == EOF;
+		bad |= fclose(f) != 0;
+	}
+	if (bad) {
+		fprintf(stderr, "failed to write %s: %s\n", path, strerror(errno));
+		rc = 1;
+	} else {
+		printf("batch script for job %u written to %s\n", m.job_id, path);
+	}
+	free(dflt);
+	free(script);
+	return rc;
+}
+
+/* scontrol notify JOBID MESSAGE...: the words make one line (Slurm's). */
+static int cmd_notify(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "too few arguments for keyword:notify\n");
+		return 1;
+	}
+	char *end;
+	msg_update_job_t m = { 0 };
+	m.job_id = (uint32_t)strtoul(argv[0], &end, 10);
+	if (end == argv[0] || *end) {
+		fprintf(stderr, "Invalid job id specified\n");
+		return 1;
+	}
+	strbuf_t sb = STRBUF_INIT;
+	for (int i = 1; i < argc; i++)
+		strbuf_addf(&sb, "%s%s", i > 1 ? " " : "", argv[i]);
+	m.action = (char *)"notify";
+	strv_push(&m.keys, "Message");
+	strv_push(&m.values, sb.buf ? sb.buf : "");
+	int err = cmd_call_rc(MSG_UPDATE_JOB, &m);
+	strv_free(&m.keys);
+	strv_free(&m.values);
+	strbuf_release(&sb);
+	if (err) {
+		fprintf(stderr, "job notify failure: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+/* scontrol setdebug LEVEL: the controller's log level until the next
+ * reconfigure or restart (a name, quiet..debug5, or 0-9). */
+static int do_setdebug(int nargs, char **args)
+{
+	if (nargs < 1) {
+		fprintf(stderr, "too few arguments for keyword:setdebug\n");
+		return 1;
+	}
+	if (nargs > 1) {
+		fprintf(stderr, "too many arguments for keyword:setdebug\n");
+		return 1;
+	}
+	int level = log_level_parse(args[0]);
+	if (level < 0 || (args[0][0] >= '0' && args[0][0] <= '9' && atoi(args[0]) > 9)) {
+		fprintf(stderr, "invalid debug level: %s\n", args[0]);
+		return 1;
+	}
+	int err = cmd_call_rc(MSG_SET_DEBUG, &(msg_set_debug_t){ (uint32_t)level });
+	if (err) {
+		fprintf(stderr, "slurm_set_debug_level error: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	return 0;
 }
 
 static int simple_rpc(enum msg_type type, const char *what)
@@ -707,8 +921,9 @@ int cmd_scontrol(int argc, char **argv)
 	detail = one_liner = quiet = future = 0;
 	optind = 0;
 	opterr = 1;
-	/* '+': stop at the first command word, as Slurm's scontrol does. */
-	while ((c = getopt_long(argc, argv, "+adhM:oQu:vVF", long_opts, NULL)) != -1) {
+	/* Permuting, as Slurm's scontrol: options may follow the command
+	 * words too (scontrol show nodes -oF, scontrol show job 5 -dd). */
+	while ((c = getopt_long(argc, argv, "adhM:oQu:vVF", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'M': case 'u': case 'v': break;
 		case 'F': future = 1; break;
@@ -734,17 +949,6 @@ int cmd_scontrol(int argc, char **argv)
 	const char *cmd = argv[optind];
 	int nargs = argc - optind - 1;
 	char **args = argv + optind + 1;
-	/* Options may also follow the command (scontrol show job -d 5). */
-	int w = 0;
-	for (int i = 0; i < nargs; i++) {
-		if (!strcmp(args[i], "-d") || !strcmp(args[i], "--details") || !strcmp(args[i], "-dd"))
-			detail++;
-		else if (!strcmp(args[i], "-o") || !strcmp(args[i], "--oneliner"))
-			one_liner = 1;
-		else
-			args[w++] = args[i];
-	}
-	nargs = w;
 
 	if (kw(cmd, "show", 3))
 		return cmd_show(nargs, args);
@@ -758,10 +962,24 @@ int cmd_scontrol(int argc, char **argv)
 		return cmd_hold("uhold", nargs, args);
 	if (kw(cmd, "release", 3))
 		return cmd_hold("release", nargs, args);
+	if (!strcasecmp(cmd, "requeuehold"))
+		return cmd_hold("requeuehold", nargs, args);
 	if (kw(cmd, "requeue", 3))
 		return cmd_hold("requeue", nargs, args);
+	if (kw(cmd, "suspend", 2))
+		return cmd_hold("suspend", nargs, args);
+	if (kw(cmd, "resume", 3))
+		return cmd_hold("resume", nargs, args);
+	if (kw(cmd, "notify", 2))
+		return cmd_notify(nargs, args);
+	if (kw(cmd, "write", 2))
+		return cmd_write(nargs, args);
+	if (kw(cmd, "top", 3))
+		return cmd_hold("top", nargs, args);
 	if (kw(cmd, "reconfigure", 3))
 		return do_reconfigure();
+	if (kw(cmd, "setdebug", 8))
+		return do_setdebug(nargs, args);
 	if (kw(cmd, "shutdown", 8))
 		return simple_rpc(MSG_SHUTDOWN, "slurm_shutdown");
 	if (kw(cmd, "version", 4)) {

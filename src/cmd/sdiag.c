@@ -28,27 +28,6 @@
 enum { SORT_COUNT, SORT_ID, SORT_TIME, SORT_TIME2 };
 static int sort_mode;
 
-static void sdiag_usage(FILE *fp)
-{
-	fprintf(fp, "Usage: sdiag [-M cluster] [-aritT]\n");
-}
-
-static void sdiag_help(void)
-{
-	printf(
-"Usage: sdiag [OPTIONS]\n"
-"  -a, --all             all statistics (the default)\n"
-"  -M, --cluster=name    cluster to issue commands to (accepted, ignored)\n"
-"  -r, --reset           reset the statistics (operators and admins)\n"
-"  -i, --sort-by-id      sort RPCs by message type id and user id\n"
-"  -t, --sort-by-time    sort RPCs by total run time\n"
-"  -T, --sort-by-time2   sort RPCs by average run time\n"
-"\nHelp options:\n"
-"  --help                show this help message\n"
-"  --usage               display brief usage message\n"
-"  -V, --version         print the version\n");
-}
-
 /* ctime() without its newline, as Slurm's slurm_ctime2 prints it. */
 static const char *ctime2(int64_t t, char *buf, size_t len)
 {
@@ -193,8 +172,8 @@ int cmd_sdiag(int argc, char **argv)
 		case 'i': sort_mode = SORT_ID; break;
 		case 't': sort_mode = SORT_TIME; break;
 		case 'T': sort_mode = SORT_TIME2; break;
-		case 'h': sdiag_help(); return 0;
-		case 'U': sdiag_usage(stdout); return 0;
+		case 'h': cmd_help_print(stdout, &cmd_help_sdiag); return 0;
+		case 'U': cmd_usage_print(stdout, &cmd_help_sdiag); return 0;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		default:
 			cmd_bad_option("sdiag");

@@ -60,40 +60,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void usage(FILE *fp)
-{
-	fputs("Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
-	      "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n"
-	      "             [--json] [--yaml]\n", fp);
-}
-
-static void help(void)
-{
-	usage(stdout);
-	fputs("\nOptions:\n"
-	      "  -a, --all                  show all partitions (including hidden ones)\n"
-	      "  -d, --dead                 show only non-responding nodes\n"
-	      "  -e, --exact                group nodes only on exact match of configuration\n"
-	      "  -h, --noheader             no headers on output\n"
-	      "  -i, --iterate=seconds      specify an iteration period\n"
-	      "      --json                 produce JSON output\n"
-	      "  -l, --long                 long output - displays more information\n"
-	      "  -n, --nodes=NODES          report on specific node(s)\n"
-	      "  -N, --Node                 Node-centric format\n"
-	      "  -o, --format=format        format specification\n"
-	      "  -O, --Format=format        long format specification\n"
-	      "  -p, --partition=PARTITION  report on specific partition\n"
-	      "  -r, --responding           report only responding nodes\n"
-	      "  -R, --list-reasons         list reason nodes are down or drained\n"
-	      "  -s, --summarize            report state summary only\n"
-	      "  -S, --sort=fields          comma separated list of fields to sort on\n"
-	      "  -t, --states=node_state    specify what states of nodes to view\n"
-	      "  -v, --verbose              verbosity level\n"
-	      "  -V, --version              output version information and exit\n"
-	      "\nHelp options:\n"
-	      "  --help                     show this help message\n"
-	      "  --usage                    display brief usage message\n", stdout);
-}
 
 static void bad_letter(int c, void *arg)
 {
@@ -235,8 +201,8 @@ int cmd_sinfo(int argc, char **argv)
 			}
 			break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
-		case OPT_HELP: help(); return 0;
-		case OPT_USAGE: usage(stdout); return 0;
+		case OPT_HELP: cmd_help_print(stdout, &cmd_help_sinfo); return 0;
+		case OPT_USAGE: cmd_usage_print(stdout, &cmd_help_sinfo); return 0;
 		case OPT_JSON: case OPT_YAML: json = 1; break;
 		case OPT_HIDE: vo.all_flag = 0; break;
 		case OPT_LOCAL: case OPT_NOCONVERT: case OPT_FEDERATION: break;
@@ -247,7 +213,7 @@ int cmd_sinfo(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "sinfo: error: Unrecognized option: %s\n", argv[optind]);
-		usage(stderr);
+		cmd_usage_print(stderr, &cmd_help_sinfo);
 		return 1;
 	}
 	if (long_fmt && (format || format_long)) {

@@ -78,46 +78,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void usage(FILE *fp)
-{
-	fputs("Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
-	      "              [-n name] [-o format] [--only-job-state] [-p partitions]\n"
-	      "              [--qos qos] [--reservation reservation] [--sort fields] [--start]\n"
-	      "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
-	      "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
-	      "              [--json] [--yaml] [-ahjlrsv]\n", fp);
-}
-
-static void help(void)
-{
-	usage(stdout);
-	fputs("\nOptions:\n"
-	      "  -A, --account=account(s)        comma separated list of accounts to view\n"
-	      "  -a, --all                       display jobs in hidden partitions\n"
-	      "  -h, --noheader                  no headers on output\n"
-	      "  -i, --iterate=seconds           specify an interation period\n"
-	      "  -j, --job=job(s)                comma separated list of jobs IDs to view\n"
-	      "      --json                      produce JSON output\n"
-	      "  -l, --long                      long report\n"
-	      "      --me                        equivalent to --user=<my username>\n"
-	      "  -n, --name=job_name(s)          comma separated list of job names to view\n"
-	      "  -o, --format=format             format specification\n"
-	      "  -O, --Format=format             format specification by field name\n"
-	      "  -p, --partition=partition(s)    comma separated list of partitions to view\n"
-	      "  -q, --qos=qos(s)                comma separated list of qos's to view\n"
-	      "  -r, --array                     display one job array element per line\n"
-	      "  -S, --sort=fields               comma separated list of fields to sort on\n"
-	      "      --start                     print expected start times of pending jobs\n"
-	      "  -t, --states=states             comma separated list of states to view\n"
-	      "  -u, --user=user_name(s)         comma separated list of users to view\n"
-	      "  -v, --verbose                   verbosity level\n"
-	      "  -V, --version                   output version information and exit\n"
-	      "  -w, --nodelist=hostlist         list of nodes to view\n"
-	      "\nHelp options:\n"
-	      "  --help                          show this help message\n"
-	      "  --usage                         display a brief summary of squeue options\n",
-	      stdout);
-}
 
 struct opts {
 	int no_header, long_fmt, array, start, json, all_states;
@@ -606,8 +566,8 @@ int cmd_squeue(int argc, char **argv)
 			}
 			break;
 		}
-		case OPT_HELP: help(); return 0;
-		case OPT_USAGE: usage(stdout); return 0;
+		case OPT_HELP: cmd_help_print(stdout, &cmd_help_squeue); return 0;
+		case OPT_USAGE: cmd_usage_print(stdout, &cmd_help_squeue); return 0;
 		case OPT_START: o.start = 1; break;
 		case OPT_JSON: case OPT_YAML: o.json = 1; break;
 		case OPT_ME: {
@@ -631,7 +591,7 @@ int cmd_squeue(int argc, char **argv)
 		cmd_split(&o.jobs_s, argv[optind++]);
 	if (optind < argc) {
 		error("Unrecognized option: %s", argv[optind]);
-		usage(stderr);
+		cmd_usage_print(stderr, &cmd_help_squeue);
 		rc = 1;
 		goto out;
 	}

@@ -824,7 +824,8 @@ int cmd_sreport(int argc, char **argv)
 	argv[0] = (char *)"sreport";
 	optind = 0;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "+ahM:npPQt:T:vV", opts, NULL)) != -1) {
+	/* permuting: options may follow the report words, as in Slurm */
+	while ((c = getopt_long(argc, argv, "ahM:npPQt:T:vV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': case 'M': case 'Q': case 'v': break;
 		case 'h': case OPT_USAGE: help(); return 0;
@@ -836,7 +837,7 @@ int cmd_sreport(int argc, char **argv)
 				fprintf(stderr, "unknown time format %s", optarg);
 			break;
 		case 'T': tres = optarg; break;
-		case 'V': printf("slurm-wlm %s\n", SLURM_COMPAT_VERSION); return 0;
+		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		default:
 			fprintf(stderr, "Try \"sreport --help\" for more information\n");
 			return 1;

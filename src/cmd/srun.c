@@ -79,29 +79,6 @@ static void drain_sig_pipe(void)
 		;
 }
 
-static void srun_usage(FILE *fp)
-{
-	fprintf(fp,
-"Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [-t time]\n"
-"            [-J jobname] [-A account] [--mem=MB] [--gres=list] [--gpus=n]\n"
-"            [--ntasks-per-node=n] [-w hosts] [-x hosts] [--exclusive]\n"
-"            [-D path] [--export=...] [-l] [-o file] [-u] [-v] [-Q]\n"
-"            [--jobid=id] executable [args...]\n");
-}
-
-static void srun_help(void)
-{
-	srun_usage(stdout);
-	printf(
-"\nRun a command as a job step: inside an allocation (SLURM_JOB_ID set or\n"
-"--jobid) on its nodes, else in a new allocation made for it.\n"
-"\n"
-"  -l, --label               prefix each output line with the task rank\n"
-"  -o, --output=file         write stdout to file\n"
-"  -u, --unbuffered          accepted (output is always relayed at once)\n"
-"      --jobid=id            run inside this existing allocation\n"
-"  (other options as sbatch: see sbatch --help)\n");
-}
 
 static void env_set(strv_t *env, const char *key, const char *val)
 {
@@ -187,7 +164,7 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	msg_job_info_t *ji = reply;
 	uint32_t state = ji->njobs ? ji->jobs[0].state : JOB_PENDING;
 	proto_msg_destroy(MSG_JOB_INFO, reply);
-	if ((state & JOB_STATE_BASE) == JOB_RUNNING)
+	if ((state & JOB_STATE_BASE) == JOB_RUNNING && !(state & JOB_CONFIGURING))
 		return 0;
 	if (JOB_IS_FINISHED(state)) {
 		error("Unable to allocate resources: Job allocation %u has been revoked", job_id);
@@ -383,6 +360,36 @@ static int digits(uint32_t n)
 }
 
 /* Run one step. Returns the exit status for srun. */
+/* SrunProlog / SrunEpilog: run by srun as its user with the step's
+ * environment and the step's command as arguments; its wait status. */
+static int srun_script(const char *path, const strv_t *env, char **cmd, int ncmd)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1 << 8;
+	if (pid == 0) {
+		for (int s = 1; s < NSIG; s++)
+			if (s != SIGKILL && s != SIGSTOP)
+				signal(s, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		char **argv = xcalloc((size_t)ncmd + 2, sizeof(char *));
+		argv[0] = (char *)path;
+		for (int i = 0; i < ncmd; i++)
+			argv[i + 1] = cmd[i];
+		char **envp = xcalloc(env->n + 1, sizeof(char *));
+		for (uint32_t i = 0; i < env->n; i++)
+			envp[i] = env->v[i];
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return st;
+}
+
 static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		    int standalone, uint32_t *worst_status)
 {
@@ -442,6 +449,18 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 		.name = (char *)step_name,
 		.digest = digest,
 	};
+	/* SrunProlog: before the step exists; a failure aborts it */
+	const char *sp = conf_get(conf, "SrunProlog");
+	if (sp && *sp) {
+		int ps = srun_script(sp, env, cmd, ncmd);
+		if (ps) {
+			error("srun prolog failed rc = %d. Aborting step.",
+			      WIFEXITED(ps) ? WEXITSTATUS(ps) : 128 + WTERMSIG(ps));
+			strv_free(&tmpl.argv);
+			*worst_status = 1 << 8;
+			return 1;
+		}
+	}
 	void *reply = NULL;
 	int err = cmd_call(MSG_STEP_CREATE, &sc, MSG_STEP_CREATE_REPLY, &reply, NULL);
 	msg_step_create_reply_t *sr = reply;
@@ -641,6 +660,14 @@ static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
 	proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
 	strv_free(&tmpl.argv);
 	*worst_status = worst;
+	/* SrunEpilog: after the step; its failure is only said */
+	const char *se = conf_get(conf, "SrunEpilog");
+	if (se && *se) {
+		int es = srun_script(se, env, cmd, ncmd);
+		if (es)
+			error("srun epilog failed status=%d",
+			      WIFEXITED(es) ? WEXITSTATUS(es) : 128 + WTERMSIG(es));
+	}
 	return rc;
 }
 
@@ -660,9 +687,9 @@ int cmd_srun(int argc, char **argv)
 	}
 	if (cli.help || cli.usage || cli.version) {
 		if (cli.help)
-			srun_help();
+			cmd_help_print(stdout, &cmd_help_srun);
 		else if (cli.usage)
-			srun_usage(stdout);
+			cmd_usage_print(stdout, &cmd_help_srun);
 		else
 			printf("slurm %s\n", SLURM_COMPAT_VERSION);
 		jobopts_release(&cli);
@@ -691,6 +718,7 @@ int cmd_srun(int argc, char **argv)
 		log_set_level(LOG_LVL_ERROR);
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
+	jobopts_print_defined(&o, stderr);
 	if (o.pty) {
 		error("--pty is not supported yet");
 		jobopts_release(&o);

@@ -214,7 +214,7 @@ int cmd_sshare(int argc, char **argv)
 			break;
 		case 'U': users_only = 1; break;
 		case 'v': break;
-		case 'V': printf("slurm-wlm %s\n", SLURM_COMPAT_VERSION); goto out;
+		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); goto out;
 		case OPT_USAGE: case OPT_HELP: usage(stdout); goto out;
 		default:
 			fprintf(stderr, "Try \"sshare --help\" for more information\n");

@@ -29,10 +29,20 @@
 #include "prom.h"
 #include "states.h"
 
-enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK };
+/* One element of a job's dependency (job_deps.c). */
+enum dep_type { DEP_AFTER = 1, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK,
+		DEP_AFTERCORR, DEP_SINGLETON, DEP_AFTERBB };
+/* Its state, as scontrol shows it: "(unfulfilled)", met (then not shown),
+ * "(failed)". */
+enum dep_state { DEP_UNFULFILLED = 0, DEP_FULFILLED, DEP_FAILED };
+#define DEP_TASK_NONE UINT32_MAX       /* "afterok:5" */
+#define DEP_TASK_ALL  (UINT32_MAX - 1) /* "afterok:5_*" */
 typedef struct dep {
-	uint32_t type;
-	uint32_t job_id;
+	uint8_t type;             /* enum dep_type */
+	uint8_t state;            /* enum dep_state */
+	uint32_t job_id;          /* 0 for singleton */
+	uint32_t task_id;         /* "_N" array task, or DEP_TASK_* */
+	uint32_t time_min;        /* "+N": minutes after start/end, 0 none */
 } dep_t;
 
 /* A node that may still run an old copy of a requeued job (fencing):
@@ -61,6 +71,9 @@ typedef struct job {
 	int64_t kill_time;        /* last kill sent for an overdue job */
 	uint32_t next_step;
 	uint32_t restarts;         /* times requeued (scontrol show job Restarts=) */
+	int64_t suspend_time;     /* last scontrol suspend or resume
+	                           * (job_control.c); not kept by restarts */
+	uint32_t pre_sus_secs;    /* run time before the last suspend */
 	fence_t *fence;           /* requeued: nodes not yet known to have
 	                           * stopped the old copy */
 	uint32_t nfence;
@@ -69,8 +82,13 @@ typedef struct job {
 	uint8_t alloc_held;       /* alloc still committed to the scheduler */
 	uint8_t dirty;
 	uint8_t dep_state;        /* 0 met/none, 1 waiting, 2 never */
+	uint8_t dep_or;           /* "?": any one of deps is enough */
 	uint32_t ndeps;
 	dep_t *deps;
+	char *dep_str;            /* deps as Slurm shows them, NULL if none
+	                           * left (job_deps.c keeps it) */
+	uint32_t sidx;            /* position in its name+user group
+	                           * (job_deps.c, singleton) */
 	job_desc_t *desc;         /* as submitted, minus script and env (in the DB) */
 	uint32_t *req_idx, nreq, *exc_idx, nexc;   /* -w / -x as node indexes */
 	uint32_t gpus_per_node, gpus_per_job;
@@ -120,6 +138,11 @@ typedef struct node {
 	char *cfg_tres;
 	char *topo_addr;          /* SLURM_TOPOLOGY_ADDR */
 	char *comment, *extra;    /* scontrol update Comment=/Extra=; persisted */
+	char *health;             /* failing health checks the node reported
+	                           * ("check: evidence" lines), NULL none */
+	char *key_digest;         /* its auth key's digest, as reported */
+	uint32_t key_match;       /* KEY_MATCH_* */
+	uint32_t health_round, health_nchecks; /* as the node reported */
 	uint8_t dirty;
 } node_t;
 
@@ -186,6 +209,9 @@ typedef struct ctld {
 	auth_t *auth;
 	uint32_t slurm_uid;
 	int64_t boot_time;
+	char key_digest[65];      /* our auth key's (node_health.c) */
+	int64_t key_digest_at;    /* when read (re-read each minute) */
+	int key_drain;            /* health.conf: a differing key drains */
 
 	/* state DB */
 	char *db_path;            /* StateSaveLocation/sluice.db */
@@ -260,6 +286,7 @@ typedef struct ctld {
 	struct acct_steps *steps;     /* acct_steps.c: step record changes to commit */
 	struct acct_usage *usage;     /* acct_usage.c: decayed usage, fair share */
 	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
+	struct dep_index *depidx;     /* job_deps.c: jobs by name+user (singleton) */
 } ctld_t;
 
 /* ---- state_db.c ---- */
@@ -326,17 +353,78 @@ void job_send_time_limit(ctld_t *cd, job_t *j);
 int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t uid);
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
+/* prolog_ctld.c: a node's Prolog/Epilog failure reported with a job's
+ * end (m->rc): drain the node ("Prolog error"/"Epilog error") and, for a
+ * Prolog, requeue the job held; 1 if the job was requeued (its end is
+ * then not recorded), 0 otherwise. */
+int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m);
+/* Drain node name with reason, as set by SlurmUser, unless it is drained
+ * or failed already. */
+void node_drain_by_slurm(ctld_t *cd, const char *name, const char *reason);
+/* PrologSlurmctld of a job just started: 1 if it runs (the job is
+ * CONFIGURING; prolog_ctld.c launches it, or requeues/cancels it, when
+ * the script ends), 0 if none is configured (launch it now). */
+int prolog_ctld_start(ctld_t *cd, job_t *j);
+/* EpilogSlurmctld of a job that ended (runs in the background). */
+void epilog_ctld_start(ctld_t *cd, job_t *j);
+/* Once after recovery: run again the PrologSlurmctld of CONFIGURING jobs. */
+void prolog_ctld_recover(ctld_t *cd);
+/* "launch failed requeued held": the reason text of such a job. */
+extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);
 void job_add_recovered(ctld_t *cd, job_t *j);
 void job_free(job_t *j);
 void job_set_tres(ctld_t *cd, job_t *j);
 /* The TRES the job asks for, as scontrol prints them (malloc'd). */
 char *job_req_tres(ctld_t *cd, const job_t *j);
-void job_resolve_deps(ctld_t *cd, job_t *j);
 uint32_t job_priority(ctld_t *cd, const job_t *j, int64_t now);
 void jobs_periodic(ctld_t *cd, int64_t now);
 void jobs_wake_waiters(ctld_t *cd, job_t *j);
-int job_parse_deps(ctld_t *cd, const char *s, dep_t **deps, uint32_t *n);
+/* ---- job_control.c ---- */
+/* scontrol hold|uhold|release|requeue|requeuehold|top|suspend|resume on
+ * j by uid (admin: job_manager_ok). 0 or an errors.h number. */
+int job_control(ctld_t *cd, job_t *j, const char *action, uint32_t uid, int admin);
+/* scontrol notify: write text to the running batch job's stderr (its
+ * supervisor on the batch host, as slurmstepd's "error:" line). */
+int job_notify(ctld_t *cd, job_t *j, const char *text);
+/* A batch job's script for its owner or a manager (scontrol write
+ * batch_script): 0 and *script (malloc'd), or an errors.h number. */
+int job_batch_script(ctld_t *cd, uint32_t job_id, uint32_t uid, char **script);
+/* ---- job_update.c ---- */
+/* One Key=Value of scontrol update jobid= that jobs.c does not handle:
+ * 0, an errors.h number, or -1 for a key it does not know. Sets
+ * *desc_changed when the stored description must be rewritten. */
+int job_update_key(ctld_t *cd, job_t *j, const char *k, const char *v, uint32_t uid,
+		   int admin, int *desc_changed);
+/* jobs.c helpers it shares */
+int parse_gpu_tres(const char *s, uint32_t *count, char *type, size_t tlen);
+int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t *n);
+/* ---- job_deps.c ---- */
+/* Parse a dependency expression (sbatch -d) into *deps, *n and *or_flag
+ * ("?" anywhere: any one is enough; else all). Ids of jobs unknown here
+ * are kept (they count as met, as Slurm's purged jobs). self_id: the
+ * job's own id (refused as a target), 0 if none yet. 0, or
+ * ESLURM_DEPENDENCY or ESLURM_NOT_SUPPORTED ("expand"). "" gives none. */
+int dep_parse(const char *s, uint32_t self_id, dep_t **deps, uint32_t *n, int *or_flag);
+/* Replace j's dependency by s (parsed as dep_parse); j->desc->dependency
+ * is not touched. 0 or an errors.h number (j unchanged). */
+int job_set_deps(ctld_t *cd, job_t *j, const char *s);
+/* Where one target of j's dependency stands now: an enum dep_state.
+ * The one place that looks at target jobs (array targets extend it). */
+uint8_t dep_target_state(ctld_t *cd, const job_t *j, const dep_t *d, int64_t now);
+/* Recompute j's dependency (each element, j->dep_state, j->dep_str).
+ * O(elements); singleton through the name+user index. Returns 1 if
+ * anything changed. Call job_deps_turn first in each new turn. */
+int job_resolve_deps(ctld_t *cd, job_t *j);
+/* A new turn: what the singleton index summarised may have moved. */
+void job_deps_turn(ctld_t *cd);
+/* Kill j when its dependency can never be met (--kill-on-invalid-dep,
+ * else DependencyParameters=kill_invalid_depend)? */
+int job_deps_kill_invalid(const ctld_t *cd, const job_t *j);
+/* The name+user index (singleton): a job is in it from list_append until
+ * purged; call remove/add around a change of name. */
+void dep_index_add(ctld_t *cd, job_t *j);
+void dep_index_remove(ctld_t *cd, job_t *j);
 /* The tasks a job asked for (-n, else --ntasks-per-node x nodes, else
  * one per node). */
 uint32_t job_ntasks(const job_t *j);
@@ -353,6 +441,8 @@ int is_operator(const ctld_t *cd, uint32_t uid);
  * of the job's account (cancel, hold, release, update). */
 int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
+/* ctld_main.c: apply conf's SluiceLogFormat and SlurmctldSyslogDebug. */
+void ctld_log_conf(const conf_t *conf);
 
 /* ---- nodes.c ---- */
 int nodes_init(ctld_t *cd);
@@ -360,6 +450,24 @@ uint32_t node_state(const ctld_t *cd, const node_t *n);
 void node_dirty(ctld_t *cd, node_t *n);
 void part_dirty(ctld_t *cd, part_t *p);
 int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat);
+/* Set (or clear, reason NULL) a node's reason, who set it and when. */
+void node_set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, int64_t now);
+
+/* ---- node_health.c ---- */
+
+/* A registration or heartbeat of n: record its failing health checks and
+ * key digest; drain it (reason "health: ...", set by SlurmUser) when
+ * something fails, resume it when all passes again, never touching a
+ * drain an admin set. */
+/* CLOCK_REALTIME in ms (the time heartbeat answers carry). */
+int64_t ctld_realtime_ms(void);
+void node_health_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int64_t now);
+/* MSG_HEALTH_CHECK (admins): ask the nodes of m->name (all when empty)
+ * to run a health check round now; their heartbeats bring the result. */
+int node_health_request(ctld_t *cd, const msg_info_req_t *m, uint32_t uid, char **msg);
+/* The Prometheus family sluice_health_check_failing{node,check}. */
+struct strbuf;
+void node_health_metrics(const ctld_t *cd, struct strbuf *sb);
 void node_conn_closed(ctld_t *cd, conn_t *c);
 int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg);
 int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg);

@@ -170,6 +170,7 @@ static void list_append(ctld_t *cd, job_t *j)
 	cd->jobs[cd->njobs++] = j;
 	hash_insert(cd, j);
 	req_insert(cd, j);
+	dep_index_add(cd, j);
 }
 
 void job_dirty(ctld_t *cd, job_t *j)
@@ -225,6 +226,7 @@ void job_free(job_t *j)
 	free(j->reason_detail);
 	intern_put(j->group_name);
 	free(j->deps);
+	free(j->dep_str);
 	free(j->fence);
 	if (j->desc)
 		desc_release(j->desc);
@@ -368,7 +370,8 @@ static void send_one_job(ctld_t *cd, conn_t *c, job_t *j)
 void jobs_wake_waiters(ctld_t *cd, job_t *j)
 {
 	size_t k = 0;
-	int running = (j->state & JOB_STATE_BASE) == JOB_RUNNING;
+	/* not while its PrologSlurmctld runs (CONFIGURING) */
+	int running = (j->state & JOB_STATE_BASE) == JOB_RUNNING && !(j->state & JOB_CONFIGURING);
 	int done = JOB_IS_FINISHED(j->state);
 	for (size_t i = 0; i < cd->nwaiters; i++) {
 		waiter_t *w = &cd->waiters[i];
@@ -393,7 +396,7 @@ void jobs_wake_waiters(ctld_t *cd, job_t *j)
 
 /* ---- submission ---- */
 
-static int parse_gpu_tres(const char *s, uint32_t *count, char *type, size_t tlen)
+int parse_gpu_tres(const char *s, uint32_t *count, char *type, size_t tlen)
 {
 	/* "gres:gpu:h100:2", "gres/gpu:2", "gpu:h100:2", "gpu", "gpu:2" */
 	*count = 0;
@@ -428,7 +431,7 @@ static int parse_gpu_tres(const char *s, uint32_t *count, char *type, size_t tle
 	return 0;
 }
 
-static int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t *n)
+int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t *n)
 {
 	*idx = NULL;
 	*n = 0;
@@ -599,7 +602,7 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		if (!j->gpu_type[0])
 			memcpy(j->gpu_type, t2, sizeof(t2));
 	}
-	if ((rc = job_parse_deps(cd, d->dependency, &j->deps, &j->ndeps)))
+	if ((rc = job_set_deps(cd, j, d->dependency)))
 		goto fail;
 
 	/* The partition's access, limits, defaults and policy. */
@@ -636,14 +639,15 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	j->eligible_time = d->begin_time > now ? d->begin_time : now;
 	if (d->flags & (JOB_F_HOLD | JOB_F_HELD_ADMIN))
 		j->hold = (d->flags & JOB_F_HELD_ADMIN) && is_operator(cd, uid) ? WAIT_HELD : WAIT_HELD_USER;
-	job_resolve_deps(cd, j);
-	if (j->dep_state == 2 && d->kill_on_invalid_dep) {
-		rc = ESLURM_DEPENDENCY;
-		cd->next_job_id = j->job_id;   /* nothing was stored */
-		goto fail;
+	/* As Slurm: a held job's dependency is looked at once released; one
+	 * that can never be met is killed by the next pass if it asks. */
+	if (!j->hold) {
+		job_deps_turn(cd);
+		job_resolve_deps(cd, j);
 	}
 	j->priority = job_priority(cd, j, now);
-	j->reason = j->hold ? j->hold : j->dep_state ? WAIT_DEPENDENCY : WAIT_NO_REASON;
+	j->reason = j->hold ? j->hold : j->dep_state == 2 ? WAIT_DEP_INVALID
+		: j->dep_state ? WAIT_DEPENDENCY : WAIT_NO_REASON;
 	job_set_tres(cd, j);
 
 	/* The full description (script, env) goes to the DB; memory keeps
@@ -688,7 +692,9 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 	list_append(cd, j);
 	/* Dependencies refer to other jobs: parse after all are loaded is
 	 * not needed since dependencies point to older (smaller) ids. */
-	job_parse_deps(cd, j->desc->dependency, &j->deps, &j->ndeps);
+	if (job_set_deps(cd, j, j->desc->dependency))
+		error("job %u: dependency '%s' no longer parses: dropped", j->job_id,
+		     j->desc->dependency);
 	if (j->alloc_held && j->alloc.nnodes) {
 		/* Node ownership (--exclusive=user) is not stored: it is the
 		 * job's own. */
@@ -727,10 +733,8 @@ void job_start(ctld_t *cd, job_t *j, sched_alloc_t *a, int64_t now)
 	j->nodes = alloc_nodes_string(cd, &j->alloc);
 	job_set_tres(cd, j);
 	acct_steps_job_start(cd, j);
-	for (uint32_t i = 0; i < j->alloc.nnodes; i++) {
-		node_t *n = &cd->nodes[j->alloc.nodes[i]];
-		n->last_busy = now;
-	}
+	/* LastBusyTime is not touched by a start: as Slurm, it is when the
+	 * node last became free (a job released it) or registered. */
 	cd->last_node_update = now;
 	job_dirty(cd, j);
 }
@@ -776,6 +780,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	job_set_tres(cd, j);
 	job_dirty(cd, j);
 	jobs_wake_waiters(cd, j);
+	epilog_ctld_start(cd, j); /* EpilogSlurmctld (prolog_ctld.c) */
 	ctld_sched_request(cd);   /* dependents may move */
 }
 
@@ -890,7 +895,8 @@ void job_fence_heard(ctld_t *cd, node_t *n, const msg_node_register_t *m, int re
 
 void job_send_time_limit(ctld_t *cd, job_t *j)
 {
-	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !j->alloc.nnodes ||
+	uint32_t base = j->state & JOB_STATE_BASE;
+	if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !j->alloc.nnodes ||
 	    (j->desc->flags & JOB_F_INTERACTIVE))
 		return;
 	node_t *n = &cd->nodes[j->alloc.nodes[0]];
@@ -944,11 +950,12 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	}
 	if (sig && sig != SIGKILL) {
 		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH :
-				 (flags & CANCEL_F_FULL) ? 0 : SIGNAL_F_STEPS, 0);
+				 (flags & CANCEL_F_FULL) ? SIGNAL_F_FULL : 0, 0);
 		return 0;
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
-	int held = batch_host_connected(cd, j);
+	/* a job still in its PrologSlurmctld was launched nowhere */
+	int held = batch_host_connected(cd, j) && !(j->state & JOB_CONFIGURING);
 	j->cancelled_by = 1;
 	j->cancel_uid = uid;
 	job_end(cd, j, JOB_CANCELLED, SIGTERM, now);
@@ -984,8 +991,11 @@ int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid)
 		job_release(cd, j);
 		return 0;
 	}
-	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING)
+	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING &&
+	    (j->state & JOB_STATE_BASE) != JOB_SUSPENDED)
 		return ESLURM_JOB_PENDING;
+	if (m->rc && job_node_error(cd, j, m))
+		return 0;            /* Prolog failed: requeued (prolog_ctld.c) */
 	uint32_t st = m->end_state & JOB_STATE_BASE;
 	if (st == JOB_COMPLETE || st == 0)
 		st = m->exit_status ? JOB_FAILED : JOB_COMPLETE;
@@ -1039,47 +1049,31 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 	/* operators and the coordinators of the job's account manage it as
 	 * root does (Slurm's validate_operator / account coordinator) */
 	int admin = job_manager_ok(cd, j, uid);
+	/* Slurm's answers to a stranger: "Invalid user id" for updates and
+	 * holds, "Access/permission denied" for the other actions */
 	if (j->user_id != uid && !admin)
-		return ESLURM_ACCESS_DENIED;
+		return !m->action || !strcasecmp(m->action, "hold") || !strcasecmp(m->action, "uhold") ||
+			!strcasecmp(m->action, "release") || !strcasecmp(m->action, "notify")
+			? ESLURM_USER_ID_MISSING : ESLURM_ACCESS_DENIED;
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int64_t now = ctld_now();
-	if (m->action) {
-		if (!strcasecmp(m->action, "hold") || !strcasecmp(m->action, "uhold")) {
-			if (base != JOB_PENDING)
-				return JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_NOT_PENDING;
-			/* else a user could turn an admin hold into her own and release it */
-			if (j->hold == WAIT_HELD && !admin)
-				return ESLURM_ACCESS_DENIED;
-			j->hold = admin && !strcasecmp(m->action, "hold") ? WAIT_HELD : WAIT_HELD_USER;
-			j->reason = j->hold;
-			j->priority = 0;
-		} else if (!strcasecmp(m->action, "release")) {
-			if (base != JOB_PENDING)
-				return JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_NOT_PENDING;
-			if (j->hold == WAIT_HELD && !admin)
-				return ESLURM_ACCESS_DENIED;
-			j->hold = 0;
-			j->reason = WAIT_NO_REASON;
-			j->priority = job_priority(cd, j, now);
-		} else if (!strcasecmp(m->action, "requeue")) {
-			if (base != JOB_RUNNING || (j->desc->flags & JOB_F_INTERACTIVE))
-				return ESLURM_BATCH_ONLY;
-			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
-			j->launch_seq++;      /* the old supervisor's report is stale */
-			job_requeue_restart(cd, j, now);
-		} else {
-			return ESLURM_NOT_SUPPORTED;
-		}
-		job_dirty(cd, j);
-		ctld_sched_request(cd);
-	}
+	/* scontrol notify: the text is the value of key "Message" */
+	if (m->action && !strcasecmp(m->action, "notify"))
+		return job_notify(cd, j, m->values.n ? m->values.v[0] : NULL);
+	if (m->action)
+		return job_control(cd, j, m->action, uid, admin);
 	for (uint32_t i = 0; i < m->keys.n && i < m->values.n; i++) {
 		const char *k = m->keys.v[i], *v = m->values.v[i];
 		if (!strcasecmp(k, "TimeLimit")) {
 			uint32_t t;
 			if (time_limit_parse(v, &t))
 				return ESLURM_INVALID_TIME_LIMIT;
-			if (!admin && (t > j->time_limit || (t == TIME_INFINITE && j->time_limit != TIME_INFINITE)))
+			/* as Slurm: a user may lower a limit, and raise that of
+			 * a pending job up to its partition's MaxTime */
+			uint32_t pmax = cd->parts[j->part].max_time;
+			if (!admin && (t > j->time_limit || (t == TIME_INFINITE && j->time_limit != TIME_INFINITE)) &&
+			    !(base == JOB_PENDING && (pmax == TIME_INFINITE ||
+						      (t != TIME_INFINITE && t <= pmax))))
 				return ESLURM_ACCESS_DENIED;
 			if (JOB_IS_FINISHED(j->state))
 				return ESLURM_ALREADY_DONE;
@@ -1112,11 +1106,31 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 				return ESLURM_ACCESS_DENIED;
 			if (kv_u32(v, &x))
 				return ESLURM_NOT_SUPPORTED;
+			if (j->hold)
+				return ESLURM_JOB_HELD;
 			j->priority = x;
 		} else if (!strcasecmp(k, "JobName") || !strcasecmp(k, "Name")) {
+			dep_index_remove(cd, j);      /* singleton groups by name */
 			intern_put(j->desc->name);
 			j->desc->name = intern_get(v);
+			dep_index_add(cd, j);
 			*desc_changed = 1;
+		} else if (!strcasecmp(k, "Dependency")) {
+			if (base != JOB_PENDING)
+				return JOB_IS_FINISHED(j->state) ? ESLURM_ALREADY_DONE : ESLURM_JOB_NOT_PENDING;
+			int drc = job_set_deps(cd, j, v);
+			if (drc)
+				return drc;
+			intern_put(j->desc->dependency);
+			j->desc->dependency = *v ? intern_get(v) : NULL;
+			*desc_changed = 1;
+			if (!j->hold) {
+				job_deps_turn(cd);
+				job_resolve_deps(cd, j);
+			}
+			/* as Slurm: the reason is the next pass's to say */
+			if (!j->hold)
+				j->reason = WAIT_NO_REASON;
 		} else if (!strcasecmp(k, "Comment")) {
 			intern_put(j->desc->comment);
 			j->desc->comment = intern_get(v);
@@ -1166,7 +1180,11 @@ static int job_update_apply(ctld_t *cd, job_t *j, const msg_update_job_t *m, uin
 			j->priority = job_priority(cd, j, now);
 			*desc_changed = 1;
 		} else {
-			return ESLURM_NOT_SUPPORTED;
+			int urc = job_update_key(cd, j, k, v, uid, admin, desc_changed);
+			if (urc < 0)
+				return ESLURM_NOT_SUPPORTED;
+			if (urc)
+				return urc;
 		}
 		job_dirty(cd, j);
 		ctld_sched_request(cd);
@@ -1204,6 +1222,8 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 	ji->state_desc = j->reason_detail;
 	ji->start_time = j->start_time;
 	ji->end_time = j->end_time;
+	ji->suspend_time = j->suspend_time;
+	ji->pre_sus_time = j->pre_sus_secs;
 	uint32_t ntasks = job_ntasks(j);
 	if (j->alloc.nnodes && base != JOB_PENDING) {
 		ji->nodes = j->nodes;
@@ -1229,7 +1249,8 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->accrue_time = j->eligible_time;
 		ji->last_sched_eval = j->last_eval;
 		ji->alloc_sid = d->alloc_sid;
-		ji->max_nodes = d->max_nodes;
+		/* -N N is N-N, as Slurm's commands send it (NumNodes=12-12). */
+		ji->max_nodes = d->max_nodes ? d->max_nodes : d->min_nodes;
 		ji->num_tasks = ntasks;
 		ji->cpus_per_task = job_cpt(j);
 		ji->ntasks_per_node = d->ntasks_per_node;
@@ -1248,7 +1269,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->assoc_id = j->assoc_id;
 	}
 	if (fields & JINFO_REQ) {
-		ji->dependency = j->dep_state ? d->dependency : NULL;
+		ji->dependency = j->dep_str;
 		ji->alloc_node = d->alloc_node;
 		ji->req_nodes = d->req_nodes;
 		ji->exc_nodes = d->exc_nodes;
@@ -1292,6 +1313,7 @@ static void purge_job(ctld_t *cd, job_t *j)
 {
 	hash_remove(cd, j);
 	req_remove(cd, j);
+	dep_index_remove(cd, j);
 	cd->dead_jobs = xgrow(cd->dead_jobs, sizeof(uint32_t), cd->ndead_jobs + 1, &cd->adead_jobs);
 	cd->dead_jobs[cd->ndead_jobs++] = j->job_id;
 	if (j->dirty) {

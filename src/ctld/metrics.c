@@ -492,6 +492,7 @@ static void nodes_write(scrape_t *s)
 		if (cd->nodes[i].reason)
 			prom_sample(sb, "slurm_node_reason", 1, "node", cd->nodes[i].cf->name,
 				    "reason", cd->nodes[i].reason, NULL);
+	node_health_metrics(cd, sb);
 	static const char *const nf[] = { "slurm_node_cpus", "slurm_node_cpus_alloc", "slurm_node_cpus_idle",
 		"slurm_node_memory_bytes", "slurm_node_memory_alloc_bytes", "slurm_node_memory_free_bytes",
 		"slurm_node_gpus", "slurm_node_gpus_alloc" };

@@ -138,7 +138,7 @@ uint32_t node_state(const ctld_t *cd, const node_t *n)
 		else
 			base = NODE_MIXED;
 	}
-	return base | flags;
+	return base | (flags & ~NODE_FLAG_HEALTH_DRAIN);
 }
 
 static char *topo_addr(const conf_t *conf, long node_idx)
@@ -261,7 +261,8 @@ void node_fail_jobs(ctld_t *cd, node_t *n, int64_t now)
 		job_t *j = cd->jobs[i];
 		if (!j->alloc_held || !alloc_has(&j->alloc, n->idx))
 			continue;
-		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
+		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING ||
+		    (j->state & JOB_STATE_BASE) == JOB_SUSPENDED) {
 			job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_NODE_FAIL);
 			if (!(j->desc->flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE))) {
 				info("job %u: requeued due to failure of node %s", j->job_id,
@@ -348,12 +349,19 @@ static void set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, 
 	n->reason_time = now;
 }
 
+void node_set_reason(ctld_t *cd, node_t *n, const char *reason, uint32_t uid, int64_t now)
+{
+	set_reason(cd, n, reason, uid, now);
+}
+
 /* Jobs n lists that it must not run (ended, requeued, moved): kill. */
 static void node_kill_strays(ctld_t *cd, node_t *n, conn_t *c, const msg_node_register_t *m)
 {
 	for (uint32_t k = 0; k < m->njob_ids; k++) {
 		job_t *j = job_find(cd, m->job_ids[k]);
-		int ok = j && (j->state & JOB_STATE_BASE) == JOB_RUNNING && j->alloc_held &&
+		/* running, or stopped by scontrol suspend */
+		int ok = j && ((j->state & JOB_STATE_BASE) == JOB_RUNNING ||
+			       (j->state & JOB_STATE_BASE) == JOB_SUSPENDED) && j->alloc_held &&
 			 alloc_has(&j->alloc, n->idx);
 		/* A cancelled job still holding resources is being killed. */
 		if (j && JOB_IS_FINISHED(j->state) && j->alloc_held)
@@ -380,7 +388,7 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	n->free_mem = m->free_mem;
 	if (heartbeat) {
 		/* Heard: the node renews its lease from when it sent this. */
-		msg_node_ack_t ack = { m->sent_ms };
+		msg_node_ack_t ack = { m->sent_ms, ctld_realtime_ms() };
 		conn_send(c, MSG_NODE_ACK, &ack);
 	}
 	if (heartbeat && n->conn == c) {
@@ -397,6 +405,7 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 		 * (a heartbeat right after `state=down` must not undo it). */
 		int noresp = n->reason && !strcmp(n->reason, "Not responding");
 		if (n->base != NODE_DOWN || !noresp) {
+			node_health_heard(cd, n, m, now);
 			node_kill_strays(cd, n, c, m);
 			return 0;
 		}
@@ -416,6 +425,7 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	set_str(&n->version, m->version);
 	n->boot_time = m->boot_time;
 	n->start_time = m->start_time;
+	n->last_busy = ctld_now();   /* Slurm's LastBusyTime starts at registration */
 	if (m->port)
 		n->port = m->port;
 	n->flags &= ~(NODE_FLAG_NO_RESPOND | NODE_FLAG_POWERING_UP);
@@ -442,6 +452,7 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 		n->flags &= ~(NODE_FLAG_INVALID_REG | NODE_FLAG_DRAIN);
 		set_reason(cd, n, NULL, 0, now);
 	}
+	node_health_heard(cd, n, m, now);
 	node_dirty(cd, n);
 	if (!heartbeat)
 		info("node %s registered (%u jobs running there)", n->cf->name, m->njob_ids);
@@ -450,8 +461,10 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 	 * failed with the node; supervisors we do not know get killed. */
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
-		if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !j->alloc.nnodes ||
-		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE))
+		uint32_t base = j->state & JOB_STATE_BASE;
+		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !j->alloc.nnodes ||
+		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE) ||
+		    (j->state & JOB_CONFIGURING))     /* not launched yet (PrologSlurmctld) */
 			continue;
 		int found = 0;
 		for (uint32_t k = 0; k < m->njob_ids && !found; k++)
@@ -584,13 +597,15 @@ static int node_apply_state(ctld_t *cd, node_t *n, int op, int64_t now, int *kil
 	case 0:
 		return 0;
 	case NODE_UPD_DRAIN:
+		/* the admin's drain now: no check lifts it */
 		n->flags |= NODE_FLAG_DRAIN;
+		n->flags &= ~NODE_FLAG_HEALTH_DRAIN;
 		return 0;
 	case NODE_UPD_FAIL:
 		n->flags |= NODE_FLAG_FAIL;
 		return 0;
 	case NODE_UPD_UNDRAIN:
-		n->flags &= ~NODE_FLAG_DRAIN;
+		n->flags &= ~(NODE_FLAG_DRAIN | NODE_FLAG_HEALTH_DRAIN);
 		return 0;
 	case NODE_UPD_RESUME:
 		/* slurmctld: only DOWN, DRAIN(ED/ING), FAIL, powered down or
@@ -603,7 +618,7 @@ static int node_apply_state(ctld_t *cd, node_t *n, int op, int64_t now, int *kil
 		/* fall through */
 	case NODE_UPD_IDLE:
 		n->flags &= ~(NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_REBOOT |
-			      NODE_FLAG_POWER_DOWN | NODE_FLAG_INVALID_REG);
+			      NODE_FLAG_POWER_DOWN | NODE_FLAG_INVALID_REG | NODE_FLAG_HEALTH_DRAIN);
 		if (n->base == NODE_DOWN || n->base == NODE_FUTURE || n->base == NODE_UNKNOWN) {
 			n->base = NODE_IDLE;
 			n->last_heard = now;  /* SlurmdTimeout from now to check in */
@@ -902,6 +917,11 @@ void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni)
 	ni->cfg_tres = xstrdup(n->cfg_tres);
 	ni->comment = xstrdup(n->comment);
 	ni->extra = xstrdup(n->extra);
+	ni->health = xstrdup(n->health);
+	ni->key_digest = xstrdup(n->key_digest);
+	ni->key_match = n->key_match;
+	ni->health_round = n->health_round;
+	ni->health_nchecks = n->health_nchecks;
 	uint64_t g = (uint64_t)__builtin_popcountll(sn->gpus_used);
 	const char *gt = sn->ngpu_types ? sn->gpu_types[0].type : "";
 	uint32_t ac = sn->exclusive ? cf->cpus : sn->cpus_used;

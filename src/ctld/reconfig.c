@@ -170,6 +170,8 @@ static void node_strings_free(node_t *n)
 	free(n->topo_addr);
 	free(n->comment);
 	free(n->extra);
+	free(n->health);
+	free(n->key_digest);
 }
 
 /* Move the runtime state of old node o into new node n (same name). */
@@ -196,6 +198,11 @@ static void carry_node(ctld_t *nd, node_t *n, node_t *o)
 		n->reason_uid = o->reason_uid;
 		n->reason_time = o->reason_time;
 	}
+	n->health = o->health;
+	o->health = NULL;
+	n->key_digest = o->key_digest;
+	o->key_digest = NULL;
+	n->key_match = o->key_match;
 	n->conn = o->conn;
 	if (n->conn)
 		conn_set_data(n->conn, n);
@@ -407,6 +414,7 @@ int ctld_reconfigure(ctld_t *cd, char **msg)
 	conf_destroy(oconf);
 	if (nc->slurmctld_debug && nc->slurmctld_debug != old_debug)
 		log_set_level((enum log_level)nc->slurmctld_debug);
+	ctld_log_conf(nc);          /* SluiceLogFormat, SlurmctldSyslogDebug */
 
 	for (uint32_t i = 0; i < cd->nnodes; i++) {
 		cd->sched.nodes[i].usable = 0;

@@ -8,6 +8,7 @@
  * Handlers never abort: a bad request gets an error reply.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,15 +282,39 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	}
 	acct_step_start(cd, j->job_id, r.step_id, m->name && *m->name ? m->name : "", r.nodes, nn,
 			ntasks, (uint32_t)scpus, smem, ctld_now());
+	/* each node's share of the job, for the step's cgroup there */
+	strbuf_t alloc = STRBUF_INIT;
+	const sched_alloc_t *a = &j->alloc;
+	for (uint32_t i = 0; i < nn && i < a->nnodes; i++) {
+		if (i)
+			strbuf_addch(&alloc, ';');
+		strbuf_addf(&alloc, "%s=", cd->nodes[a->nodes[i]].cf->name);
+		size_t at = alloc.len;
+		for (uint32_t b = 0; a->cores && b < a->cwords * 64; b++) {
+			if (!(a->cores[(size_t)i * a->cwords + b / 64] & (1ull << (b % 64))))
+				continue;
+			uint32_t e = b;
+			while (e + 1 < a->cwords * 64 &&
+			       (a->cores[(size_t)i * a->cwords + (e + 1) / 64] & (1ull << ((e + 1) % 64))))
+				e++;
+			strbuf_addf(&alloc, alloc.len > at ? ",%u" : "%u", b);
+			if (e > b)
+				strbuf_addf(&alloc, "-%u", e);
+			b = e;
+		}
+		strbuf_addf(&alloc, ":%" PRIu64 ":%" PRIx64, a->mem ? a->mem[i] : 0,
+			    a->gpus ? a->gpus[i] : 0);
+	}
 	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
 		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
-		      .ntasks = ntasks, .digest = m->digest,
+		      .ntasks = ntasks, .digest = m->digest, .alloc = alloc.len ? alloc.buf : NULL,
 		      /* Slurm's cred_expire (120 s): how long a step's
 		       * credential may start tasks; each node also takes it
 		       * only once, and a node that ended the job revokes it. */
 		      .expires = ctld_now() + JOB_REQUEUE_DELAY - 1 };
 	char *err = NULL;
 	r.cred = cred_create(cd->auth, &cr, &err);
+	strbuf_release(&alloc);
 	if (!r.cred) {
 		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");
 		r.rc = SLUICE_E_AUTH;
@@ -361,10 +386,20 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		rc = part_update(cd, msg, uid, &m);
 		reply_rc(c, rc, m);
 		break;
-	case MSG_UPDATE_JOB:
+	case MSG_UPDATE_JOB: {
+		/* scontrol write batch_script: the script comes back as the
+		 * reply's text */
+		const msg_update_job_t *u = msg;
+		if (u->action && !strcasecmp(u->action, "batch_script")) {
+			char *script = NULL;
+			rc = job_batch_script(cd, u->job_id, uid, &script);
+			reply_rc(c, rc, script);
+			break;
+		}
 		rc = job_update(cd, msg, uid);
 		reply_rc(c, rc, NULL);
 		break;
+	}
 	case MSG_JOB_WAIT:
 		do_wait(cd, c, msg, uid);
 		break;
@@ -378,6 +413,10 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	case MSG_STEP_COMPLETE:
 		rc = acct_step_complete(cd, msg, uid);
 		reply_rc(c, rc, NULL);
+		break;
+	case MSG_HEALTH_CHECK:
+		rc = node_health_request(cd, msg, uid, &m);
+		reply_rc(c, rc, m);
 		break;
 	case MSG_NODE_REGISTER:
 	case MSG_NODE_HEARTBEAT:
@@ -399,6 +438,18 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		if (rc)
 			error("reconfigure refused, running config kept:\n%s", m);
 		reply_rc(c, rc, m);
+		break;
+	case MSG_SET_DEBUG:
+		/* Slurm answers a user who may not with EACCES ("Permission
+		 * denied") */
+		if (!is_super(cd, uid)) {
+			reply_rc(c, EACCES, NULL);
+			break;
+		}
+		log_set_level((enum log_level)(((const msg_set_debug_t *)msg)->level > LOG_LVL_DEBUG2 ?
+			LOG_LVL_DEBUG2 : ((const msg_set_debug_t *)msg)->level));
+		info("debug level set to %u by uid %u", ((const msg_set_debug_t *)msg)->level, uid);
+		reply_rc(c, 0, NULL);
 		break;
 	case MSG_SHUTDOWN:
 		if (!is_super(cd, uid)) {

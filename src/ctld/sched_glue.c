@@ -361,6 +361,8 @@ int job_sched_validate(ctld_t *cd, const job_t *j, char **msg)
 	return rc;
 }
 
+static void bits_ranges(strbuf_t *sb, const uint64_t *bits, uint32_t words);
+
 int job_launch(ctld_t *cd, job_t *j)
 {
 	node_t *bh = &cd->nodes[j->alloc.nodes[0]];
@@ -395,8 +397,26 @@ int job_launch(ctld_t *cd, job_t *j)
 		.start_time = j->start_time,
 		.ctld_addr = cd->conf->nctld_hosts ? cd->conf->ctld_addrs[0] : NULL,
 		.ctld_port = cd->conf->ctld_port,
+		.warn_signal = d->warn_signal,
+		.warn_time = d->warn_time,
+		.warn_flags = d->warn_flags,
+		.get_user_env = d->get_user_env,
 	};
+	/* the batch host's share, for its cgroup */
+	strbuf_t cores = STRBUF_INIT;
+	const sched_alloc_t *a = &j->alloc;
+	if (a->cores && a->cwords)
+		bits_ranges(&cores, a->cores, a->cwords);
+	m.cores = cores.len ? cores.buf : NULL;
+	m.mem_mb = a->mem ? a->mem[0] : 0;
+	m.gpus = a->gpus ? a->gpus[0] : 0;
+	/* ours alone (no submitted environment) for the node's Prolog */
+	uint32_t npe = 0;
+	char **pe = job_build_env(cd, j, NULL, &npe);
+	m.prolog_env = (strv_t){ pe, npe };
 	conn_send(bh->conn, MSG_LAUNCH_JOB, &m);
+	strv_free(&m.prolog_env);
+	strbuf_release(&cores);
 	strv_t e = { env, nenv };
 	strv_free(&e);
 	proto_free(MSG_SUBMIT, &full);
@@ -444,6 +464,7 @@ void ctld_schedule(ctld_t *cd)
 	sched_running_t *run = xcalloc(nrun ? nrun : 1, sizeof(*run));
 	job_t **rmap = xmalloc((nrun ? nrun : 1) * sizeof(*rmap));
 	size_t k = 0, r = 0;
+	job_deps_turn(cd);
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
 		if (j->alloc_held && j->alloc.nnodes && r < nrun) {
@@ -469,23 +490,27 @@ void ctld_schedule(ctld_t *cd)
 		}
 		if ((j->state & JOB_STATE_BASE) != JOB_PENDING)
 			continue;
-		if (j->ndeps) {
-			uint8_t was = j->dep_state;
-			job_resolve_deps(cd, j);
-			if (j->dep_state == 2 && j->desc->kill_on_invalid_dep) {
+		/* A held job's dependency waits for its release (as Slurm). */
+		if (j->ndeps && !j->hold) {
+			if (job_resolve_deps(cd, j))
+				job_dirty(cd, j);
+			if (j->dep_state == 2 && job_deps_kill_invalid(cd, j)) {
+				info("job %u: dependency never satisfied (%s): cancelled",
+				     j->job_id, j->dep_str ? j->dep_str : "");
 				job_end(cd, j, JOB_CANCELLED, 0, now);
+				j->reason = WAIT_DEP_INVALID;
 				continue;
 			}
-			if (was != j->dep_state)
-				job_dirty(cd, j);
 		}
 		if (j->hold) {
 			/* What sched_pass would decide for a held job, without
 			 * making it part of the pass: a queue of many held jobs
 			 * then costs a pass almost nothing (no conversion, no
 			 * sort), and submits stay O(1) however deep it is. */
-			uint32_t rs = j->hold;
-			if (j->reason != rs || j->reason_detail) {
+			uint32_t rs = j->reason == WAIT_HELD_REQUEUE ? WAIT_HELD_REQUEUE : j->hold;
+			/* a launch failure's hold keeps saying so (prolog_ctld.c) */
+			int keep = j->reason_detail && !strcmp(j->reason_detail, job_launch_failed_desc);
+			if (j->reason != rs || (j->reason_detail && !keep)) {
 				j->reason = rs;
 				free(j->reason_detail);
 				j->reason_detail = NULL;
@@ -539,7 +564,9 @@ void ctld_schedule(ctld_t *cd)
 			job_start(cd, j, &d[i].alloc, now);
 			info("job %u started on %s%s", j->job_id, j->nodes,
 			     j->backfilled ? " (backfill)" : "");
-			if (j->desc->flags & JOB_F_INTERACTIVE) {
+			if (prolog_ctld_start(cd, j)) {
+				continue;       /* launched when PrologSlurmctld ends */
+			} else if (j->desc->flags & JOB_F_INTERACTIVE) {
 				jobs_wake_waiters(cd, j);
 			} else if (job_launch(cd, j)) {
 				info("job %u: batch host %s not connected; requeued", j->job_id,

@@ -615,7 +615,7 @@ int db_commit(ctld_t *cd)
 		sqlite3_stmt *st = cd->st_node_save;
 		sqlite3_bind_text(st, 1, n->cf->name, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, n->base);
-		sqlite3_bind_int64(st, 3, n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL));
+		sqlite3_bind_int64(st, 3, n->flags & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_HEALTH_DRAIN));
 		sqlite3_bind_text(st, 4, n->reason, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 5, n->reason_uid);
 		sqlite3_bind_int64(st, 6, n->reason_time);
@@ -721,7 +721,7 @@ static void load_nodes(ctld_t *cd)
 			n->base = base;
 		n->flags |= (uint32_t)sqlite3_column_int64(st, 2) &
 			    (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_INVALID_REG |
-			     NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWER_DOWN);
+			     NODE_FLAG_POWERED_DOWN | NODE_FLAG_POWER_DOWN | NODE_FLAG_HEALTH_DRAIN);
 		free(n->reason);
 		n->reason = xstrdup((const char *)sqlite3_column_text(st, 3));
 		n->reason_uid = (uint32_t)sqlite3_column_int64(st, 4);

@@ -528,6 +528,9 @@ static void why_pending(ctld_t *cd, job_t *j, int64_t now, json_t *o)
 	if (j->dep_state) {
 		json_t *deps = json_array();
 		for (uint32_t i = 0; i < j->ndeps; i++) {
+			/* met elements no longer hold it; singleton names no job */
+			if (j->deps[i].state == DEP_FULFILLED || j->deps[i].type == DEP_SINGLETON)
+				continue;
 			job_t *t = job_find(cd, j->deps[i].job_id);
 			json_array_append_new(deps, json_pack("{s:i,s:s}", "job_id", (int)j->deps[i].job_id,
 							      "state", t ? job_state_string(t->state)
@@ -537,7 +540,7 @@ static void why_pending(ctld_t *cd, job_t *j, int64_t now, json_t *o)
 		if (j->dep_state == 2) {
 			add_blocker(blockers, "dependency_never",
 				    "its dependency \"%s\" can never be satisfied (DependencyNeverSatisfied)",
-				    j->desc->dependency ? j->desc->dependency : "");
+				    j->dep_str ? j->dep_str : "");
 			snprintf(buf, sizeof(buf), "scancel %u", j->job_id);
 			add_fix(fixes, buf, "removes the job, which will never start as it is");
 			char *c = xasprintf("scontrol update jobid=%u Dependency=", j->job_id);
@@ -545,7 +548,7 @@ static void why_pending(ctld_t *cd, job_t *j, int64_t now, json_t *o)
 			free(c);
 		} else {
 			add_blocker(blockers, "dependency", "waits for its dependency \"%s\"",
-				    j->desc->dependency ? j->desc->dependency : "");
+				    j->dep_str ? j->dep_str : "");
 		}
 	}
 	if (j->eligible_time > now || j->desc->begin_time > now) {

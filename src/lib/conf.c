@@ -1452,6 +1452,7 @@ void conf_destroy(conf_t *conf)
 		&conf->gres_types, &conf->proctrack_type, &conf->task_plugin, &conf->scheduler_type,
 		&conf->select_type, &conf->priority_type, &conf->topology_plugin, &conf->prolog,
 		&conf->epilog, &conf->scheduler_parameters, &conf->cgroup_plugin, &conf->gres_autodetect,
+		&conf->cgroup_mountpoint,
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		xfree(*strs[i]);

@@ -146,6 +146,13 @@ typedef struct conf {
 	conf_switch_t *switches; size_t nswitches;
 	char *cgroup_plugin;        /* cgroup.conf CgroupPlugin, NULL if no file */
 	int constrain_cores, constrain_ram, constrain_devices;
+	/* more of cgroup.conf, for the node daemon's cgroups (defaults as
+	 * Slurm's when the file or the key is absent) */
+	char *cgroup_mountpoint;    /* CgroupMountpoint or NULL */
+	int constrain_swap;         /* ConstrainSwapSpace */
+	uint32_t allowed_ram_pct, allowed_swap_pct; /* AllowedRAMSpace 100, AllowedSwapSpace 0 */
+	uint32_t max_ram_pct, max_swap_pct;         /* MaxRAMPercent, MaxSwapPercent: 100 */
+	uint64_t min_ram_mb;        /* MinRAMSpace: 30 */
 	char *gres_autodetect;      /* gres.conf AutoDetect or NULL */
 
 	char **errors; size_t nerrors; /* "file:line: message" */

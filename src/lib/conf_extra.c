@@ -71,6 +71,21 @@ static void cgroup_line(struct conf_priv *p, const char *file, int line, struct 
 			conf->constrain_ram = b;
 		} else if (!strcmp(def->name, "ConstrainDevices") && !conf_parse_bool(kp->val[i], &b)) {
 			conf->constrain_devices = b;
+		} else if (!strcmp(def->name, "ConstrainSwapSpace") && !conf_parse_bool(kp->val[i], &b)) {
+			conf->constrain_swap = b;
+		} else if (!strcmp(def->name, "CgroupMountpoint")) {
+			free(conf->cgroup_mountpoint);
+			conf->cgroup_mountpoint = xstrdup(kp->val[i]);
+		} else if (!strcmp(def->name, "AllowedRAMSpace")) {
+			conf->allowed_ram_pct = (uint32_t)strtoul(kp->val[i], NULL, 10);
+		} else if (!strcmp(def->name, "AllowedSwapSpace")) {
+			conf->allowed_swap_pct = (uint32_t)strtoul(kp->val[i], NULL, 10);
+		} else if (!strcmp(def->name, "MaxRAMPercent")) {
+			conf->max_ram_pct = (uint32_t)strtoul(kp->val[i], NULL, 10);
+		} else if (!strcmp(def->name, "MaxSwapPercent")) {
+			conf->max_swap_pct = (uint32_t)strtoul(kp->val[i], NULL, 10);
+		} else if (!strcmp(def->name, "MinRAMSpace")) {
+			conf->min_ram_mb = strtoull(kp->val[i], NULL, 10);
 		}
 	}
 }
@@ -483,6 +498,10 @@ static void topo_finish(struct conf_priv *p, struct topo_state *ts)
 void conf_read_extra(struct conf_priv *p)
 {
 	conf_t *conf = &p->pub;
+	conf->allowed_ram_pct = 100;
+	conf->allowed_swap_pct = 0;
+	conf->max_ram_pct = conf->max_swap_pct = 100;
+	conf->min_ram_mb = 30;
 	if (each_line(p, "cgroup.conf", cgroup_line, NULL) == 0 && !conf->cgroup_plugin)
 		conf->cgroup_plugin = xstrdup("autodetect");
 

@@ -82,7 +82,7 @@ static int digest_ok(const char *s)
 
 char *cred_create(auth_t *a, const cred_t *c, char **err)
 {
-	if (bad_word(c->user) || bad_word(c->nodes)) {
+	if (bad_word(c->user) || bad_word(c->nodes) || (c->alloc && (bad_word(c->alloc) || !*c->alloc))) {
 		if (err)
 			*err = xstrdup("credential user or node list contains white space");
 		return NULL;
@@ -94,9 +94,10 @@ char *cred_create(auth_t *a, const cred_t *c, char **err)
 	}
 	strbuf_t sb = STRBUF_INIT, sig = STRBUF_INIT;
 	strbuf_addf(&sb, CRED_MAGIC "job=%" PRIu32 " step=%" PRIu32 " uid=%" PRIu32
-		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s expires=%" PRId64,
+		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s%s%s expires=%" PRId64,
 		    c->job_id, c->step_id, c->uid, c->gid, c->user ? c->user : "",
-		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->expires);
+		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->alloc ? " alloc=" : "",
+		    c->alloc ? c->alloc : "", c->expires);
 	size_t plen = sb.len;
 	if (auth_sign(a, sb.buf, plen, &sig, err) < 0) {
 		strbuf_release(&sb);
@@ -176,8 +177,15 @@ int cred_parse(const char *p, cred_t *c)
 		return -1;
 	}
 	c->ntasks = (uint32_t)v;
-	if (take_word(&p, "digest", &c->digest) || !digest_ok(c->digest)
-	    || take_num(&p, "expires", INT64_MAX, &v) || *p) {
+	if (take_word(&p, "digest", &c->digest) || !digest_ok(c->digest)) {
+		cred_release(c);
+		return -1;
+	}
+	if (!strncmp(p, "alloc=", 6) && take_word(&p, "alloc", &c->alloc)) {
+		cred_release(c);
+		return -1;
+	}
+	if (take_num(&p, "expires", INT64_MAX, &v) || *p) {
 		cred_release(c);
 		return -1;
 	}
@@ -256,4 +264,5 @@ void cred_release(cred_t *c)
 	xfree(c->user);
 	xfree(c->nodes);
 	xfree(c->digest);
+	xfree(c->alloc);
 }

@@ -34,6 +34,10 @@ typedef struct cred {
 	char *nodes;             /* malloc'd ranged hostlist */
 	uint32_t ntasks;         /* the step's tasks over all its nodes */
 	char *digest;            /* malloc'd: cred_launch_digest of the launch */
+	/* The job's share of each node of the step, in the order of nodes,
+	 * for its cgroup: "NODE=CORES:MEM_MB:GPUMASK" (hex) joined by ';'
+	 * ("n1=0-3:1024:3;n2=0-1:512:0"); malloc'd, NULL when not given. */
+	char *alloc;
 	int64_t expires;
 } cred_t;
 

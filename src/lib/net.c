@@ -140,12 +140,13 @@ uint32_t net_frame_cap(enum msg_type type)
 	 * I/O) keep the whole-frame limit: a command chose its peer. */
 	switch (type) {
 	case MSG_PING: case MSG_CONFIG_REQ: case MSG_RECONFIGURE: case MSG_SHUTDOWN:
+	case MSG_SET_DEBUG:
 	case MSG_STEP_COMPLETE: case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
 	case MSG_SIGNAL_JOB: case MSG_NODE_ACK: case MSG_NODE_PING:
 		return 64u << 10;
 	case MSG_JOB_INFO_REQ: case MSG_NODE_INFO_REQ: case MSG_PART_INFO_REQ:
-	case MSG_PRIO_INFO_REQ: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
-	case MSG_UPDATE_JOB: case MSG_JOB_COMPLETE: case MSG_RC:
+	case MSG_PRIO_INFO_REQ: case MSG_UPDATE_NODE: case MSG_UPDATE_PART: case MSG_HEALTH_CHECK:
+	case MSG_UPDATE_JOB: case MSG_JOB_COMPLETE:
 	case MSG_SUBMIT_REPLY: case MSG_CANCEL_REPLY:
 		return 1u << 20;
 	case MSG_NODE_REGISTER: case MSG_NODE_HEARTBEAT:
@@ -153,6 +154,7 @@ uint32_t net_frame_cap(enum msg_type type)
 	case MSG_CANCEL:            /* a million job ids */
 		return 8u << 20;
 	case MSG_SUBMIT:            /* script (Slurm's default cap: 4 MB) + env */
+	case MSG_RC:                /* scontrol write batch_script: the script */
 	case MSG_ACCT_REQ:          /* sacctmgr load: a whole tree's file */
 	case MSG_LAUNCH_STEP:       /* argv + env + credential */
 		return 16u << 20;

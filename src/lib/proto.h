@@ -76,12 +76,21 @@ enum msg_type {
 	MSG_ACCT_REQ,            /* msg_acct_req_t -> MSG_ACCT_REPLY (sacct, sacctmgr, sreport, sshare) */
 	MSG_ACCT_REPLY,          /* msg_acct_reply_t */
 	MSG_STEP_COMPLETE,       /* msg_step_complete_t -> MSG_RC (supervisor -> ctld) */
+	MSG_HEALTH_CHECK,        /* msg_info_req_t (name: node list) -> MSG_RC: the nodes
+	                          * run a health check round now (sluice preflight) */
+	MSG_SET_DEBUG,           /* msg_set_debug_t -> MSG_RC (scontrol setdebug) */
 	MSG_TYPE_END
 };
 
 typedef struct msg_empty {
 	uint32_t unused;
 } msg_empty_t;
+
+/* scontrol setdebug: the controller's log level from now on (enum
+ * log_level; SlurmctldDebug is read again at reconfigure). */
+typedef struct msg_set_debug {
+	uint32_t level;
+} msg_set_debug_t;
 
 typedef struct msg_rc {
 	int32_t rc;              /* SLURM_SUCCESS or an errors.h number */
@@ -100,6 +109,9 @@ typedef struct msg_rc {
 #define JOB_F_HELD_ADMIN   0x0080u
 #define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
 #define JOB_F_EXCLUSIVE_USER 0x0200u /* --exclusive=user, ExclusiveUser=YES */
+/* --kill-on-invalid-dep=yes|no (high bits: other flags grow from below) */
+#define JOB_F_KILL_INV_DEP    0x40000000u
+#define JOB_F_NO_KILL_INV_DEP 0x80000000u
 typedef struct job_desc {
 	char *name;              /* -J; default script name or "wrap" */
 	char *script;            /* batch script text (NULL for srun) */
@@ -130,10 +142,21 @@ typedef struct job_desc {
 	char *tres_per_task;     /* "gres:gpu:2" from --gpus-per-task */
 	uint32_t cpus_per_gpu;   /* --cpus-per-gpu, 0 = unset */
 	uint64_t mem_per_gpu;    /* MB, --mem-per-gpu, 0 = unset */
+	uint32_t warn_signal;    /* --signal: the signal, 0 = none */
+	uint32_t warn_time;      /* --signal @TIME: seconds before the time limit */
+	uint32_t warn_flags;     /* WARN_F_* (B:, R:) */
+	uint32_t get_user_env;   /* GUE_* : load the user's login environment */
 	char *request_id;        /* random per submission, the same on a
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
 } job_desc_t;
+#define WARN_F_BATCH   0x1u      /* --signal=B:: only the batch shell */
+#define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
+/* get_user_env: 0 = no; else the timeout in seconds (low 16 bits, 0 =
+ * the default 8) | GUE_ON, with GUE_SHORT for "S" (no login shell). */
+#define GUE_ON    0x10000u
+#define GUE_SHORT 0x20000u
+#define GUE_TIMEOUT(v) ((v) & 0xffffu ? (v) & 0xffffu : 8u)
 #define JOB_REQUEST_ID_MAX 64    /* longer request ids are ignored */
 
 typedef struct msg_submit_reply {
@@ -249,7 +272,17 @@ typedef struct node_info {
 	int64_t reason_time;
 	char *cfg_tres, *alloc_tres;
 	char *comment, *extra;   /* set by scontrol update; NULL = none */
+	char *health;            /* failing health checks, "check: evidence"
+	                          * lines; NULL = none (health.c) */
+	char *key_digest;        /* SHA-256 hex of its auth key, "unreadable",
+	                          * NULL = not reported */
+	uint32_t key_match;      /* KEY_MATCH_* against the controller's */
+	uint32_t health_round;   /* the node's health check rounds so far */
+	uint32_t health_nchecks; /* checks its health.conf has (0: none) */
 } node_info_t;
+
+/* node_info_t.key_match */
+enum { KEY_MATCH_UNKNOWN = 0, KEY_MATCH_YES, KEY_MATCH_NO, KEY_MATCH_UNREADABLE };
 
 typedef struct msg_node_info {
 	int64_t last_update;
@@ -368,6 +401,7 @@ typedef struct msg_job_complete {
 	uint32_t end_state;      /* JOB_COMPLETE/FAILED/TIMEOUT/CANCELLED/... */
 	char *node;
 	int64_t end_time;
+	uint32_t rc;             /* the node's error: ESLURMD_PROLOG_FAILED, ESLURMD_EPILOG_FAILED */
 } msg_job_complete_t;
 
 /* Resource use of a step's tasks (jobacct.c gathers it on the node;
@@ -418,17 +452,29 @@ typedef struct msg_node_register {
 	uint64_t sent_ms;        /* the noded's CLOCK_BOOTTIME at sending, echoed
 	                          * in MSG_NODE_ACK (its lease, ctld_link.c) */
 	uint64_t ping_seq;       /* the last MSG_NODE_PING seq the noded got */
+	uint32_t health_round;   /* built-in health check rounds run, 0: none
+	                          * (no health.conf, or not run yet) */
+	char *health;            /* the last round's failing checks, one
+	                          * "check: evidence" line each; NULL: all pass */
+	char *key_digest;        /* SHA-256 hex of the auth key file, or
+	                          * "unreadable" (never the key itself) */
+	uint32_t health_nchecks; /* checks its health.conf has */
 } msg_node_register_t;
 
 /* The controller asks a node to answer (with a heartbeat) now. */
 typedef struct msg_node_ping {
 	uint64_t seq;            /* per node, increasing; echoed in ping_seq */
+	uint32_t flags;          /* PING_F_* */
 } msg_node_ping_t;
+/* Run a health check round now and answer with its result. */
+#define PING_F_HEALTH 0x1u
 
 /* The controller's answer to a heartbeat: the heartbeat's sent_ms, so the
  * node renews its lease from when it sent what the controller heard. */
 typedef struct msg_node_ack {
 	uint64_t sent_ms;
+	int64_t ctld_time_ms;    /* the controller's CLOCK_REALTIME when it
+	                          * answered (the node's clock offset check) */
 } msg_node_ack_t;
 
 typedef struct msg_launch_job {
@@ -444,15 +490,28 @@ typedef struct msg_launch_job {
 	int64_t start_time;
 	char *ctld_addr;         /* where the supervisor reports completion */
 	uint32_t ctld_port;
+	/* The job's share of the batch host, for its cgroup (task/cgroup). */
+	char *cores;             /* allocated core ids ("0-3"), NULL: unknown */
+	uint64_t mem_mb;         /* memory allocated on the node, 0: none */
+	uint64_t gpus;           /* bitmask of the node's GPU indices given */
+	uint32_t warn_signal;    /* --signal: sent warn_time s before the limit */
+	uint32_t warn_time;
+	uint32_t warn_flags;     /* WARN_F_* */
+	uint32_t get_user_env;   /* GUE_* */
+	/* The controller's own SLURM_* variables of the job, without what the
+	 * submitter exported: what the node's Prolog/Epilog (root) may trust. */
+	strv_t prolog_env;
 } msg_launch_job_t;
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
 #define SIGNAL_F_BATCH    0x2u   /* only the batch shell */
 #define SIGNAL_F_TIME_LIMIT 0x4u /* no signal: the job's limit is now end_time */
-/* Only the job's steps, not the batch shell: scancel --signal without
- * -b/-f, as Slurm. No flag: the batch shell and every step (scancel -f,
- * suspend/resume); SIGNAL_F_BATCH: the batch shell alone (-b). */
-#define SIGNAL_F_STEPS    0x10u
+/* A plain signal (no flag) reaches the job's steps, not the batch shell,
+ * as Slurm's scancel --signal; SIGNAL_F_BATCH the batch shell alone;
+ * SIGNAL_F_FULL both (scancel -f). */
+#define SIGNAL_F_FULL     0x10u
+#define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
+				  * (scontrol notify) */
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;
@@ -461,6 +520,7 @@ typedef struct msg_signal_job {
 	uint32_t end_state;      /* state to report: JOB_CANCELLED, JOB_NODE_FAIL, ... */
 	int64_t end_time;        /* SIGNAL_F_TIME_LIMIT: when the time limit is
 	                          * reached (epoch s), 0 = no limit */
+	char *message;           /* SIGNAL_F_NOTIFY: the text (one line) */
 } msg_signal_job_t;
 
 typedef struct msg_launch_step {

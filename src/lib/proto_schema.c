@@ -73,6 +73,10 @@ static const proto_field_t job_desc_f[] = {
 	STR(job_desc_t, tres_per_task, 39),
 	U32(job_desc_t, cpus_per_gpu, 40),
 	U64(job_desc_t, mem_per_gpu, 41),
+	U32(job_desc_t, warn_signal, 50),
+	U32(job_desc_t, warn_time, 51),
+	U32(job_desc_t, warn_flags, 52),
+	U32(job_desc_t, get_user_env, 53),
 	STR(job_desc_t, request_id, 64),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
@@ -211,6 +215,11 @@ static const proto_field_t node_info_f[] = {
 	STR(node_info_t, alloc_tres, 35),
 	STR(node_info_t, comment, 36),
 	STR(node_info_t, extra, 37),
+	STR(node_info_t, health, 38),
+	STR(node_info_t, key_digest, 39),
+	U32(node_info_t, key_match, 40),
+	U32(node_info_t, health_round, 41),
+	U32(node_info_t, health_nchecks, 42),
 };
 SCHEMA(node_info_schema, node_info_t, "node_info", node_info_f);
 
@@ -329,6 +338,11 @@ static const proto_field_t step_create_reply_f[] = {
 };
 SCHEMA(step_create_reply_schema, msg_step_create_reply_t, "msg_step_create_reply", step_create_reply_f);
 
+static const proto_field_t set_debug_f[] = {
+	U32(msg_set_debug_t, level, 1),
+};
+SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
+
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
 	U32(msg_job_complete_t, step_id, 2),
@@ -337,6 +351,7 @@ static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, end_state, 5),
 	STR(msg_job_complete_t, node, 6),
 	I64(msg_job_complete_t, end_time, 7),
+	U32(msg_job_complete_t, rc, 8),
 };
 SCHEMA(job_complete_schema, msg_job_complete_t, "msg_job_complete", job_complete_f);
 
@@ -380,6 +395,10 @@ static const proto_field_t node_register_f[] = {
 	ARR(msg_node_register_t, job_ids, njob_ids, 18, FT_U32ARR),
 	U64(msg_node_register_t, sent_ms, 19),
 	U64(msg_node_register_t, ping_seq, 20),
+	U32(msg_node_register_t, health_round, 21),
+	STR(msg_node_register_t, health, 22),
+	STR(msg_node_register_t, key_digest, 23),
+	U32(msg_node_register_t, health_nchecks, 24),
 };
 SCHEMA(node_register_schema, msg_node_register_t, "msg_node_register", node_register_f);
 
@@ -403,6 +422,14 @@ static const proto_field_t launch_job_f[] = {
 	I64(msg_launch_job_t, start_time, 17),
 	STR(msg_launch_job_t, ctld_addr, 18),
 	U32(msg_launch_job_t, ctld_port, 19),
+	STR(msg_launch_job_t, cores, 20),
+	U64(msg_launch_job_t, mem_mb, 21),
+	U64(msg_launch_job_t, gpus, 22),
+	U32(msg_launch_job_t, warn_signal, 30),
+	U32(msg_launch_job_t, warn_time, 31),
+	U32(msg_launch_job_t, warn_flags, 32),
+	U32(msg_launch_job_t, get_user_env, 33),
+	STRV(msg_launch_job_t, prolog_env, 23),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 
@@ -413,16 +440,19 @@ static const proto_field_t signal_job_f[] = {
 	U32(msg_signal_job_t, kill_wait, 4),
 	U32(msg_signal_job_t, end_state, 5),
 	I64(msg_signal_job_t, end_time, 6),
+	STR(msg_signal_job_t, message, 7),
 };
 SCHEMA(signal_job_schema, msg_signal_job_t, "msg_signal_job", signal_job_f);
 
 static const proto_field_t node_ack_f[] = {
 	U64(msg_node_ack_t, sent_ms, 1),
+	I64(msg_node_ack_t, ctld_time_ms, 2),
 };
 SCHEMA(node_ack_schema, msg_node_ack_t, "msg_node_ack", node_ack_f);
 
 static const proto_field_t node_ping_f[] = {
 	U64(msg_node_ping_t, seq, 1),
+	U32(msg_node_ping_t, flags, 2),
 };
 SCHEMA(node_ping_schema, msg_node_ping_t, "msg_node_ping", node_ping_f);
 
@@ -620,6 +650,8 @@ static const struct {
 	[MSG_ACCT_REQ] = { "MSG_ACCT_REQ", &acct_req_schema },
 	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
+	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
+	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

@@ -90,6 +90,7 @@ static const char *const reasons[WAIT_REASON_END] = {
 	[FAIL_DOWN_NODE] = "NodeDown",
 	[FAIL_SIGNAL] = "RaisedSignal",
 	[WAIT_CLEANING] = "Cleaning",
+	[WAIT_HELD_REQUEUE] = "job requeued in held state",
 	[WAIT_ASSOC_GRP_JOB] = "AssocGrpJobsLimit",
 	[WAIT_ASSOC_GRP_SUB_JOB] = "AssocGrpSubmitJobsLimit",
 	[WAIT_ASSOC_GRP_WALL] = "AssocGrpWallLimit",

@@ -138,6 +138,8 @@ enum job_reason {
 	WAIT_QOS_MIN_NODE,                 /* "QOSMinNode" */
 	WAIT_QOS_MIN_GRES,                 /* "QOSMinGRES" */
 	WAIT_QOS_MIN_BILLING,              /* "QOSMinBilling" */
+	WAIT_HELD_REQUEUE,      /* scontrol requeuehold: Slurm's state_desc
+	                         * "job requeued in held state" */
 	WAIT_REASON_END
 };
 const char *job_reason_string(uint32_t reason);
@@ -160,6 +162,9 @@ enum node_state_base {
 #define NODE_FLAG_RESERVED   0x00080000u
 #define NODE_FLAG_INVALID_REG 0x00100000u  /* registered with less than configured */
 #define NODE_FLAG_POWER_DOWN  0x00200000u  /* power down requested, not done yet */
+/* The controller's own: the DRAIN was set by a health check (ctld/
+ * node_health.c), so passing checks lift it. Never sent to clients. */
+#define NODE_FLAG_HEALTH_DRAIN 0x00400000u
 
 /* Long lower-case name as sinfo %T prints ("idle", "mixed", "allocated",
  * "draining", "drained", "down", "planned", "completing", "unknown", ...)

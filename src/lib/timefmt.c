@@ -110,7 +110,10 @@ int time_limit_parse(const char *s, uint32_t *mins)
 		has_days = 1;
 		days = f[0];
 		p++;
-		if (take_num(&p, &f[0]) < 0)
+		/* "1-" is one day, as Slurm reads it */
+		if (!*p)
+			f[0] = 0;
+		else if (take_num(&p, &f[0]) < 0)
 			return -1;
 	}
 	while (*p == ':' && nf < 3) {
@@ -393,7 +396,9 @@ int mem_parse_mb(const char *s, uint64_t *mb)
 	default:
 		return -1;
 	}
-	if (*end && end[1])
+	/* a unit may carry a 'B' ("1GB", "100Mb"), as Slurm's clients take it;
+	 * a bare number may not ("100B" is an error there too) */
+	if (*end && end[1] && !((end[1] == 'b' || end[1] == 'B') && !end[2]))
 		return -1;
 	if (kilo) {
 		v = (v + 1023) / 1024;   /* round up to whole megabytes */

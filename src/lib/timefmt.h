@@ -33,7 +33,7 @@ void mins_fmt_sinfo(uint32_t mins, char *buf, size_t len);
 
 /* Parse a time limit as sbatch -t and slurm.conf MaxTime accept:
  * "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
- * "days-hours:minutes", "days-hours:minutes:seconds", "UNLIMITED",
+ * "days-hours:minutes", "days-hours:minutes:seconds", "days-", "UNLIMITED",
  * "INFINITE", "-1" (infinite). Seconds round up to the next minute.
  * Returns 0 and *mins, or -1 on a bad value. */
 int time_limit_parse(const char *s, uint32_t *mins);
@@ -44,7 +44,8 @@ int time_limit_parse(const char *s, uint32_t *mins);
 int time_abs_parse(const char *s, time_t now, time_t *t);
 
 /* Parse memory sizes as --mem takes them: number with optional K/M/G/T
- * suffix, default megabytes. Returns 0 and *mb, -1 on error. */
+ * suffix, which may be followed by 'B' ("1GB"), default megabytes.
+ * Returns 0 and *mb, -1 on error. */
 int mem_parse_mb(const char *s, uint64_t *mb);
 /* Format megabytes the way scontrol prints TRES and MinMemoryCPU:
  * 1024 -> "1G", 512000 -> "500G", 1536 -> "1536M". */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "errors.h"
+#include "health.h"
 #include "noded.h"
 #include "xalloc.h"
 
@@ -129,6 +130,16 @@ static void link_send_reg(ctld_link_t *lk, enum msg_type type)
 		resources_rescan();
 	resources_fill(lk->nd, &reg);
 	live_jobs(lk->nd, &reg);
+	if (lk->nd->health) {
+		/* A round at each registration; heartbeats carry the last. */
+		if (type == MSG_NODE_REGISTER)
+			health_round_quiet(lk->nd->health);
+		reg.health_round = health_rounds(lk->nd->health);
+		if (health_failing(lk->nd->health))
+			reg.health = xstrdup(health_failing(lk->nd->health));
+		reg.key_digest = xstrdup(health_key(lk->nd->health));
+		reg.health_nchecks = health_nchecks(lk->nd->health);
+	}
 	reg.sent_ms = boottime_ms();
 	reg.ping_seq = lk->ping_seq;
 	if (type == MSG_NODE_REGISTER)
@@ -195,8 +206,11 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		break;
 	}
 	case MSG_NODE_ACK:
-		if (sender_ok(nd, uid))
-			lease_renew(lk, ((msg_node_ack_t *)msg)->sent_ms);
+		if (sender_ok(nd, uid)) {
+			msg_node_ack_t *a = msg;
+			lease_renew(lk, a->sent_ms);
+			health_clock_sample(nd->health, a->sent_ms, boottime_ms(), a->ctld_time_ms);
+		}
 		break;
 	case MSG_NODE_PING:
 		/* Answer at once: the controller is deciding whether we live. */
@@ -204,6 +218,9 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 			break;
 		if (((msg_node_ping_t *)msg)->seq > lk->ping_seq)
 			lk->ping_seq = ((msg_node_ping_t *)msg)->seq;
+		/* sluice preflight: a round now, its result in the answer */
+		if ((((msg_node_ping_t *)msg)->flags & PING_F_HEALTH) && nd->health)
+			health_round_quiet(nd->health);
 		if (lk->registered)
 			link_send_reg(lk, MSG_NODE_HEARTBEAT);
 		break;
@@ -353,6 +370,12 @@ ctld_link_t *ctld_link_start(noded_t *nd)
 	lk->watch_timer = loop_add_timer(nd->loop, WATCH_MS, link_watch, lk);
 	link_connect(nd->loop, lk);
 	return lk;
+}
+
+void ctld_link_poke(ctld_link_t *lk)
+{
+	if (lk && lk->conn && lk->registered)
+		link_send_reg(lk, MSG_NODE_HEARTBEAT);
 }
 
 int ctld_link_registered(const ctld_link_t *lk)

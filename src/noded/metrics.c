@@ -40,6 +40,8 @@
 #include "prom.h"
 #include "cmd/cmds.h"
 #include "http.h"
+#include "cgroup.h"
+#include "ib_sysfs.h"
 #include "metrics.h"
 #include "noded.h"
 #include "nvml.h"
@@ -401,10 +403,16 @@ static void proc_collect(const char *proc, int children_ok, mjobs_t *js)
 		job_walk(proc, &js->v[i]);
 }
 
-/* Slurm's cgroup v2 layout (what issue 11's cgroups follow):
- * <root>/system.slice/slurmstepd.scope/job_<ID>/{cpu.stat,memory.current}. */
-static void cgroup_collect(const char *root, mjob_t *j)
+/* The job's cgroup: where the node daemon made it (cgroup.c, nd->cgroup);
+ * without one, Slurm's own v2 layout, <root>/system.slice/slurmstepd.scope/
+ * job_<ID>/{cpu.stat,memory.current}, where another stepd may have put it. */
+static void cgroup_collect(const noded_t *nd, const char *root, mjob_t *j)
 {
+	if (nd && nd->cgroup) {
+		if (cgroup_job_now(nd->cgroup, j->job_id, &j->cg_cpu_usec, &j->cg_mem_bytes) == 0)
+			j->cgroup = 1;
+		return;
+	}
 	char path[512];
 	snprintf(path, sizeof(path), "%s/system.slice/slurmstepd.scope/job_%u/cpu.stat", root, j->job_id);
 	char *cpu = slurp(path, 4096);
@@ -690,134 +698,6 @@ static void render_gpus(node_metrics_t *m, const mjobs_t *js, strbuf_t *o)
 
 /* ---- InfiniBand ---- */
 
-/* The error counters of a port (counters/NAME), as one family. */
-static const char *const ib_errors[] = {
-	"symbol_error", "port_rcv_errors", "port_rcv_remote_physical_errors",
-	"port_rcv_switch_relay_errors", "link_error_recovery", "link_downed",
-	"local_link_integrity_errors", "excessive_buffer_overrun_errors",
-	"port_rcv_constraint_errors", "port_xmit_constraint_errors",
-};
-static const char *const ib_drops[] = { "port_xmit_discards", "VL15_dropped" };
-
-typedef struct ib_port {
-	char *device, *port, *link_layer;
-	int state, phys_state;     /* -1: unreadable */
-	double rate_bps;           /* bytes per second, <0 unknown */
-	int64_t rx_bytes, tx_bytes, rx_pkts, tx_pkts, xmit_wait; /* -1: absent */
-	int64_t errors[sizeof(ib_errors) / sizeof(ib_errors[0])];
-	int64_t drops[sizeof(ib_drops) / sizeof(ib_drops[0])];
-} ib_port_t;
-
-static int64_t read_counter(const char *dir, const char *name)
-{
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/counters/%s", dir, name);
-	char *t = slurp(path, 64);
-	if (!t)
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(t, &end, 10);
-	int bad = end == t || errno;
-	free(t);
-	return bad ? -1 : (int64_t)(v > INT64_MAX ? INT64_MAX : v);
-}
-
-/* "4: ACTIVE" -> 4 */
-static int read_state(const char *dir, const char *name)
-{
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	char *t = slurp(path, 64);
-	if (!t)
-		return -1;
-	int v = isdigit((unsigned char)t[0]) ? atoi(t) : -1;
-	free(t);
-	return v;
-}
-
-/* "100 Gb/sec (4X EDR)" -> bytes per second; "2.5 Gb/sec ..." too. */
-double ib_rate_parse(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s)
-		return -1;
-	while (*end == ' ')
-		end++;
-	double mult = 1e9;
-	if (!strncmp(end, "Mb/s", 4))
-		mult = 1e6;
-	else if (strncmp(end, "Gb/s", 4))
-		return -1;
-	return v * mult / 8;
-}
-
-static void ib_port_read(const char *dir, ib_port_t *p)
-{
-	p->state = read_state(dir, "state");
-	p->phys_state = read_state(dir, "phys_state");
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/rate", dir);
-	char *t = slurp(path, 128);
-	p->rate_bps = t ? ib_rate_parse(t) : -1;
-	free(t);
-	snprintf(path, sizeof(path), "%s/link_layer", dir);
-	t = slurp(path, 64);
-	if (t)
-		t[strcspn(t, "\n")] = '\0';
-	p->link_layer = t ? t : xstrdup("InfiniBand");
-	/* port_rcv_data/port_xmit_data count 4-byte words */
-	int64_t v = read_counter(dir, "port_rcv_data");
-	p->rx_bytes = v < 0 ? -1 : v * 4;
-	v = read_counter(dir, "port_xmit_data");
-	p->tx_bytes = v < 0 ? -1 : v * 4;
-	p->rx_pkts = read_counter(dir, "port_rcv_packets");
-	p->tx_pkts = read_counter(dir, "port_xmit_packets");
-	p->xmit_wait = read_counter(dir, "port_xmit_wait");
-	for (size_t i = 0; i < sizeof(ib_errors) / sizeof(ib_errors[0]); i++)
-		p->errors[i] = read_counter(dir, ib_errors[i]);
-	for (size_t i = 0; i < sizeof(ib_drops) / sizeof(ib_drops[0]); i++)
-		p->drops[i] = read_counter(dir, ib_drops[i]);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted names in dir (no dot entries); count in *n. */
-static char **list_dir(const char *dir, size_t *n)
-{
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return NULL;
-	char **v = NULL;
-	size_t alloc = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
-		v[(*n)++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_str);
-	return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static void ib_labels(strbuf_t *o, const ib_port_t *p)
 {
 	strbuf_addstr(o, "{device=\"");
@@ -838,32 +718,10 @@ static void ib_series(strbuf_t *o, const char *name, const ib_port_t *p, int64_t
 
 static void render_ib(node_metrics_t *m, strbuf_t *o)
 {
-	char *root = xasprintf("%s/class/infiniband", m->sysfs);
-	size_t nd = 0;
-	char **devs = list_dir(root, &nd);
-	ib_port_t *ports = NULL;
 	size_t np = 0;
-	for (size_t i = 0; i < nd; i++) {
-		char *pd = xasprintf("%s/%s/ports", root, devs[i]);
-		size_t n = 0;
-		char **pn = list_dir(pd, &n);
-		ports = xrealloc(ports, (np + n + 1) * sizeof(*ports));
-		for (size_t k = 0; k < n; k++) {
-			char *dir = xasprintf("%s/%s", pd, pn[k]);
-			ib_port_t *p = &ports[np++];
-			memset(p, 0, sizeof(*p));
-			p->device = xstrdup(devs[i]);
-			p->port = xstrdup(pn[k]);
-			ib_port_read(dir, p);
-			free(dir);
-		}
-		free_list(pn, n);
-		free(pd);
-	}
-	free_list(devs, nd);
-	free(root);
+	ib_port_t *ports = ib_ports_read(m->sysfs, &np);
 	if (!np) {
-		free(ports);
+		ib_ports_free(ports, np);
 		return;
 	}
 	family(o, "infiniband_port_state_id", "gauge",
@@ -906,31 +764,26 @@ static void render_ib(node_metrics_t *m, strbuf_t *o)
 	family(o, "infiniband_port_errors_total", "counter",
 	       "Port error counters (sysfs counters/<error>), by error.");
 	for (size_t i = 0; i < np; i++) {
-		for (size_t e = 0; e < sizeof(ib_errors) / sizeof(ib_errors[0]); e++) {
+		for (size_t e = 0; e < IB_NERRORS; e++) {
 			if (ports[i].errors[e] < 0)
 				continue;
 			strbuf_addstr(o, "infiniband_port_errors_total");
 			ib_labels(o, &ports[i]);
-			strbuf_addf(o, ",error=\"%s\"} %" PRId64 "\n", ib_errors[e], ports[i].errors[e]);
+			strbuf_addf(o, ",error=\"%s\"} %" PRId64 "\n", ib_error_names[e], ports[i].errors[e]);
 		}
 	}
 	family(o, "infiniband_port_dropped_total", "counter",
 	       "Packets the port dropped (sysfs counters/<counter>), by counter.");
 	for (size_t i = 0; i < np; i++) {
-		for (size_t e = 0; e < sizeof(ib_drops) / sizeof(ib_drops[0]); e++) {
+		for (size_t e = 0; e < IB_NDROPS; e++) {
 			if (ports[i].drops[e] < 0)
 				continue;
 			strbuf_addstr(o, "infiniband_port_dropped_total");
 			ib_labels(o, &ports[i]);
-			strbuf_addf(o, ",counter=\"%s\"} %" PRId64 "\n", ib_drops[e], ports[i].drops[e]);
+			strbuf_addf(o, ",counter=\"%s\"} %" PRId64 "\n", ib_drop_names[e], ports[i].drops[e]);
 		}
 	}
-	for (size_t i = 0; i < np; i++) {
-		free(ports[i].device);
-		free(ports[i].port);
-		free(ports[i].link_layer);
-	}
-	free(ports);
+	ib_ports_free(ports, np);
 }
 
 /* ---- jobs and the daemon ---- */
@@ -938,7 +791,7 @@ static void render_ib(node_metrics_t *m, strbuf_t *o)
 static void render_jobs(node_metrics_t *m, mjobs_t *js, strbuf_t *o)
 {
 	for (size_t i = 0; i < js->n; i++)
-		cgroup_collect(m->cgroup, &js->v[i]);
+		cgroup_collect(m->nd, m->cgroup, &js->v[i]);
 	proc_collect(m->proc, m->children_ok, js);
 	if (!js->n) {
 		free(m->cpu_seen);

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "ib_sysfs.h"
 #include "strbuf.h"
 
 struct noded;
@@ -51,8 +52,5 @@ int metrics_dcgm_map_write(node_metrics_t *m);
  * its batch script, or of an srun step when step is set). 0 or -1 with
  * errno. */
 int metrics_job_meta_write(const char *dir, const struct strv *env, uint32_t uid, int step);
-
-/* "100 Gb/sec (4X EDR)" -> 12.5e9 bytes per second; -1 if not a rate. */
-double ib_rate_parse(const char *s);
 
 #endif

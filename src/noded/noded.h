@@ -24,6 +24,9 @@
 
 /* Slurm's step id of a batch script (SLURM_BATCH_SCRIPT). */
 #define NODED_BATCH_STEP PATTERN_BATCH_STEP   /* 0xfffffffb */
+/* The wait status Slurm reports for a step the OOM killer hit (SIG_OOM,
+ * shown as ExitCode 0:125). */
+#define NODED_SIG_OOM 253u
 
 typedef struct ctld_link ctld_link_t;
 
@@ -43,6 +46,8 @@ typedef struct noded {
 	int listen_fd;
 	ctld_link_t *link;
 	struct node_metrics *metrics; /* /metrics collector, NULL when not served */
+	struct cgroup *cgroup;     /* cgroup.c; NULL: process groups only */
+	struct health *health;     /* built-in health checks (health.c) */
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
@@ -63,6 +68,19 @@ char **env_to_envp(const strv_t *env);
  * string such as "0077", as sbatch/srun send it), or 0022 when absent or
  * not octal. */
 mode_t env_umask(const strv_t *env);
+/* In the task child, before exec: apply the submitter's resource limits
+ * carried as SLURM_RLIMIT_<NAME>=[U]value (rlimits.h): those the user
+ * named (U) and those conf's PropagateResourceLimits (default ALL) less
+ * PropagateResourceLimitsExcept allow, soft limit only, at most the hard
+ * limit; then drop the variables from env. Returns how many were set. */
+int env_apply_rlimits(strv_t *env, const conf_t *conf);
+/* --get-user-env (flags GUE_*): as the job's user (call after
+ * become_user), run the user's shell as a login shell (GUE_SHORT: a plain
+ * one) printing its environment, for at most GUE_TIMEOUT(flags) seconds,
+ * and put what it printed under env: env's own entries win. Returns 0, or
+ * -1 with *err (malloc'd) when the environment could not be loaded (env
+ * is then unchanged). */
+int env_load_user(strv_t *env, uint32_t flags, char **err);
 
 /* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
 void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
@@ -95,7 +113,7 @@ int spool_rec_alive(const spool_rec_t *r);
 
 /* Control requests to a supervisor: files dir/req.<seq> holding one
  * msg_signal_job_t as text. spool_request_take() returns 1 and removes the
- * oldest, 0 when none is left. */
+ * oldest, 0 when none is left; the caller frees m->message (notify). */
 int spool_request_write(const char *dir, const msg_signal_job_t *m);
 int spool_request_take(const char *dir, msg_signal_job_t *m);
 
@@ -174,10 +192,45 @@ void supervisor_watch(noded_t *nd, conn_t *report);
 /* Start listening on the node's port for srun. 0 or -1. */
 int step_server_start(noded_t *nd);
 
+/* ---- cgroup_job.c: the hooks into cgroup.c ---- */
+
+/* Open the node's cgroups (ProctrackType=proctrack/cgroup or
+ * TaskPlugin=task/cgroup) into nd->cgroup, or log once why not. */
+void noded_cgroup_init(noded_t *nd);
+/* Create the cgroup of (job, step), with the job's limits on the node
+ * (they apply when this creates job_J): from launch m (a batch job) or
+ * from alloc (an srun step: its credential's alloc, cred.h), neither: none.
+ * 1 when the step is in a cgroup, 0 when not (none, or it failed: logged). */
+int noded_cgroup_create(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
+			const msg_launch_job_t *m, const char *alloc);
+/* In the job's child before exec: join the step's cgroup. 0 or -1. */
+int noded_cgroup_attach(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step);
+/* Signal every process of the step; returns how many. */
+int noded_cgroup_signal(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step, int sig);
+/* What the cgroup knew at the step's end. */
+typedef struct noded_cg_end {
+	uint64_t oom_kills;
+	int have_usage;
+	uint64_t user_us, sys_us, peak_kb;
+} noded_cg_end_t;
+/* At the step's end: kill what is left, read the OOM kills and the usage,
+ * remove the cgroup. */
+void noded_cgroup_end(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
+		      noded_cg_end_t *out);
+/* Put the cgroup's figures into the step's usage (CPU always; the memory
+ * peak with jobacct_gather/cgroup). */
+void noded_cgroup_usage(const noded_cg_end_t *e, int gathered_cgroup, step_usage_t *u);
+/* A dead supervisor's step (or CG_STEP_ALL): kill its processes by the
+ * cgroup's path and remove it. Returns the processes killed. */
+int noded_cgroup_cleanup(noded_t *nd, uint32_t job, uint32_t step);
+
 /* ---- ctld_link.c ---- */
 
 ctld_link_t *ctld_link_start(noded_t *nd);
 void ctld_link_destroy(ctld_link_t *lk);
+/* Send a heartbeat now (when registered): news the controller acts on,
+ * as a health check that started or stopped failing. */
+void ctld_link_poke(ctld_link_t *lk);
 /* 1 while registered on an open connection (metrics). */
 int ctld_link_registered(const ctld_link_t *lk);
 
@@ -212,6 +265,8 @@ typedef struct job_ctl {
 	int killing;               /* cancel/timeout sequence started */
 	int64_t kill_at;           /* when to escalate to SIGKILL (epoch s) */
 	uint32_t end_state;        /* requested end state (0 = none) */
+	noded_t *cg_nd;            /* set: the step has a cgroup, signals */
+	uint32_t cg_uid, cg_job, cg_step; /* reach all of its processes */
 } job_ctl_t;
 /* Act on a control request: cancel sequence or a plain signal (only the
  * first task with SIGNAL_F_BATCH). */

@@ -165,6 +165,9 @@ struct nvml_lib {
 	nvml_return_t (*nvl_err)(nvml_device_t, unsigned, int, unsigned long long *);
 	nvml_return_t (*ev_wait)(nvml_event_set_t, nvml_event_data_t *, unsigned);
 	nvml_return_t (*ev_free)(nvml_event_set_t);
+	nvml_return_t (*retired_pending)(nvml_device_t, int *);
+	nvml_return_t (*remapped)(nvml_device_t, unsigned *, unsigned *, unsigned *, unsigned *);
+	nvml_return_t (*persistence)(nvml_device_t, int *);
 };
 
 static void *opt_sym(void *h, const char *name)
@@ -227,6 +230,9 @@ nvml_lib_t *nvml_open(const char *lib, char **err)
 	*(void **)&nl->throttle = opt_sym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
 	*(void **)&nl->nvl_state = opt_sym(h, "nvmlDeviceGetNvLinkState");
 	*(void **)&nl->nvl_err = opt_sym(h, "nvmlDeviceGetNvLinkErrorCounter");
+	*(void **)&nl->retired_pending = opt_sym(h, "nvmlDeviceGetRetiredPagesPendingStatus");
+	*(void **)&nl->remapped = opt_sym(h, "nvmlDeviceGetRemappedRows");
+	*(void **)&nl->persistence = opt_sym(h, "nvmlDeviceGetPersistenceMode");
 	nl->dev = n ? xcalloc(n, sizeof(*nl->dev)) : NULL;
 	for (unsigned i = 0; i < n; i++) {
 		nvml_device_t dev = NULL;
@@ -369,8 +375,10 @@ void nvml_sample(nvml_lib_t *nl, unsigned i, nvml_sample_t *s)
 			int active = 0;
 			if (nl->nvl_state(h, l, &active) != NVML_OK)
 				break;     /* no such link: the rest are absent too */
-			if (!active)
+			if (!active) {
+				s->nvl_down++;
 				continue;
+			}
 			links++;
 			/* counters 0 replay, 1 recovery, 2 CRC flit, 3 CRC data */
 			if (nl->nvl_err(h, l, 0, &v1) == NVML_OK)
@@ -382,8 +390,25 @@ void nvml_sample(nvml_lib_t *nl, unsigned i, nvml_sample_t *s)
 			if (nl->nvl_err(h, l, 3, &v1) == NVML_OK)
 				s->nvl_crc_data += v1;
 		}
-		if (links)
+		if (links || s->nvl_down)
 			s->have |= NVS_NVLINK;
+	}
+	/* Pages (pre-Ampere) or rows (Ampere on) waiting for a reset to be
+	 * retired or remapped; a remap that failed needs the GPU replaced. */
+	int en = 0;
+	if (nl->retired_pending && nl->retired_pending(h, &en) == NVML_OK) {
+		s->retire_pending = en != 0;
+		s->have |= NVS_RETIRE;
+	}
+	unsigned corr = 0, unc = 0, pend = 0, fail = 0;
+	if (nl->remapped && nl->remapped(h, &corr, &unc, &pend, &fail) == NVML_OK) {
+		s->remap_pending = pend != 0;
+		s->remap_failed = fail != 0;
+		s->have |= NVS_REMAP;
+	}
+	if (nl->persistence && nl->persistence(h, &en) == NVML_OK) {
+		s->persistence = en != 0;
+		s->have |= NVS_PERSIST;
 	}
 	if (nl->events) {
 		s->xid_count = d->xid_count;

@@ -43,7 +43,8 @@ enum {
 	NVS_UTIL = 1u << 0, NVS_MEM = 1u << 1, NVS_TEMP = 1u << 2, NVS_POWER = 1u << 3,
 	NVS_ENERGY = 1u << 4, NVS_SM_CLOCK = 1u << 5, NVS_MEM_CLOCK = 1u << 6,
 	NVS_ECC_VOL = 1u << 7, NVS_ECC_AGG = 1u << 8, NVS_THROTTLE = 1u << 9,
-	NVS_NVLINK = 1u << 10, NVS_XID = 1u << 11,
+	NVS_NVLINK = 1u << 10, NVS_XID = 1u << 11, NVS_RETIRE = 1u << 12, NVS_REMAP = 1u << 13,
+	NVS_PERSIST = 1u << 14,
 };
 
 /* One GPU's readings at one scrape. */
@@ -60,6 +61,10 @@ typedef struct nvml_sample {
 	uint64_t nvl_crc_flit, nvl_crc_data, nvl_replay, nvl_recovery; /* all links */
 	uint64_t xid_count;                  /* XID events seen since the session opened */
 	unsigned xid_last;                   /* code of the last one, 0 = none */
+	unsigned nvl_down;                   /* links present but not active */
+	int retire_pending;                  /* pages waiting to be retired */
+	int remap_pending, remap_failed;     /* row remapping (Ampere on) */
+	int persistence;                     /* persistence mode on */
 } nvml_sample_t;
 
 /* Load lib (NULL: nvml_lib_path()) and initialize NVML for sampling; the

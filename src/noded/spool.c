@@ -256,11 +256,18 @@ int spool_request_write(const char *dir, const msg_signal_job_t *m)
 	/* names sort in arrival order: zero-padded time, pid, counter */
 	char *path = xasprintf("%s/req.%020lld.%09ld.%d.%06u", dir, (long long)ts.tv_sec,
 			       ts.tv_nsec, (int)getpid(), counter++ % 1000000u);
-	char text[160];
-	int n = snprintf(text, sizeof(text), "signal=%u\nflags=%u\nkill_wait=%u\nend_state=%u\n"
-			 "end_time=%" PRId64 "\n", m->signal, m->flags, m->kill_wait, m->end_state,
-			 m->end_time);
-	int rc = write_file_atomic(path, text, (size_t)n, 0600);
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_addf(&sb, "signal=%u\nflags=%u\nkill_wait=%u\nend_state=%u\n"
+		    "end_time=%" PRId64 "\n", m->signal, m->flags, m->kill_wait, m->end_state,
+		    m->end_time);
+	if (m->message) {             /* hex: any byte survives the line format */
+		strbuf_addstr(&sb, "message=");
+		for (const unsigned char *p = (const unsigned char *)m->message; *p; p++)
+			strbuf_addf(&sb, "%02x", *p);
+		strbuf_addch(&sb, '\n');
+	}
+	int rc = write_file_atomic(path, sb.buf, sb.len, 0600);
+	strbuf_release(&sb);
 	free(path);
 	return rc;
 }
@@ -310,6 +317,15 @@ int spool_request_take(const char *dir, msg_signal_job_t *m)
 					m->kill_wait = v;
 				else if (sscanf(l, "end_state=%u", &v) == 1)
 					m->end_state = v;
+				else if (!strncmp(l, "message=", 8) && !m->message) {
+					const char *h = l + 8;
+					size_t hl = strlen(h) / 2;
+					m->message = xmalloc(hl + 1);
+					size_t k = 0;
+					for (; k < hl && sscanf(h + 2 * k, "%2x", &v) == 1; k++)
+						m->message[k] = (char)v;
+					m->message[k] = 0;
+				}
 			}
 			free(text);
 			got = 1;

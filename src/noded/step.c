@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@
 #include "jobacct.h"
 #include "metrics.h"
 #include "noded.h"
+#include "prolog.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -76,6 +78,10 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(1);
+	if (noded_cgroup_attach(nd, cr->uid, m->job_id, m->step_id) < 0) {
+		dprintf(2, "slurmstepd: error: cannot join the step's cgroup: %s\n", strerror(errno));
+		_exit(1);
+	}
 	char *e = NULL;
 	if (become_user(cr->user, cr->uid, cr->gid, &e) < 0) {
 		dprintf(2, "slurmstepd: error: %s\n", e);
@@ -117,6 +123,8 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		env_set(&env, "SLURM_NODELIST", cr->nodes);
 		env_set(&env, "SLURM_JOB_NODELIST", cr->nodes);
 	}
+	/* TaskProlog (prolog.c): export/unset/print applied to the task */
+	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));
 	char **argv = xcalloc(m->argv.n + 1, sizeof(*argv));
 	for (uint32_t i = 0; i < m->argv.n; i++)
 		argv[i] = m->argv.v[i];
@@ -124,6 +132,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		dprintf(2, "slurmstepd: error: no command given\n");
 		_exit(1);
 	}
+	env_apply_rlimits(&env, nd->conf);
 	/* execvp searches the PATH of our own environment: make it the
 	 * step's. */
 	char **envp = env_to_envp(&env);
@@ -204,7 +213,10 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	uint32_t n = m->ntasks;
 	task_t *t = xcalloc(n ? n : 1, sizeof(*t));
 	pid_t *pgids = xcalloc(n ? n : 1, sizeof(*pgids));
-	job_ctl_t ctl = { .pgids = pgids, .npgids = n, .kill_wait = nd->conf->kill_wait };
+	int in_cg = noded_cgroup_create(nd, cr->uid, m->job_id, m->step_id, NULL, cr->alloc);
+	job_ctl_t ctl = { .pgids = pgids, .npgids = n, .kill_wait = nd->conf->kill_wait,
+			  .cg_nd = in_cg ? nd : NULL, .cg_uid = cr->uid, .cg_job = m->job_id,
+			  .cg_step = m->step_id };
 	for (uint32_t i = 0; i < n; i++) {
 		int po[2], pe[2], pi[2] = { -1, -1 };
 		t[i].rank = m->first_task + i;
@@ -340,8 +352,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 					if (si.ssi_signo == SIGUSR1) {
 						msg_signal_job_t req;
-						while (spool_request_take(dir, &req))
-							job_ctl_request(&ctl, &req);
+						while (spool_request_take(dir, &req)) {
+							if (!(req.flags & SIGNAL_F_NOTIFY))
+								job_ctl_request(&ctl, &req);
+							free(req.message);
+						}
 					} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
 						job_ctl_terminate(&ctl, ctl.kill_wait);
 					}
@@ -424,6 +439,18 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			}
 		}
 	}
+	/* nothing of the step outlives it; an OOM kill is said as Slurm's
+	 * stepd says it, on srun's stderr */
+	noded_cg_end_t cg_end;
+	noded_cgroup_end(nd, cr->uid, m->job_id, m->step_id, &cg_end);
+	if (cg_end.oom_kills && !srun_gone) {
+		char *line = xasprintf("slurmstepd: error: Detected %" PRIu64 " oom-kill event(s) in "
+				       "StepId=%u.%u. Some of your processes may have been killed by "
+				       "the cgroup out-of-memory handler.\n", cg_end.oom_kills,
+				       m->job_id, m->step_id);
+		send_io(r, m->first_task, STEP_IO_STDERR, line, strlen(line));
+		free(line);
+	}
 	rpc_close(r);
 
 	/* This node's share of the step, to the controller. */
@@ -438,7 +465,12 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		stv[i] = t[i].status;
 	step_node_state(stv, n, timed_out, ctl.end_state, &sc.end_state, &sc.exit_status);
 	free(stv);
+	if (cg_end.oom_kills && !timed_out && !ctl.end_state) {
+		sc.end_state = JOB_OOM;
+		sc.exit_status = NODED_SIG_OOM;
+	}
 	jobacct_usage(ja, &sc.usage);
+	noded_cgroup_usage(&cg_end, jc.type == JAG_CGROUP, &sc.usage);
 	jobacct_free(ja);
 	rec.done = 1;
 	rec.exit_status = sc.exit_status;

@@ -63,6 +63,8 @@
 #include "jobacct.h"
 #include "metrics.h"
 #include "noded.h"
+#include "health.h"
+#include "prolog.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -199,6 +201,9 @@ void job_ctl_killall(job_ctl_t *c, int sig)
 	for (uint32_t i = 0; i < c->npgids; i++)
 		if (c->pgids[i] > 0)
 			killpg(c->pgids[i], sig);
+	/* and what left the process groups (proctrack/cgroup) */
+	if (c->cg_nd)
+		noded_cgroup_signal(c->cg_nd, c->cg_uid, c->cg_job, c->cg_step, sig);
 }
 
 void job_ctl_terminate(job_ctl_t *c, uint32_t kill_wait)
@@ -344,6 +349,11 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	child_reset_signals();
 	setsid();
 	char *e = NULL;
+	if (noded_cgroup_attach(nd, m->user_id, m->job_id, NODED_BATCH_STEP) < 0) {
+		e = xasprintf("cannot join the job's cgroup: %s", strerror(errno));
+		write_all(errfd, e, strlen(e));
+		_exit(1);
+	}
 	if (become_user(m->user_name, m->user_id, m->group_id, &e) < 0) {
 		write_all(errfd, e, strlen(e));
 		_exit(1);
@@ -389,8 +399,16 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	strv_t env = { NULL, 0 };
 	for (uint32_t i = 0; i < m->env.n; i++)
 		strv_push(&env, m->env.v[i]);
+	if (m->get_user_env && env_load_user(&env, m->get_user_env, &e) < 0) {
+		dprintf(2, "slurmstepd: error: Unable to load the user's environment: %s\n", e);
+		free(e);
+		e = NULL;
+	}
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
+	env_apply_rlimits(&env, nd->conf);
+	/* TaskProlog (prolog.c): export/unset/print applied to the job */
+	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));
 	char **envp = env_to_envp(&env);
 	char **argv = xcalloc(m->argv.n + 2, sizeof(*argv));
 	argv[0] = (char *)script;
@@ -438,20 +456,26 @@ void sup_report(noded_t *nd, const char *dir, enum msg_type type, const void *ms
 
 /* Report the end to ctld until it answers: the batch step's record
  * (with its resource use), then the job's end. */
-static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r,
-			    const msg_step_complete_t *sc)
+static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r, uint32_t rc)
 {
 	char what[48];
-	snprintf(what, sizeof(what), "step %u.batch", r->job_id);
-	if (sc)
-		sup_report(nd, dir, MSG_STEP_COMPLETE, sc, what);
 	msg_job_complete_t c = {
 		.job_id = r->job_id, .step_id = NO_VAL32, .launch_seq = r->launch_seq,
 		.exit_status = r->exit_status, .end_state = r->end_state,
-		.node = nd->name, .end_time = r->end_time,
+		.node = nd->name, .end_time = r->end_time, .rc = rc,
 	};
 	snprintf(what, sizeof(what), "job %u", r->job_id);
 	sup_report(nd, dir, MSG_JOB_COMPLETE, &c, what);
+}
+
+static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig);
+
+/* --signal: when the warning is due (0 = none: no signal or no limit). */
+static int64_t warn_due(const msg_launch_job_t *m, int64_t time_limit_at)
+{
+	if (!m->warn_signal || !time_limit_at)
+		return 0;
+	return time_limit_at - (int64_t)m->warn_time;
 }
 
 static void __attribute__((noreturn))
@@ -490,9 +514,14 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	char *in = pattern_path(m->std_in, "/dev/null", m->work_dir, &pc);
 
 	const char *s = m->script ? m->script : "";
+	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL);
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
-	if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
+	/* The node's Prolog (prolog.c), here and not in noded's loop. */
+	uint32_t node_rc = prolog_job(nd, m->job_id, &m->prolog_env, 0) ? ESLURMD_PROLOG_FAILED : 0;
+	if (node_rc) {
+		/* no job: the controller requeues it held and drains the node */
+	} else if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
 		error("job %u: cannot write script %s: %m", m->job_id, script);
 	} else if (geteuid() == 0 && chown(script, m->user_id, m->group_id) < 0) {
 		error("job %u: cannot chown script %s: %m", m->job_id, script);
@@ -538,6 +567,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	free(errp);
 	free(in);
 
+	noded_cg_end_t cg_end = { 0 };
 	/* The batch step's record: its one task's resource use. */
 	jobacct_conf_t jc;
 	jobacct_conf_from(nd->conf, &jc);
@@ -549,11 +579,30 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	};
 	if (pid > 0) {
 		pid_t pg = pid;
-		job_ctl_t ctl = { .pgids = &pg, .npgids = 1, .kill_wait = m->kill_wait };
+		job_ctl_t ctl = { .pgids = &pg, .npgids = 1, .kill_wait = m->kill_wait,
+				  .cg_nd = in_cg ? nd : NULL, .cg_uid = m->user_id,
+				  .cg_job = m->job_id, .cg_step = NODED_BATCH_STEP };
 		int timed_out = 0, orphaned = 0, cancelled = 0, st = 0;
+		int64_t warned_for = 0;  /* the limit the --signal warning went for */
 		jobacct_task_start(ja, 0, pid, 0, mono_ms());
 		for (;;) {
 			int64_t now = time(NULL);
+			int64_t warn_at = warn_due(m, time_limit_at);
+			if (warn_at && !ctl.killing && now >= warn_at && warned_for != time_limit_at) {
+				/* --signal=[B:]SIG@TIME, as Slurm: B: the batch shell
+				 * alone, otherwise the job's steps (not the shell).
+				 * A later limit (scontrol update) warns again. */
+				warned_for = time_limit_at;
+				if (m->warn_flags & WARN_F_BATCH) {
+					info("job %u: --signal: signal %u to the batch shell", m->job_id,
+					     m->warn_signal);
+					kill(pid, (int)m->warn_signal);
+				} else {
+					int n = signal_steps_here(nd, m->job_id, m->warn_signal);
+					info("job %u: --signal: signal %u to %d step%s", m->job_id,
+					     m->warn_signal, n, n == 1 ? "" : "s");
+				}
+			}
 			if (time_limit_at && !ctl.killing && now >= time_limit_at) {
 				info("job %u: time limit reached", m->job_id);
 				timed_out = 1;
@@ -580,6 +629,11 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 				if (left < wait_ms)
 					wait_ms = left < 0 ? 0 : left;
 			}
+			if (warn_at && !ctl.killing && warned_for != time_limit_at) {
+				int64_t left = (warn_at - now) * 1000;
+				if (left < wait_ms)
+					wait_ms = left < 0 ? 0 : left;
+			}
 			int64_t due = jobacct_due_ms(ja, mono_ms());
 			if (due == 0) {
 				jobacct_sample(ja, mono_ms());
@@ -596,6 +650,14 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 					while (spool_request_take(dir, &req)) {
 						debug("job %u: request signal %u flags %#x", m->job_id,
 						      req.signal, req.flags);
+						if (req.flags & SIGNAL_F_NOTIFY) {
+							/* scontrol notify: Slurm's line */
+							if (job_err >= 0 && req.message)
+								dprintf(job_err, "slurmstepd-%s: error: %s\n",
+									nd->name, req.message);
+							free(req.message);
+							continue;
+						}
 						if (req.flags & SIGNAL_F_TIME_LIMIT) {
 							/* scontrol update TimeLimit: the new end */
 							time_limit_at = req.end_time;
@@ -639,6 +701,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		}
 		/* Descendants left behind die with the script (proctrack). */
 		killpg(pg, SIGKILL);
+		noded_cgroup_end(nd, m->user_id, m->job_id, NODED_BATCH_STEP, &cg_end);
 		status = (uint32_t)st;
 		if (ctl.end_state)
 			end_state = ctl.end_state;
@@ -648,11 +711,24 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			end_state = st == 0 ? JOB_COMPLETE : JOB_FAILED;
 		info("job %u: ended, status %#x, state %s", m->job_id, status,
 		     job_state_string(end_state));
+		task_epilog_run(nd->conf, m->user_name, m->user_id, m->group_id, m->work_dir,
+				&m->env);
 		if (end_state == JOB_NODE_FAIL) {
 			sc.end_state = JOB_NODE_FAIL;
 			sc.exit_status = 0;
 		} else {
 			batch_step_state(st, cancelled, timed_out, &sc.end_state, &sc.exit_status);
+		}
+		if (cg_end.oom_kills && !cancelled && !timed_out && !ctl.end_state) {
+			/* Slurm's line, state and exit code (SIG_OOM: 0:125) */
+			if (job_err >= 0)
+				dprintf(job_err, "slurmstepd: error: Detected %" PRIu64 " oom-kill event(s) "
+					"in StepId=%u.batch. Some of your processes may have been killed "
+					"by the cgroup out-of-memory handler.\n", cg_end.oom_kills, m->job_id);
+			info("job %u: %" PRIu64 " oom-kill event(s): OUT_OF_MEMORY", m->job_id,
+			     cg_end.oom_kills);
+			end_state = sc.end_state = JOB_OOM;
+			status = sc.exit_status = NODED_SIG_OOM;
 		}
 		if (ja->samples)
 			debug("job %u: %" PRIu64 " accounting samples, %" PRIu64 " us each",
@@ -660,6 +736,8 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		if (orphaned)
 			_exit(0);
 	}
+	if (pid <= 0 && in_cg)     /* the launch failed */
+		noded_cgroup_end(nd, m->user_id, m->job_id, NODED_BATCH_STEP, &cg_end);
 	if (job_err >= 0)
 		close(job_err);
 
@@ -673,9 +751,18 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	spool_revoke(nd->spool, m->job_id, rec.end_time);
 	sc.end_time = rec.end_time;
 	jobacct_usage(ja, &sc.usage);
+	noded_cgroup_usage(&cg_end, jc.type == JAG_CGROUP, &sc.usage);
 	jobacct_free(ja);
 	/* a launch that failed ran no batch step: the job's end closes it */
-	report_complete(nd, dir, &rec, pid > 0 ? &sc : NULL);
+	if (pid > 0) {
+		char what[48];
+		snprintf(what, sizeof(what), "step %u.batch", m->job_id);
+		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
+	}
+	/* The Epilog, once the job is gone, before its end is reported. */
+	if (prolog_job(nd, m->job_id, &m->prolog_env, 1) && !node_rc)
+		node_rc = ESLURMD_EPILOG_FAILED;
+	report_complete(nd, dir, &rec, node_rc);
 	rm_rf(dir);
 	_exit(0);
 }
@@ -711,6 +798,11 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 		error("job %u: cannot create %s: %m", m->job_id, dir);
 	else if (metrics_job_meta_write(dir, &m->env, m->user_id, 0) < 0)
 		error("job %u: cannot record its metrics labels in %s: %m", m->job_id, dir);
+	/* health.conf's gate: a node failing it refuses the job (health.c) */
+	if (health_launch_gate(nd, m, dir)) {
+		free(dir);
+		return;
+	}
 	int rp[2];
 	if (pipe2(rp, O_CLOEXEC) < 0) {
 		error("job %u: pipe: %m", m->job_id);
@@ -739,6 +831,7 @@ void supervisor_launch(noded_t *nd, const msg_launch_job_t *m)
 struct sig_scan {
 	const msg_signal_job_t *m;
 	int reached;
+	int steps_only;          /* leave the batch supervisor out */
 };
 
 static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
@@ -746,12 +839,14 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 	struct sig_scan *ss = arg;
 	if (!r || r->job_id != ss->m->job_id || r->done || !spool_rec_alive(r))
 		return;
-	/* Which supervisors a signal reaches: the batch shell's alone
-	 * (SIGNAL_F_BATCH), the steps' alone (SIGNAL_F_STEPS), else all. */
+	/* Which supervisors a plain signal reaches: the steps' (no flag),
+	 * the batch shell's (SIGNAL_F_BATCH) or all (-f, and the kill). */
 	uint32_t fl = ss->m->flags;
 	int batch = r->step_id == NODED_BATCH_STEP;
-	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_TIME_LIMIT)) &&
-	    (((fl & SIGNAL_F_BATCH) && !batch) || ((fl & SIGNAL_F_STEPS) && batch)))
+	if (ss->steps_only && batch)
+		return;
+	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_FULL | SIGNAL_F_TIME_LIMIT)) &&
+	    batch != !!(fl & SIGNAL_F_BATCH))
 		return;
 	if (spool_request_write(dir, ss->m) < 0) {
 		error("job %u: cannot queue the signal request in %s: %m", r->job_id, dir);
@@ -761,9 +856,17 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 		ss->reached++;
 }
 
+static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig)
+{
+	msg_signal_job_t m = { .job_id = job_id, .signal = sig };
+	struct sig_scan ss = { &m, 0, 1 };
+	spool_scan(nd->spool, sig_one, &ss);
+	return ss.reached;
+}
+
 int supervisor_signal(noded_t *nd, const msg_signal_job_t *m)
 {
-	struct sig_scan ss = { m, 0 };
+	struct sig_scan ss = { m, 0, 0 };
 	spool_scan(nd->spool, sig_one, &ss);
 	if (!ss.reached)
 		verbose("job %u: signal %u: no supervisor here", m->job_id, m->signal);
@@ -788,6 +891,10 @@ static void watch_one(const char *dir, const spool_rec_t *rec, void *arg)
 		/* Died with its job running: nothing enforces its limit or
 		 * reports its end any more. */
 		int n = spool_tasks_kill(dir);
+		int ncg = noded_cgroup_cleanup(w->nd, r.job_id, r.step_id);
+		if (ncg)
+			info("job %u: killed %d process%s left in its cgroup", r.job_id, ncg,
+			     ncg == 1 ? "" : "es");
 		if (batch)
 			error("job %u: its supervisor (pid %lld) died; killed %d process group%s "
 			      "left, reporting NODE_FAIL", r.job_id, (long long)r.pid, n,

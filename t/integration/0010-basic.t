@@ -110,6 +110,16 @@ test_expect_success 'a job that can never fit is rejected at submit' '
 	test_cmp expect err
 '
 
+test_expect_success 'a pending job shows NumNodes=N-N for -N N, N for none, min-max for a range' '
+	a=$(sbatch --parsable -N1 -H -o /dev/null --wrap=true) &&
+	b=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	c=$(sbatch --parsable -N 1-2 -H -o /dev/null --wrap=true) &&
+	for x in $a $b $c; do scontrol show job $x | grep -o "NumNodes=[^ ]*"; done >out &&
+	printf "NumNodes=1-1\nNumNodes=1\nNumNodes=1-2\n" >expect &&
+	test_cmp expect out &&
+	scancel $a $b $c
+'
+
 test_expect_success 'scontrol show config: BOOT_TIME is the controller start, NEXT_JOB_ID the next id' '
 	scontrol show config >conf &&
 	grep -Eq "^BOOT_TIME               = $(date +%Y-%m-%d)T[0-9:]{8}$" conf &&

@@ -9,6 +9,17 @@ test_expect_success 'cluster starts' '
 	cluster_start 2
 '
 
+test_expect_success 'LastBusyTime: set at registration, kept by a job start, moved when a job frees the node' '
+	lb() { scontrol show node comp002 | sed -n "s/.*LastBusyTime=\([^ ]*\).*/\1/p"; } &&
+	t0=$(lb) && test "$t0" != None &&
+	sleep 1.2 &&
+	j=$(sbatch --parsable -w comp002 -o /dev/null --wrap="sleep 2") &&
+	wait_job_state $j RUNNING &&
+	test "$(lb)" = "$t0" &&
+	wait_job_state $j COMPLETED &&
+	wait_for 10 sh -c "test \"\$(scontrol show node comp002 | sed -n \"s/.*LastBusyTime=\\([^ ]*\\).*/\\1/p\")\" != $t0"
+'
+
 test_expect_success 'drain an idle node: drained, with reason, user and time' '
 	scontrol update nodename=comp002 state=drain reason="bad gpu: ECC errors" &&
 	test_node_state comp002 drained &&

@@ -13,7 +13,11 @@
  * list of I.FIELD=VALUE with FIELD one of util, mem_used (MiB), temp,
  * power (mW), sbe, dbe (volatile; aggregate is the same), throttle,
  * nvl_crc (CRC flit errors on link 0), xid (one XID event with that code,
- * delivered once per process). FAKE_NVML_XID_EVENTS=0 makes the library
+ * delivered once per process), nvl_down (that many of the 18 NVLinks
+ * inactive), retired_pending, remap_pending, remap_failed (0/1), persist
+ * (persistence mode, default 1). FAKE_NVML_SET_FILE names a file holding
+ * more of the same (read at each call, after FAKE_NVML_SET), so a test can
+ * change a running daemon's GPUs. FAKE_NVML_XID_EVENTS=0 makes the library
  * lack event support, as old drivers.
  */
 #include <stdio.h>
@@ -71,21 +75,37 @@ int nvmlDeviceGetMinorNumber(struct fake_dev *dev, unsigned *minor)
 
 /* ---- sampling ---- */
 
-/* Value of I.FIELD in FAKE_NVML_SET, or dflt. */
-static unsigned long long fake_get(unsigned idx, const char *field, unsigned long long dflt)
+/* Value of I.FIELD in list s ("I.F=V,I.F=V" or one a line), or dflt. */
+static unsigned long long list_get(const char *s, const char *key, unsigned long long dflt)
 {
-	const char *s = getenv("FAKE_NVML_SET");
-	char key[64];
-	snprintf(key, sizeof(key), "%u.%s=", idx, field);
 	size_t kl = strlen(key);
 	for (const char *p = s; p && *p; ) {
 		if (!strncmp(p, key, kl))
 			return strtoull(p + kl, NULL, 10);
-		p = strchr(p, ',');
-		if (p)
+		p += strcspn(p, ",\n");
+		while (*p == ',' || *p == '\n')
 			p++;
 	}
 	return dflt;
+}
+
+/* Value of I.FIELD in FAKE_NVML_SET_FILE's file, else FAKE_NVML_SET, or
+ * dflt. */
+static unsigned long long fake_get(unsigned idx, const char *field, unsigned long long dflt)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%u.%s=", idx, field);
+	unsigned long long v = list_get(getenv("FAKE_NVML_SET"), key, dflt);
+	const char *f = getenv("FAKE_NVML_SET_FILE");
+	FILE *fp = f && *f ? fopen(f, "r") : NULL;
+	if (fp) {
+		char buf[4096];
+		size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+		buf[n] = '\0';
+		fclose(fp);
+		v = list_get(buf, key, v);
+	}
+	return v;
 }
 
 int nvmlDeviceGetUUID(struct fake_dev *dev, char *uuid, unsigned len)
@@ -160,7 +180,29 @@ int nvmlDeviceGetNvLinkState(struct fake_dev *dev, unsigned link, int *active)
 {
 	if (link >= 18)
 		return 2;
-	*active = 1;
+	*active = link >= fake_get(dev->index, "nvl_down", 0);
+	return 0;
+}
+
+int nvmlDeviceGetRetiredPagesPendingStatus(struct fake_dev *dev, int *pending)
+{
+	*pending = (int)fake_get(dev->index, "retired_pending", 0);
+	return 0;
+}
+
+int nvmlDeviceGetRemappedRows(struct fake_dev *dev, unsigned *corr, unsigned *unc,
+			      unsigned *pending, unsigned *failed)
+{
+	*corr = 0;
+	*unc = 0;
+	*pending = (unsigned)fake_get(dev->index, "remap_pending", 0);
+	*failed = (unsigned)fake_get(dev->index, "remap_failed", 0);
+	return 0;
+}
+
+int nvmlDeviceGetPersistenceMode(struct fake_dev *dev, int *mode)
+{
+	*mode = (int)fake_get(dev->index, "persist", 1);
 	return 0;
 }
 

@@ -382,7 +382,29 @@ static void test_hmac(void)
 	   !strcmp(o.digest, dg) && o.expires == in.expires, "cred verifies, with tasks and digest");
 	cred_release(&o);
 	ok(cred_verify(a, s, 999, time(NULL), &o, &err) == 0, "cred verifies twice");
+	ok(o.alloc == NULL, "cred without the nodes' shares");
 	cred_release(&o);
+	/* with each node's share of the job (cgroups) */
+	in.alloc = (char *)"gpu001=0-3:1024:3;gpu002=4:512:0";
+	char *sa = cred_create(a, &in, &err);
+	ok(sa && strstr(sa, " alloc=gpu001=0-3:1024:3;gpu002=4:512:0 expires="), "cred with alloc");
+	ok(sa && cred_verify(a, sa, 999, time(NULL), &o, &err) == 0 && o.alloc &&
+	   !strcmp(o.alloc, in.alloc), "alloc verifies and comes back");
+	cred_release(&o);
+	if (sa) {
+		char *p = strstr(sa, "1024");
+		if (p)
+			p[0] = '9';      /* more memory: the signature no longer holds */
+		ok(cred_verify(a, sa, 999, time(NULL), &o, &err) < 0, "a changed alloc is refused");
+		free(err);
+		err = NULL;
+	}
+	free(sa);
+	in.alloc = (char *)"a b";
+	ok(cred_create(a, &in, &err) == NULL && err, "white space in alloc refused");
+	free(err);
+	err = NULL;
+	in.alloc = NULL;
 	ok(cred_verify(a, s, 999, time(NULL) + 61, &o, &err) < 0 && err &&
 	   !strcmp(err, "credential expired"), "cred expiry");
 	free(err);

@@ -288,9 +288,9 @@ static void test_client_speed(void)
 	fclose(fp);
 
 	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 	conf_t *c = conf_load(path, CONF_CLIENT);
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	is_int(c->nerrors, 0, "client: no errors");
 	is_int(c->nnodes, 0, "client: nodes not expanded");
@@ -299,9 +299,9 @@ static void test_client_speed(void)
 	double client_ms = ms;
 	conf_destroy(c);
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 	c = conf_load(path, CONF_FULL);
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	is_int(c->nnodes, 10000, "full: 10,000 nodes");
 	is_int(conf_node_find(c, "n09999"), 9999, "full: hash lookup");

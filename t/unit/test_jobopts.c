@@ -9,6 +9,7 @@
 
 #include "cmd/jobopts.h"
 #include "tap.h"
+#include "rlimits.h"
 #include "timefmt.h"
 
 static int parse(jobopts_t *o, const char *const *args)
@@ -96,9 +97,44 @@ int main(void)
 	const char *e6[] = { "sbatch", "--signal=B:USR2@30", "--mail-type=END", "--wckey=x",
 		"--get-user-env=L", "--priority=5", NULL };
 	is_int(parse(&o, e6), 0, "accepted-and-ignored options");
+	is_int(o.desc.warn_signal, 12, "--signal=B:USR2@30: SIGUSR2");
+	is_int(o.desc.warn_time, 30, "--signal @30");
+	is_int(o.desc.warn_flags, WARN_F_BATCH, "--signal B:");
 	const char *e7[] = { "sbatch", "--signal=FOO", NULL };
 	is_int(parse(&o, e7), 255, "bad --signal");
 	jobopts_release(&o);
+
+	/* --signal forms Slurm 22.05 takes and refuses (checked on realslurm) */
+	{
+		static const struct { const char *spec; int ok; uint32_t sig, secs, flags; } sv[] = {
+			{ "USR2@90", 1, 12, 90, 0 }, { "R:USR1", 1, 10, 60, WARN_F_REQUEUE },
+			{ "RB:10@5", 1, 10, 5, WARN_F_BATCH | WARN_F_REQUEUE },
+			{ "BR:TERM", 1, 15, 60, WARN_F_BATCH | WARN_F_REQUEUE },
+			{ "b:usr1", 1, 10, 60, WARN_F_BATCH }, { "USR1@", 1, 10, 60, 0 },
+			{ "USR1@0", 1, 10, 0, 0 }, { "SIGUSR1@65535", 1, 10, 65535, 0 },
+			{ "X:USR1", 0, 0, 0, 0 }, { "USR1@-5", 0, 0, 0, 0 },
+			{ "USR1@70000", 0, 0, 0, 0 }, { "0", 0, 0, 0, 0 }, { "B:", 0, 0, 0, 0 },
+			{ ":USR1", 0, 0, 0, 0 },
+		};
+		for (size_t i = 0; i < sizeof(sv) / sizeof(sv[0]); i++) {
+			jobopts_t so;
+			jobopts_init(&so, JOBOPTS_SBATCH);
+			char *opt = NULL;
+			if (asprintf(&opt, "--signal=%s", sv[i].spec) < 0)
+				return 1;
+			const char *a[] = { "sbatch", opt, NULL };
+			int rc = parse(&so, a);
+			is_int(rc, sv[i].ok ? 0 : 255, "--signal=%s %s", sv[i].spec,
+			       sv[i].ok ? "accepted" : "refused");
+			if (sv[i].ok) {
+				is_int(so.desc.warn_signal, sv[i].sig, "--signal=%s: signal", sv[i].spec);
+				is_int(so.desc.warn_time, sv[i].secs, "--signal=%s: time", sv[i].spec);
+				is_int(so.desc.warn_flags, sv[i].flags, "--signal=%s: flags", sv[i].spec);
+			}
+			free(opt);
+			jobopts_release(&so);
+		}
+	}
 
 	/* gpus */
 	jobopts_init(&o, JOBOPTS_SBATCH);
@@ -180,7 +216,9 @@ int main(void)
 	char *env3[] = { "HOME=/home/u", "EDITOR=vi", "SLURM_CONF=/etc/s.conf", "PATH=/bin", NULL };
 	jobopts_init(&o, JOBOPTS_SBATCH);
 	jobopts_build_env(&o, env3);
-	is_int(o.desc.env.n, 5, "default exports all, and SLURM_UMASK");
+	is_int(o.desc.env.n, 5 + (int)rlim_count,
+	       "default exports all, SLURM_UMASK and the SLURM_RLIMIT_* set");
+	ok(env_has_name(&o.desc.env, "SLURM_RLIMIT_NOFILE"), "the caller's NOFILE limit");
 	mode_t mask = umask(027);
 	jobopts_build_env(&o, env3);
 	ok(env_has(&o.desc.env, "SLURM_UMASK=0027"), "SLURM_UMASK is the umask, 4 octal digits");
@@ -190,8 +228,29 @@ int main(void)
 	char *env4[] = { "SLURM_UMASK=0077", NULL };
 	jobopts_init(&o, JOBOPTS_SRUN);
 	jobopts_build_env(&o, env4);
-	ok(env_has(&o.desc.env, "SLURM_UMASK=0077") && o.desc.env.n == 1,
+	ok(env_has(&o.desc.env, "SLURM_UMASK=0077") && o.desc.env.n == 1 + rlim_count,
 	   "a SLURM_UMASK in the environment (srun in a job) is kept");
+	jobopts_release(&o);
+
+	/* --propagate=CORE: only that limit, marked U (the node applies it
+	 * whatever its PropagateResourceLimits says) */
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *pr[] = { "srun", "--propagate=CORE", NULL };
+	is_int(parse(&o, pr), 0, "--propagate=CORE");
+	jobopts_build_env(&o, env4);
+	is_int(o.desc.env.n, 2, "one limit and the umask");
+	ok(!strncmp(o.desc.env.v[0], "SLURM_RLIMIT_CORE=U", 19) ||
+	   !strncmp(o.desc.env.v[1], "SLURM_RLIMIT_CORE=U", 19), "SLURM_RLIMIT_CORE=U<n>");
+	jobopts_release(&o);
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *pn[] = { "srun", "--propagate=NONE", NULL };
+	is_int(parse(&o, pn), 0, "--propagate=NONE");
+	jobopts_build_env(&o, env4);
+	is_int(o.desc.env.n, 1, "--propagate=NONE: no limit sent");
+	jobopts_release(&o);
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *pb[] = { "srun", "--propagate=CORE,nofile", NULL };
+	is_int(parse(&o, pb), 1, "--propagate with a bad name exits 1");
 	jobopts_release(&o);
 
 	jobopts_init(&o, JOBOPTS_SBATCH);
@@ -213,7 +272,8 @@ int main(void)
 	jobopts_init(&o, JOBOPTS_SBATCH);
 	o.export_spec = strdup("ALL,EDITOR=emacs,NEW=1");
 	jobopts_build_env(&o, env3);
-	ok(env_has(&o.desc.env, "EDITOR=vi"), "ALL: caller's value wins");
+	ok(env_has(&o.desc.env, "EDITOR=emacs"), "ALL: the explicit value wins, as in Slurm");
+	ok(!env_has(&o.desc.env, "EDITOR=vi"), "ALL: the caller's value is replaced");
 	ok(env_has(&o.desc.env, "NEW=1"), "ALL: new value added");
 	ok(env_has(&o.desc.env, "PATH=/bin"), "ALL keeps everything");
 	jobopts_release(&o);
@@ -236,6 +296,27 @@ int main(void)
 	is_int(jobopts_node_count("1k", &mn, &mx), 0, "k suffix");
 	is_int(mn, 1024, "1k");
 	is_int(jobopts_node_count("abc", &mn, &mx), -1, "bad node count");
+	is_int(jobopts_node_count("-4", &mn, &mx), 0, "-N -4 (no minimum)");
+	is_int(mn, 1, "-4: minimum 1, as Slurm");
+	is_int(mx, 4, "-4: maximum 4");
+	is_int(jobopts_node_count("0-2", &mn, &mx), 0, "-N 0-2");
+	is_int(mn, 0, "0-2 min");
+	is_int(mx, 2, "0-2 max");
+	is_int(jobopts_node_count("4-", &mn, &mx), -2, "-N 4-: no maximum");
+	is_int(jobopts_node_count("-", &mn, &mx), -2, "-N -");
+	{
+		jobopts_t n;
+		jobopts_init(&n, JOBOPTS_SBATCH);
+		const char *a[] = { "sbatch", "-N", "4-", NULL };
+		is_int(parse(&n, a), 255, "-N 4- exits 255");
+		jobopts_release(&n);
+		jobopts_init(&n, JOBOPTS_SBATCH);
+		const char *b[] = { "sbatch", "-N-3", NULL };
+		is_int(parse(&n, b), 0, "-N-3 glued");
+		is_int(n.desc.min_nodes, 1, "-N-3 min");
+		is_int(n.desc.max_nodes, 3, "-N-3 max");
+		jobopts_release(&n);
+	}
 	is_int(jobopts_signal_parse("USR1"), 10, "USR1");
 	is_int(jobopts_signal_parse("SIGKILL"), 9, "SIGKILL");
 	is_int(jobopts_signal_parse("15"), 15, "numeric");

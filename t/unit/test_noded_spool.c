@@ -68,6 +68,13 @@ int main(void)
 	ok(spool_request_write(dir, &m3) == 0 && spool_request_take(dir, &got) == 1 &&
 	   got.flags == SIGNAL_F_TIME_LIMIT && got.end_time == 1800000123 && got.signal == 0,
 	   "a time limit request carries the new end");
+	msg_signal_job_t m4 = { .job_id = 17, .flags = SIGNAL_F_NOTIFY,
+				.message = (char *)"hello\nthere=1 \xc3\xa9" };
+	ok(spool_request_write(dir, &m4) == 0 && spool_request_take(dir, &got) == 1 &&
+	   got.flags == SIGNAL_F_NOTIFY && got.message &&
+	   !strcmp(got.message, "hello\nthere=1 \xc3\xa9"),
+	   "a notify request carries its text, any byte");
+	free(got.message);
 
 	/* The node's lease: missing or 0 never expires; renewed just now
 	 * with a lease is current; renewed longer ago than the lease is not. */

@@ -407,8 +407,52 @@ static void test_topology_levels(void)
 	fixture_destroy(s);
 }
 
+/* The compat scenario (../shared/compat/slurm-22.05/README.md): 32
+ * nodes in leaves comp[001-016] and comp[017-032] under one spine, comp031
+ * down and comp032 drained, comp001 holding small jobs. Slurm 22.05 put
+ * pretrain (-N16 --exclusive) on comp[002-017] and then finetune (-N8
+ * --exclusive) on comp[018-025]. */
+static void test_topology_compat(void)
+{
+	static const int32_t parent[3] = { 2, 2, -1 };
+	static const uint32_t level[3] = { 0, 0, 1 };
+	sched_t *s = mk(32, 64);
+	for (uint32_t i = 0; i < 32; i++)
+		s->nodes[i].leaf = (int)(i / 16);
+	s->nswitches = 3;
+	s->sw_parent = parent;
+	s->sw_level = level;
+	s->nodes[30].usable = 0;          /* comp031 down */
+	s->nodes[31].usable = 0;          /* comp032 drained */
+	sched_alloc_t small = { 0 };
+	small.nnodes = 1;
+	small.nodes = xcalloc(1, sizeof(uint32_t));
+	small.cpus = xcalloc(1, sizeof(uint32_t));
+	small.mem = xcalloc(1, sizeof(uint64_t));
+	small.gpus = xcalloc(1, sizeof(uint64_t));
+	small.tasks = xcalloc(1, sizeof(uint32_t));
+	small.cpus[0] = 1;
+	small.tasks[0] = 1;
+	sched_alloc_commit(s, &small);     /* comp001: a 1-CPU job */
+	sched_job_t pre = job(4, 100, 16, 16, 60);
+	pre.exclusive = 1;
+	sched_decision_t *d = pass(s, &pre, 1);
+	ok(d[0].start && d[0].alloc.nnodes == 16 && d[0].alloc.nodes[0] == 1 &&
+	   d[0].alloc.nodes[15] == 16, "pretrain -N16: comp[002-017], as Slurm");
+	sched_job_t ft = job(5, 100, 8, 64, 60);
+	ft.exclusive = 1;
+	sched_decision_t *e = pass(s, &ft, 1);
+	ok(e[0].start && e[0].alloc.nnodes == 8 && e[0].alloc.nodes[0] == 17 &&
+	   e[0].alloc.nodes[7] == 24, "finetune -N8: comp[018-025], as Slurm");
+	free_dec(d, 1);
+	free_dec(e, 1);
+	sched_alloc_free(&small);
+	fixture_destroy(s);
+}
+
 int main(void)
 {
+	test_topology_compat();
 	test_easy();
 	test_resolution();
 	test_limits();

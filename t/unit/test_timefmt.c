@@ -121,7 +121,7 @@ int main(void)
 	limit_bad("abc");
 	limit_bad("1:2:3:4");
 	limit_bad("1h");
-	limit_bad("1-");
+	limit_ok("1-", 1440);                  /* Slurm reads "1-" as one day */
 	limit_bad("-2");
 	limit_bad(" 10");
 	limit_bad("10 ");
@@ -143,7 +143,14 @@ int main(void)
 	uint64_t mb = 5;
 	is_int(mem_parse_mb("", &mb), -1, "empty mem");
 	is_int(mem_parse_mb("1X", &mb), -1, "bad suffix");
-	is_int(mem_parse_mb("1GB", &mb), -1, "two-letter suffix");
+	mem_ok("1GB", 1024);
+	mem_ok("100Mb", 100);
+	mem_ok("5kB", 1);
+	mem_ok("2TB", 2097152);
+	is_int(mem_parse_mb("1GBB", &mb), -1, "two B");
+	is_int(mem_parse_mb("100B", &mb), -1, "B without a unit");
+	is_int(mem_parse_mb("1GiB", &mb), -1, "GiB");
+	is_int(mem_parse_mb("1Gx", &mb), -1, "junk after the unit");
 	is_int(mem_parse_mb("-1", &mb), -1, "negative");
 	is_int(mem_parse_mb("1.5G", &mb), -1, "fraction");
 	is_int(mem_parse_mb("G", &mb), -1, "no number");
