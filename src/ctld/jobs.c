@@ -950,7 +950,7 @@ int job_cancel(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uint32_t u
 	}
 	if (sig && sig != SIGKILL) {
 		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH :
-				 (flags & CANCEL_F_FULL) ? SIGNAL_F_FULL : 0, 0);
+				 (flags & CANCEL_F_FULL) ? 0 : SIGNAL_F_STEPS, 0);
 		return 0;
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);

@@ -506,10 +506,10 @@ typedef struct msg_launch_job {
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
 #define SIGNAL_F_BATCH    0x2u   /* only the batch shell */
 #define SIGNAL_F_TIME_LIMIT 0x4u /* no signal: the job's limit is now end_time */
-/* A plain signal (no flag) reaches the job's steps, not the batch shell,
- * as Slurm's scancel --signal; SIGNAL_F_BATCH the batch shell alone;
- * SIGNAL_F_FULL both (scancel -f). */
-#define SIGNAL_F_FULL     0x10u
+/* Only the job's steps, not the batch shell: scancel --signal without
+ * -b/-f, as Slurm. No flag: the batch shell and every step (scancel -f,
+ * suspend/resume); SIGNAL_F_BATCH: the batch shell alone (-b). */
+#define SIGNAL_F_STEPS    0x10u
 #define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
 				  * (scontrol notify) */
 typedef struct msg_signal_job {

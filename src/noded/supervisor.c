@@ -839,14 +839,14 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 	struct sig_scan *ss = arg;
 	if (!r || r->job_id != ss->m->job_id || r->done || !spool_rec_alive(r))
 		return;
-	/* Which supervisors a plain signal reaches: the steps' (no flag),
-	 * the batch shell's (SIGNAL_F_BATCH) or all (-f, and the kill). */
+	/* Which supervisors a signal reaches: the batch shell's alone
+	 * (SIGNAL_F_BATCH), the steps' alone (SIGNAL_F_STEPS), else all. */
 	uint32_t fl = ss->m->flags;
 	int batch = r->step_id == NODED_BATCH_STEP;
 	if (ss->steps_only && batch)
 		return;
-	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_FULL | SIGNAL_F_TIME_LIMIT)) &&
-	    batch != !!(fl & SIGNAL_F_BATCH))
+	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_TIME_LIMIT)) &&
+	    (((fl & SIGNAL_F_BATCH) && !batch) || ((fl & SIGNAL_F_STEPS) && batch)))
 		return;
 	if (spool_request_write(dir, ss->m) < 0) {
 		error("job %u: cannot queue the signal request in %s: %m", r->job_id, dir);
