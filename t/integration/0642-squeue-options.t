@@ -13,7 +13,7 @@ test_expect_success 'cluster starts; three held jobs' '
 '
 
 test_expect_success 'squeue -i N: a date line, the header, the rows and a blank line each time' '
-	timeout 3 squeue -i 1 -n aa >out ;
+	timeout 6 squeue -i 1 -n aa >out ;
 	sed -n 1p out | grep -Eq "^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [0-9]{2} [0-9:]{8} [0-9]{4}\$" &&
 	sed -n 2p out | grep -q "^ *JOBID PARTITION" &&
 	sed -n 3p out | grep -q " aa " &&
