@@ -39,6 +39,7 @@
 #include "cgroup.h"
 #include "log.h"
 #include "strbuf.h"
+#include "fileio.h"
 #include "xalloc.h"
 
 #define CG_MAX_CTRL 8
@@ -76,29 +77,6 @@ static int wfile(const char *path, const char *s, int append)
 		return -1;
 	}
 	return 0;
-}
-
-/* Whole file (at most max bytes) or NULL. */
-static char *rfile(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *b = xmalloc(max + 1);
-	size_t len = 0;
-	for (;;) {
-		ssize_t r = read(fd, b + len, max - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-		if (len == max)
-			break;
-	}
-	close(fd);
-	b[len] = 0;
-	return b;
 }
 
 static int is_dir(const char *p)
@@ -303,9 +281,9 @@ static void cpuset_inherit(const char *dir)
 	static const char *const f[] = { "cpuset.cpus", "cpuset.mems" };
 	for (int i = 0; i < 2; i++) {
 		char *pp = xasprintf("%s/%s", par, f[i]), *cp = xasprintf("%s/%s", dir, f[i]);
-		char *mine = rfile(cp, 64);
+		char *mine = file_read_small(cp, 64);
 		if (!mine || !*mine || *mine == '\n') {
-			char *v = rfile(pp, 16384);
+			char *v = file_read_small(pp, 16384);
 			if (v && *v && *v != '\n')
 				wfile(cp, v, 0);
 			free(v);
@@ -321,10 +299,10 @@ static void cpuset_inherit(const char *dir)
 static void v2_enable(const char *dir)
 {
 	char *p = xasprintf("%s/cgroup.controllers", dir);
-	char *have = rfile(p, 4096);
+	char *have = file_read_small(p, 4096);
 	free(p);
 	p = xasprintf("%s/cgroup.subtree_control", dir);
-	char *on = rfile(p, 4096);
+	char *on = file_read_small(p, 4096);
 	static const char *const want[] = { "cpuset", "memory", "pids", "cpu" };
 	for (int i = 0; i < 4; i++) {
 		if (!have || !strstr(have, want[i]) || (on && strstr(on, want[i])))
@@ -570,7 +548,7 @@ static void set_limits(cgroup_t *cg, const char *ctrl, const char *dir, uint32_t
 		char *pp = xstrdup(dir);
 		*strrchr(pp, '/') = 0;
 		char *pf = xasprintf("%s/%s", pp, v1 ? "cpuset.cpus" : "cpuset.cpus.effective");
-		char *par = rfile(pf, 16384);
+		char *par = file_read_small(pf, 16384);
 		uint64_t a[CPU_WORDS], b[CPU_WORDS];
 		if (cpus && par && *par && list_parse(cpus, a) == 0 && list_parse(par, b) == 0) {
 			int any = 0;
@@ -712,7 +690,7 @@ typedef struct pidv {
 static void collect(const char *dir, pidv_t *out, int depth)
 {
 	char *p = xasprintf("%s/cgroup.procs", dir);
-	char *t = rfile(p, 1 << 20);
+	char *t = file_read_small(p, 1 << 20);
 	free(p);
 	for (char *s = t; s && *s; ) {
 		char *end;
@@ -783,7 +761,7 @@ static void freeze(const cgroup_t *cg, const char *dir, int on)
 		/* FREEZING until every task stopped (bounded: a task in an
 		 * uninterruptible sleep may keep it there) */
 		for (int i = 0; i < 200; i++) {
-			char *s = rfile(p, 32);
+			char *s = file_read_small(p, 32);
 			int done = s && !strncmp(s, "FROZEN", 6);
 			free(s);
 			if (done)
@@ -845,7 +823,7 @@ uint64_t cgroup_oom_kills(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32
 	if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, step) < 0)
 		return 0;
 	strcat(buf, cg->version == CG_V1 ? "/memory.oom_control" : "/memory.events");
-	char *t = rfile(buf, 4096);
+	char *t = file_read_small(buf, 4096);
 	uint64_t n = cgroup_keyed(t, "oom_kill");
 	free(t);
 	return n;
@@ -866,7 +844,7 @@ int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		if (cg->has_cpuacct &&
 		    path_into(buf, sizeof(buf) - 32, cg, "cpuacct", uid, job, step) == 0) {
 			strcat(buf, "/cpuacct.stat");
-			char *t = rfile(buf, 4096);
+			char *t = file_read_small(buf, 4096);
 			long hz = sysconf(_SC_CLK_TCK);
 			if (t && hz > 0) {
 				*user_us = cgroup_keyed(t, "user") * 1000000 / (uint64_t)hz;
@@ -877,7 +855,7 @@ int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		}
 		if (cg->has_memory && path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, step) == 0) {
 			strcat(buf, "/memory.max_usage_in_bytes");
-			char *t = rfile(buf, 64);
+			char *t = file_read_small(buf, 64);
 			if (t && *t) {
 				*peak_kb = strtoull(t, NULL, 10) >> 10;
 				got = 1;
@@ -890,7 +868,7 @@ int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		return -1;
 	size_t bl = strlen(buf);
 	strcat(buf, "/cpu.stat");
-	char *t = rfile(buf, 4096);
+	char *t = file_read_small(buf, 4096);
 	if (t) {
 		*user_us = cgroup_keyed(t, "user_usec");
 		*sys_us = cgroup_keyed(t, "system_usec");
@@ -899,7 +877,7 @@ int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 	free(t);
 	buf[bl] = 0;
 	strcat(buf, "/memory.peak");
-	t = rfile(buf, 64);
+	t = file_read_small(buf, 64);
 	if (t && *t) {
 		*peak_kb = strtoull(t, NULL, 10) >> 10;
 		got = 1;
@@ -924,7 +902,7 @@ int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t 
 	if (path_into(buf, sizeof(buf) - 32, cg, v1 ? "cpuacct" : NULL, uid, job, CG_STEP_ALL) < 0)
 		return -1;
 	strcat(buf, v1 ? "/cpuacct.usage" : "/cpu.stat");
-	char *t = rfile(buf, 4096);
+	char *t = file_read_small(buf, 4096);
 	if (!t)
 		return -1;
 	*cpu_us = v1 ? strtoull(t, NULL, 10) / 1000 : cgroup_keyed(t, "usage_usec");
@@ -932,7 +910,7 @@ int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t 
 	if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, CG_STEP_ALL) < 0)
 		return -1;
 	strcat(buf, v1 ? "/memory.usage_in_bytes" : "/memory.current");
-	char *m = rfile(buf, 64);
+	char *m = file_read_small(buf, 64);
 	int ok = m && *m;
 	if (ok)
 		*mem_bytes = strtoull(m, NULL, 10);

@@ -45,6 +45,7 @@
 #include "noded.h"
 #include "nvml.h"
 #include "states.h"
+#include "fileio.h"
 #include "xalloc.h"
 
 #define PROGRAM_TIMEOUT_S 60
@@ -223,26 +224,6 @@ static void fmt_size(char *buf, size_t len, uint64_t b)
 		snprintf(buf, len, "%" PRIu64, b);
 	else
 		snprintf(buf, len, "%.1f%c", v, u[i]);
-}
-
-static char *slurp(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *buf = xmalloc(max + 1);
-	size_t len = 0;
-	while (len < max) {
-		ssize_t r = read(fd, buf + len, max - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
 }
 
 /* ---- gpu ---- */
@@ -448,7 +429,7 @@ static void check_fs(health_t *h, const hc_check_t *c, strbuf_t *out)
 static void check_memory(health_t *h, const hc_check_t *c, strbuf_t *out)
 {
 	char *path = xasprintf("%s/meminfo", h->proc);
-	char *t = slurp(path, 1 << 14);
+	char *t = file_read_small(path, 1 << 14);
 	free(path);
 	if (!t) {
 		fail(out, HC_MEMORY, "cannot read %s/meminfo", h->proc);

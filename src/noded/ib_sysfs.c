@@ -13,28 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "xalloc.h"
-
-/* Read a small file whole (at most max bytes); NULL when absent. */
-static char *slurp(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *buf = xmalloc(max + 1);
-	size_t len = 0;
-	while (len < max) {
-		ssize_t r = read(fd, buf + len, max - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-}
 
 const char *const ib_error_names[IB_NERRORS] = {
 	"symbol_error", "port_rcv_errors", "port_rcv_remote_physical_errors",
@@ -48,7 +28,7 @@ static int64_t read_counter(const char *dir, const char *name)
 {
 	char path[1024];
 	snprintf(path, sizeof(path), "%s/counters/%s", dir, name);
-	char *t = slurp(path, 64);
+	char *t = file_read_small(path, 64);
 	if (!t)
 		return -1;
 	char *end;
@@ -64,7 +44,7 @@ static int read_state(const char *dir, const char *name)
 {
 	char path[1024];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	char *t = slurp(path, 64);
+	char *t = file_read_small(path, 64);
 	if (!t)
 		return -1;
 	int v = isdigit((unsigned char)t[0]) ? atoi(t) : -1;
@@ -95,11 +75,11 @@ static void ib_port_read(const char *dir, ib_port_t *p)
 	p->phys_state = read_state(dir, "phys_state");
 	char path[1024];
 	snprintf(path, sizeof(path), "%s/rate", dir);
-	char *t = slurp(path, 128);
+	char *t = file_read_small(path, 128);
 	p->rate_bps = t ? ib_rate_parse(t) : -1;
 	free(t);
 	snprintf(path, sizeof(path), "%s/link_layer", dir);
-	t = slurp(path, 64);
+	t = file_read_small(path, 64);
 	if (t)
 		t[strcspn(t, "\n")] = '\0';
 	p->link_layer = t ? t : xstrdup("InfiniBand");

@@ -45,6 +45,7 @@
 #include "metrics.h"
 #include "noded.h"
 #include "nvml.h"
+#include "fileio.h"
 #include "xalloc.h"
 
 /* ---- job metadata in the spool ---- */
@@ -97,27 +98,6 @@ int metrics_job_meta_write(const char *dir, const strv_t *env, uint32_t uid, int
 	free(path);
 	strbuf_release(&sb);
 	return rc;
-}
-
-/* Read a small file whole (at most max bytes); NULL when absent. */
-static char *slurp(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *buf = xmalloc(max + 1);
-	size_t len = 0;
-	while (len < max) {
-		ssize_t r = read(fd, buf + len, max - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
 }
 
 /* One job as seen on this node (its batch supervisor and steps). */
@@ -184,7 +164,7 @@ static const char *meta_field(const char *text, const char *key, size_t *len)
 static void job_add_meta(mjob_t *j, const char *dir)
 {
 	char *path = xasprintf("%s/meta", dir);
-	char *text = slurp(path, 4096);
+	char *text = file_read_small(path, 4096);
 	free(path);
 	if (!text)
 		return;
@@ -203,7 +183,7 @@ static void job_add_meta(mjob_t *j, const char *dir)
 	}
 	free(text);
 	path = xasprintf("%s/tasks", dir);
-	text = slurp(path, 1 << 16);
+	text = file_read_small(path, 1 << 16);
 	free(path);
 	for (const char *p = text; p && *p; ) {
 		long sid = strtol(p, NULL, 10);
@@ -363,7 +343,7 @@ static void job_walk(const char *proc, mjob_t *j)
 				continue;
 			char cp[800];
 			snprintf(cp, sizeof(cp), "%s/%s/children", path, t->d_name);
-			char *kids = slurp(cp, 1 << 16);
+			char *kids = file_read_small(cp, 1 << 16);
 			for (char *k = kids; k && *k; ) {
 				char *end;
 				long c = strtol(k, &end, 10);
@@ -415,12 +395,12 @@ static void cgroup_collect(const noded_t *nd, const char *root, mjob_t *j)
 	}
 	char path[512];
 	snprintf(path, sizeof(path), "%s/system.slice/slurmstepd.scope/job_%u/cpu.stat", root, j->job_id);
-	char *cpu = slurp(path, 4096);
+	char *cpu = file_read_small(path, 4096);
 	if (!cpu)
 		return;
 	snprintf(path, sizeof(path), "%s/system.slice/slurmstepd.scope/job_%u/memory.current", root,
 		 j->job_id);
-	char *mem = slurp(path, 64);
+	char *mem = file_read_small(path, 64);
 	size_t len;
 	const char *u = NULL;
 	for (const char *p = cpu; p && *p && !u; ) {
