@@ -262,22 +262,7 @@ int cmd_salloc(int argc, char **argv)
 	}
 
 	job_desc_t *d = &o.desc;
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof(cwd)))
-		snprintf(cwd, sizeof(cwd), "/");
-	if (d->work_dir && d->work_dir[0] != '/') {
-		char *wd = xasprintf("%s/%s", cwd, d->work_dir);
-		free(d->work_dir);
-		d->work_dir = wd;
-	} else if (!d->work_dir) {
-		d->work_dir = xstrdup(cwd);
-	}
-	if (!d->name) {
-		const char *b = strrchr(cmd[0], '/');
-		d->name = xstrdup(b ? b + 1 : cmd[0]);
-	}
-	d->alloc_node = cmd_short_hostname();
-	d->alloc_sid = (uint32_t)getsid(0);
+	srun_desc_defaults(d, cmd[0]);
 	d->flags |= JOB_F_INTERACTIVE;
 	for (int k = 0; k < ncmd; k++)
 		strv_push(&d->argv, cmd[k]);

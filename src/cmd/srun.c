@@ -137,6 +137,26 @@ void srun_cancel_job(uint32_t job_id)
 		proto_msg_destroy(MSG_CANCEL_REPLY, reply);
 }
 
+void srun_desc_defaults(job_desc_t *d, const char *cmd0)
+{
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/");
+	if (d->work_dir && d->work_dir[0] != '/') {
+		char *w = xasprintf("%s/%s", cwd, d->work_dir);
+		free(d->work_dir);
+		d->work_dir = w;
+	} else if (!d->work_dir) {
+		d->work_dir = xstrdup(cwd);
+	}
+	if (!d->name) {
+		const char *b = strrchr(cmd0, '/');
+		d->name = xstrdup(b ? b + 1 : cmd0);
+	}
+	d->alloc_node = cmd_short_hostname();
+	d->alloc_sid = (uint32_t)getsid(0);
+}
+
 int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc)
 {
 	void *reply = NULL;
@@ -303,22 +323,7 @@ int cmd_srun(int argc, char **argv)
 		standalone = 0;
 	}
 
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof(cwd)))
-		snprintf(cwd, sizeof(cwd), "/");
-	if (d->work_dir && d->work_dir[0] != '/') {
-		char *w = xasprintf("%s/%s", cwd, d->work_dir);
-		free(d->work_dir);
-		d->work_dir = w;
-	} else if (!d->work_dir) {
-		d->work_dir = xstrdup(cwd);
-	}
-	if (!d->name) {
-		const char *b = strrchr(cmd[0], '/');
-		d->name = xstrdup(b ? b + 1 : cmd[0]);
-	}
-	d->alloc_node = cmd_short_hostname();
-	d->alloc_sid = (uint32_t)getsid(0);
+	srun_desc_defaults(d, cmd[0]);
 
 	srun_setup_signals();
 	if (standalone) {

@@ -50,6 +50,9 @@ void srun_setup_signals(void);
 /* Submit o->desc as an interactive allocation and wait for it to start,
  * with Slurm's messages (salloc: also "Pending job allocation N"); a
  * signal while waiting cancels it. 0, or an exit status after the error. */
+/* A job description's defaults from the caller: the work dir (absolute),
+ * the name (the command's base name), the submit host and session. */
+void srun_desc_defaults(job_desc_t *d, const char *cmd0);
 int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc);
 void srun_cancel_job(uint32_t job_id);
 
