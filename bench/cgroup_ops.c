@@ -10,13 +10,15 @@
  * $SLUICE_CGROUP_ROOT or /sys/fs/cgroup (CgroupPlugin=autodetect), in a
  * subtree of its own that it removes. Prints key=value lines: the mean and
  * median microseconds per job of the plain launch, of the launch in a
- * cgroup, and of the difference.
- *   make bench-cgroup [ROUNDS=200]
+ * cgroup, and of the difference, in wall time and in CPU (this process and
+ * the job's, user + system).
+ *   make bench-cgroup [ROUNDS=200] [TRACK_ONLY=1] [CORES=0-1]
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +30,16 @@ static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
+}
+
+/* CPU of this process and its reaped children so far (us). */
+static double cpu_us(void)
+{
+	struct rusage a, b;
+	getrusage(RUSAGE_SELF, &a);
+	getrusage(RUSAGE_CHILDREN, &b);
+	return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) * 1e6 +
+	       (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec + b.ru_stime.tv_usec);
 }
 
 static uint64_t now_ns(void)
@@ -95,6 +107,10 @@ int main(void)
 		.allowed_ram_pct = 100, .max_ram_pct = 100, .max_swap_pct = 100, .min_ram_mb = 30,
 		.threads_per_core = 1,
 	};
+	/* TRACK_ONLY=1: proctrack/cgroup alone (the freezer, no constraint) */
+	const char *to = getenv("TRACK_ONLY");
+	if (to && atoi(to) > 0)
+		s.constrain_cores = s.constrain_ram = s.constrain_swap = s.constrain_devices = 0;
 	const char *root = getenv("SLUICE_CGROUP_ROOT");
 	s.root = root && *root ? root : "/sys/fs/cgroup";
 	char *why = NULL;
@@ -105,10 +121,14 @@ int main(void)
 	}
 	uint64_t *plain = calloc((size_t)rounds, sizeof(uint64_t));
 	uint64_t *in = calloc((size_t)rounds, sizeof(uint64_t));
-	double sp = 0, si = 0;
+	double sp = 0, si = 0, cp = 0, ci = 0;
 	for (int i = 0; i < rounds; i++) {
+		double c0 = cpu_us();
 		plain[i] = one(NULL, 0);
+		double c1 = cpu_us();
 		in[i] = one(cg, 1000000 + (uint32_t)i);
+		cp += c1 - c0;
+		ci += cpu_us() - c1;
 		sp += (double)plain[i];
 		si += (double)in[i];
 	}
@@ -121,6 +141,8 @@ int main(void)
 	       (double)in[rounds / 2] / 1000);
 	printf("cgroup_extra_us_mean=%.0f\ncgroup_extra_us_median=%.0f\n", (si - sp) / rounds / 1000,
 	       ((double)in[rounds / 2] - (double)plain[rounds / 2]) / 1000);
+	printf("plain_launch_cpu_us=%.0f\ncgroup_launch_cpu_us=%.0f\ncgroup_extra_cpu_us=%.0f\n",
+	       cp / rounds, ci / rounds, (ci - cp) / rounds);
 	printf("phase_create_us=%.0f\nphase_run_us=%.0f\nphase_kill_us=%.0f\nphase_read_us=%.0f\n"
 	       "phase_remove_us=%.0f\n", ph_create / rounds / 1000, ph_run / rounds / 1000,
 	       ph_kill / rounds / 1000, ph_read / rounds / 1000, ph_remove / rounds / 1000);

@@ -5,8 +5,9 @@
 #
 # A cluster of 2 node daemons, JOBS held jobs (default 100,000, 8 parallel
 # sbatch loops), then the median of RUNS runs (one process per command,
-# output discarded) of: `squeue` (default format), `squeue -t all`,
-# `squeue -h -o %all` (every field), `squeue -j ID` and `squeue --json`.
+# output discarded; the two builds in turns) of: `squeue` (default format),
+# `squeue -t all`, `squeue -h -o %all` (every field), `squeue -j ID` and
+# `squeue --json`.
 #
 # Usage: [OLD_BUILD=dir] [JOBS=N] bench/squeue_large.sh [RUNS]   (key=value
 # lines on stdout). Builds nothing: run `make` first. Every wait is bounded.
@@ -19,16 +20,6 @@ NEW=${SLUICE_BUILD:-$here/../build}
 export PATH="$NEW/bin:$PATH"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-time_ms() { # time_ms CMD...: median wall ms of RUNS runs after one warm-up
-	local i t0 t1
-	"$@" >/dev/null 2>&1
-	for ((i = 0; i < RUNS; i++)); do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s%N)
-		echo "scale=1; ($t1 - $t0) / 1000000" | bc
-	done | median
-}
 
 trap 'cluster_stop >/dev/null 2>&1' EXIT
 cluster_write_conf 2 "MaxJobCount=1000000" || exit 1
@@ -47,17 +38,27 @@ echo "jobs_pending=$(squeue -h -t PD -o %i | wc -l)"
 echo "fill_s=$(( $(date +%s) - t0 ))"
 id=$(squeue -h -o %i | tail -1)
 
-for which in new old; do
-	b=$NEW
-	if [ $which = old ]; then
-		[ -n "${OLD_BUILD:-}" ] || break
-		b=$OLD_BUILD
-	fi
-	sq=$b/bin/squeue
-	echo "${which}_squeue_ms=$(time_ms "$sq")"
-	echo "${which}_squeue_t_all_ms=$(time_ms "$sq" -t all)"
-	echo "${which}_squeue_o_all_ms=$(time_ms "$sq" -h -o %all)"
-	echo "${which}_squeue_j_ms=$(time_ms "$sq" -j "$id")"
-	echo "${which}_squeue_json_ms=$(time_ms "$sq" --json)"
-	echo "${which}_squeue_bytes=$("$sq" | wc -c)"
-done
+# Old and new run in turns, so a load change on the machine hits both.
+sq_new=$NEW/bin/squeue
+sq_old=${OLD_BUILD:+$OLD_BUILD/bin/squeue}
+cmp_ms() { # cmp_ms NAME ARGS...: median ms of each build's runs, in turns
+	local name=$1 i t0 t1 b
+	shift
+	for b in $sq_new $sq_old; do "$b" "$@" >/dev/null 2>&1; done
+	for ((i = 0; i < RUNS; i++)); do
+		for b in $sq_new $sq_old; do
+			t0=$(date +%s%N)
+			"$b" "$@" >/dev/null 2>&1
+			t1=$(date +%s%N)
+			echo "$b $(( (t1 - t0) / 100000 ))"
+		done
+	done >times.$name
+	echo "new_${name}_ms=$(awk -v b="$sq_new" '$1 == b { print $2 / 10 }' times.$name | median)"
+	[ -z "$sq_old" ] ||
+		echo "old_${name}_ms=$(awk -v b="$sq_old" '$1 == b { print $2 / 10 }' times.$name | median)"
+}
+cmp_ms squeue
+cmp_ms squeue_t_all -t all
+cmp_ms squeue_o_all -h -o %all
+cmp_ms squeue_j -j "$id"
+cmp_ms squeue_json --json

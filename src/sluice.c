@@ -18,6 +18,8 @@ struct command {
 static const struct command commands[] = {
 	{ "sbatch", cmd_sbatch, 1, "submit a batch script" },
 	{ "srun", cmd_srun, 1, "run a parallel job or job step" },
+	{ "salloc", cmd_salloc, 1, "get a job allocation and run a command in it" },
+	{ "sbcast", cmd_sbcast, 1, "copy a file to the nodes of a job" },
 	{ "squeue", cmd_squeue, 1, "view the job queue" },
 	{ "sinfo", cmd_sinfo, 1, "view nodes and partitions" },
 	{ "scontrol", cmd_scontrol, 1, "view and modify state" },

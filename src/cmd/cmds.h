@@ -7,6 +7,8 @@
 
 int cmd_sbatch(int argc, char **argv);
 int cmd_srun(int argc, char **argv);
+int cmd_salloc(int argc, char **argv);
+int cmd_sbcast(int argc, char **argv);
 int cmd_squeue(int argc, char **argv);
 int cmd_sinfo(int argc, char **argv);
 int cmd_scontrol(int argc, char **argv);

@@ -56,7 +56,7 @@ static const struct optdef optdefs[] = {
 	{ "comment", required_argument, ID_COMMENT, O_BOTH },
 	{ "constraint", required_argument, 'C', O_BOTH },
 	{ "contiguous", no_argument, ID_CONTIGUOUS, O_BOTH },
-	{ "cpu-bind", required_argument, ID_CPU_BIND, O_SR },
+	{ "cpu-bind", required_argument, SRUN_ID_CPU_BIND, O_SR },
 	{ "cpus-per-gpu", required_argument, ID_CPUS_PER_GPU, O_BOTH },
 	{ "cpus-per-task", required_argument, 'c', O_BOTH },
 	{ "dependency", required_argument, 'd', O_BOTH },
@@ -112,6 +112,15 @@ static const struct optdef optdefs[] = {
 	{ "wait", no_argument, 'W', O_SB },
 	{ "wckey", required_argument, ID_WCKEY, O_BOTH },
 	{ "wrap", required_argument, ID_WRAP, O_SB },
+	/* srun only: srun_opts.c */
+	{ "wait", required_argument, 'W', O_SR },
+	{ "multi-prog", no_argument, SRUN_ID_MULTI_PROG, O_SR },
+	{ "overlap", no_argument, SRUN_ID_OVERLAP, O_SR },
+	{ "exact", no_argument, SRUN_ID_EXACT, O_SR },
+	{ "mem-bind", required_argument, SRUN_ID_MEM_BIND, O_SR },
+	{ "task-prolog", required_argument, SRUN_ID_TASK_PROLOG, O_SR },
+	{ "task-epilog", required_argument, SRUN_ID_TASK_EPILOG, O_SR },
+	{ "quit-on-interrupt", no_argument, SRUN_ID_QUIT_ON_INTERRUPT, O_SR },
 };
 
 /* getopt tables per command, built once. */
@@ -158,6 +167,7 @@ void jobopts_init(jobopts_t *o, enum jobopts_cmd cmd)
 	o->prog = cmd == JOBOPTS_SBATCH ? "sbatch" : "srun";
 	o->desc.time_limit = TIME_NO_VAL;
 	o->desc.nice = 0;
+	o->sr.kill_bad_exit = o->sr.wait_secs = -1;
 }
 
 void jobopts_release(jobopts_t *o)
@@ -170,6 +180,7 @@ void jobopts_release(jobopts_t *o)
 	xfree(o->mpi);
 	xfree(o->propagate);
 	strv_free(&o->shown);
+	srun_opts_release(o);
 }
 
 static void set_str(char **dst, const char *v)
@@ -513,8 +524,8 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 		d->get_user_env = GUE_ON | (uint32_t)t | (end && *end == 'S' ? GUE_SHORT : 0u);
 		break;
 	}
-	case ID_CPU_BIND: case 'm': case ID_MAIL_TYPE: case ID_MAIL_USER:
-	case ID_WCKEY: case ID_PRIORITY: case 'K':
+	case 'm': case ID_MAIL_TYPE: case ID_MAIL_USER:
+	case ID_WCKEY: case ID_PRIORITY:
 		/* accepted for compatibility; Sluice does not act on them */
 		break;
 	case 'c':
@@ -733,9 +744,15 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 	case ID_USAGE: o->usage = 1; break;
 	case 'v': o->verbose++; break;
 	case 'V': o->version = 1; break;
-	case 'W': o->wait = 1; break;
+	case 'W':
+		if (o->cmd == JOBOPTS_SRUN)
+			return srun_opt_apply(o, id, arg);
+		o->wait = 1;
+		break;
 	case ID_WRAP: set_str(&o->wrap, arg); break;
 	default:
+		if (o->cmd == JOBOPTS_SRUN)
+			return srun_opt_apply(o, id, arg);   /* srun_opts.c */
 		return 255;
 	}
 	return 0;
@@ -878,6 +895,17 @@ static const struct envdef envdefs[] = {
 	{ "SLURM_PARTITION", 'p', O_SR }, { "SLURM_QOS", 'q', O_SR },
 	{ "SLURM_TIMELIMIT", 't', O_SR }, { "SLURM_UNBUFFEREDIO", 'u', O_SR },
 	{ "SLURM_WORKING_DIR", 'D', O_SR }, { "SLURM_EXCLUSIVE", ID_EXCLUSIVE, O_SR },
+	/* srun only: srun_opts.c */
+	{ "SLURM_KILL_BAD_EXIT", 'K', O_SR }, { "SLURM_WAIT", 'W', O_SR },
+	{ "SLURM_STDOUTMODE", 'o', O_SR }, { "SLURM_STDERRMODE", 'e', O_SR },
+	{ "SLURM_STDINMODE", 'i', O_SR }, { "SLURM_OVERLAP", SRUN_ID_OVERLAP, O_SR },
+	{ "SLURM_EXACT", SRUN_ID_EXACT, O_SR }, { "SLURM_CPU_BIND", SRUN_ID_CPU_BIND, O_SR },
+	{ "SLURM_MEM_BIND", SRUN_ID_MEM_BIND, O_SR },
+	{ "SLURM_TASK_PROLOG", SRUN_ID_TASK_PROLOG, O_SR },
+	{ "SLURM_TASK_EPILOG", SRUN_ID_TASK_EPILOG, O_SR },
+	{ "SLURM_SIGNAL", ID_SIGNAL, O_SR }, { "SLURM_OPEN_MODE", ID_OPEN_MODE, O_SR },
+	{ "SLURM_DISTRIBUTION", 'm', O_SR }, { "SLURM_MPI_TYPE", ID_MPI, O_SR },
+	{ "SLURM_DEBUG", 'v', O_SR }, { "SRUN_EXPORT_ENV", SRUN_ID_SRUN_EXPORT, O_SR },
 };
 
 /* Slurm's rule for flag variables: empty, "yes" or a non-zero number. */
@@ -909,7 +937,8 @@ int jobopts_parse_env(jobopts_t *o, char *const *env)
 {
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		if (!eq || (strncmp(*e, "SBATCH_", 7) && strncmp(*e, "SLURM_", 6)))
+		if (!eq || (strncmp(*e, "SBATCH_", 7) && strncmp(*e, "SLURM_", 6) &&
+			    strncmp(*e, "SRUN_", 5)))
 			continue;
 		size_t klen = (size_t)(eq - *e);
 		for (size_t i = 0; i < ARRAY_SIZE(envdefs); i++) {

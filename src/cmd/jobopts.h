@@ -42,7 +42,29 @@ typedef struct jobopts {
 	int argi;                /* after jobopts_parse_argv: first operand */
 	strv_t shown;            /* "name\tvalue" of each option set, any
 				  * source, for the -v listing */
+
+	/* srun only (parsed by srun_opt_apply, src/cmd/srun_opts.c) */
+	struct srun_opts {
+		int kill_bad_exit;   /* -K: -1 unset (KillOnBadExit), 0, 1 */
+		int wait_secs;       /* -W N: -1 unset */
+		int multi_prog, overlap, exact, quit_on_interrupt;
+		char *cpu_bind, *mem_bind, *task_prolog, *task_epilog;
+		char *signal;
+		int sbcast;          /* the step is sbcast's copy (sbcast.c) */
+	} sr;
 } jobopts_t;
+
+/* Option ids of srun's own options (above jobopts.c's). */
+enum srun_opt_id {
+	SRUN_ID_MULTI_PROG = 512, SRUN_ID_OVERLAP, SRUN_ID_EXACT, SRUN_ID_MEM_BIND,
+	SRUN_ID_TASK_PROLOG, SRUN_ID_TASK_EPILOG, SRUN_ID_QUIT_ON_INTERRUPT,
+	SRUN_ID_SRUN_EXPORT, SRUN_ID_CPU_BIND,
+};
+
+/* srun_opts.c: apply one of srun's own options (-K, -W, --multi-prog,
+ * the ids above, --cpu-bind, --signal); 0 or an exit status. */
+int srun_opt_apply(jobopts_t *o, int id, const char *arg);
+void srun_opts_release(jobopts_t *o);
 
 void jobopts_init(jobopts_t *o, enum jobopts_cmd cmd);
 void jobopts_release(jobopts_t *o);

@@ -355,8 +355,20 @@ static const char *job_oversubscribe_str(const job_info_t *j)
 	return (j->flags & JOB_F_EXCLUSIVE_USER) ? "USER" : "OK";
 }
 
+/* A held job's description replaces its reason, as Slurm prints it
+ * ("launch failed requeued held"); others add their detail to it. */
+static int desc_replaces(const job_info_t *j)
+{
+	return (j->state_reason == WAIT_HELD_USER || j->state_reason == WAIT_HELD) &&
+	       j->state_desc && *j->state_desc;
+}
+
 static void reason_text(strbuf_t *sb, const job_info_t *j)
 {
+	if (desc_replaces(j)) {
+		strbuf_addstr(sb, j->state_desc);
+		return;
+	}
 	strbuf_addstr(sb, job_reason_string(j->state_reason));
 	if (j->state_desc && *j->state_desc) {
 		strbuf_addstr(sb, ", ");
@@ -500,8 +512,10 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 			/* Built by hand: this runs for every pending row. */
 			strbuf_t t = { buf, 0, sizeof(buf) };
 			cat_bounded(&t, "(");
-			cat_bounded(&t, job_reason_string(j->state_reason));
-			if (j->state_desc && *j->state_desc) {
+			cat_bounded(&t, desc_replaces(j) ? "" : job_reason_string(j->state_reason));
+			if (desc_replaces(j)) {
+				cat_bounded(&t, j->state_desc);
+			} else if (j->state_desc && *j->state_desc) {
 				cat_bounded(&t, ", ");
 				cat_bounded(&t, j->state_desc);
 			}

@@ -114,18 +114,47 @@ static void jw_bool(struct jw *w, const char *key, int v)
 	strbuf_addstr(w->sb, v ? "true" : "false");
 }
 
-static const node_info_t *node_by_name(const msg_node_info_t *ni, const char *name)
+/* Nodes by name: sorted once, then a binary search per allocated node. */
+struct node_index {
+	const node_info_t **v;
+	size_t n;
+};
+
+static int cmp_node(const void *a, const void *b)
 {
+	return strcmp((*(const node_info_t *const *)a)->name, (*(const node_info_t *const *)b)->name);
+}
+
+static void node_index_build(struct node_index *ix, const msg_node_info_t *ni)
+{
+	ix->n = 0;
+	ix->v = xmalloc(((ni ? ni->nnodes : 0) + 1) * sizeof(*ix->v));
 	for (uint32_t i = 0; ni && i < ni->nnodes; i++)
-		if (ni->nodes[i].name && !strcmp(ni->nodes[i].name, name))
-			return &ni->nodes[i];
+		if (ni->nodes[i].name)
+			ix->v[ix->n++] = &ni->nodes[i];
+	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_node);
+}
+
+static const node_info_t *node_by_name(const struct node_index *ix, const char *name)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix->v[mid]->name, name);
+		if (!c)
+			return ix->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
 /* job_resources of a started job: per node, the allocated cores by
  * socket ({"0": {"cores": {"3": "allocated"}}}), from the CPU ids the
  * controller keeps and the node's sockets/cores/threads. */
-static void job_resources(struct jw *w, const job_info_t *j, const msg_node_info_t *ni)
+static void job_resources(struct jw *w, const job_info_t *j, const struct node_index *ni)
 {
 	char *err = NULL;
 	hostlist_t *hl = hostlist_create(j->nodes, &err);
@@ -213,7 +242,7 @@ static double tres_billing(const char *tres)
 	return p ? strtod(p + 8, NULL) : 0.0;
 }
 
-static void one_job(struct jw *w, const job_info_t *j, const msg_node_info_t *ni)
+static void one_job(struct jw *w, const job_info_t *j, const struct node_index *ni)
 {
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int started = base != JOB_PENDING && j->start_time;
@@ -432,9 +461,12 @@ void print_jobs_json(strbuf_t *sb, const job_info_t *const *jobs, size_t n,
 	jw_close(&w, '}');
 	jw_open(&w, "errors", '[');
 	jw_close(&w, ']');
+	struct node_index ix;
+	node_index_build(&ix, nodes);
 	jw_open(&w, "jobs", '[');
 	for (size_t i = 0; i < n; i++)
-		one_job(&w, jobs[i], nodes);
+		one_job(&w, jobs[i], &ix);
 	jw_close(&w, ']');
+	free(ix.v);
 	strbuf_addstr(sb, "\n}");
 }

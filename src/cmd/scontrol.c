@@ -79,6 +79,7 @@ static void usage(FILE *fp)
 	      "     ping                     print status of slurmctld daemons.\n"
 	      "     reconfigure              re-read configuration files.\n"
 	      "     release <job_list>       permit specified job to start.\n"
+	      "     setdebug <level>         set slurmctld debug level\n"
 	      "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
 	      "                              is all records. <ENTITY> may be config, hostlist,\n"
 	      "                              hostlistsorted, hostnames, job, node,\n"
@@ -919,6 +920,31 @@ static int cmd_notify(int argc, char **argv)
 	return 0;
 }
 
+/* scontrol setdebug LEVEL: the controller's log level until the next
+ * reconfigure or restart (a name, quiet..debug5, or 0-9). */
+static int do_setdebug(int nargs, char **args)
+{
+	if (nargs < 1) {
+		fprintf(stderr, "too few arguments for keyword:setdebug\n");
+		return 1;
+	}
+	if (nargs > 1) {
+		fprintf(stderr, "too many arguments for keyword:setdebug\n");
+		return 1;
+	}
+	int level = log_level_parse(args[0]);
+	if (level < 0 || (args[0][0] >= '0' && args[0][0] <= '9' && atoi(args[0]) > 9)) {
+		fprintf(stderr, "invalid debug level: %s\n", args[0]);
+		return 1;
+	}
+	int err = cmd_call_rc(MSG_SET_DEBUG, &(msg_set_debug_t){ (uint32_t)level });
+	if (err) {
+		fprintf(stderr, "slurm_set_debug_level error: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
 static int simple_rpc(enum msg_type type, const char *what)
 {
 	int err = cmd_call_rc(type, &(msg_empty_t){ 0 });
@@ -1019,6 +1045,8 @@ int cmd_scontrol(int argc, char **argv)
 		return cmd_hold("top", nargs, args);
 	if (kw(cmd, "reconfigure", 3))
 		return do_reconfigure();
+	if (kw(cmd, "setdebug", 8))
+		return do_setdebug(nargs, args);
 	if (kw(cmd, "shutdown", 8))
 		return simple_rpc(MSG_SHUTDOWN, "slurm_shutdown");
 	if (kw(cmd, "version", 4)) {

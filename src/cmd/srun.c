@@ -5,18 +5,9 @@
  * step. Standalone it first asks for an allocation (MSG_SUBMIT with
  * JOB_F_INTERACTIVE), waits for it to start (printing Slurm's "queued and
  * waiting" / "has been allocated" lines), runs one step, and reports the
- * allocation's end itself (MSG_JOB_COMPLETE). The step: MSG_STEP_CREATE
- * gives the nodes and a launch credential; srun sends MSG_LAUNCH_STEP to
- * each node daemon and relays the MSG_STEP_IO frames that come back on
- * those connections as they arrive (-l prefixes each line with the rank).
- * Stdin goes the other way, as Slurm's default: srun's stdin to every
- * task (-i N: task N only; -i none: nobody; -i FILE: that file, read
- * here). A thread reads it and sends STEP_IO_STDIN frames (an empty one at
- * EOF), so a task that does not read its stdin never holds up the output.
- *
- * Exit status (man srun): the largest task exit code, or 128+signal for
- * a task killed by a signal. SIGINT/SIGTERM cancel a standalone job; a
- * second one exits at once.
+ * allocation's end itself (MSG_JOB_COMPLETE). This file: options, the
+ * allocation, signals; the step is srun_step.c, its stdio srun_io.c,
+ * srun's own options srun_opts.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +25,7 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/jobopts.h"
+#include "cmd/srun_int.h"
 #include "cred.h"
 #include "errors.h"
 #include "log.h"
@@ -45,7 +37,7 @@
 
 extern char **environ;
 
-static int sig_pipe[2] = { -1, -1 };
+int srun_sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t sig_count;
 
 static void on_signal(int sig)
@@ -53,34 +45,29 @@ static void on_signal(int sig)
 	int saved = errno;
 	unsigned char b = (unsigned char)sig;
 	sig_count++;
-	if (write(sig_pipe[1], &b, 1) < 0) {
+	if (write(srun_sig_pipe[1], &b, 1) < 0) {
 		/* pipe full: the loop is already awake */
 	}
 	errno = saved;
 }
 
-static void setup_signals(void)
+void srun_setup_signals(void)
 {
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+	if (pipe2(srun_sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return;
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* SIGINT/SIGTERM/SIGHUP end the step (srun_step.c); the others
+	 * are forwarded to the tasks, as Slurm's srun does */
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void drain_sig_pipe(void)
-{
-	unsigned char buf[16];
-	while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
 
-
-static void env_set(strv_t *env, const char *key, const char *val)
+void srun_env_set(strv_t *env, const char *key, const char *val)
 {
 	size_t kl = strlen(key);
 	char *kv = xasprintf("%s=%s", key, val);
@@ -95,19 +82,40 @@ static void env_set(strv_t *env, const char *key, const char *val)
 	free(kv);
 }
 
-static void env_setu(strv_t *env, const char *key, unsigned v)
+void srun_env_seti(strv_t *env, const char *key, uint32_t v)
 {
 	char buf[16];
 	snprintf(buf, sizeof(buf), "%u", v);
-	env_set(env, key, buf);
+	srun_env_set(env, key, buf);
+}
+
+void srun_alloc_env(strv_t *env, const jobopts_t *o, const job_info_t *ji, const char *dir)
+{
+	const conf_t *conf = cmd_conf();
+	const char *name = o->desc.name ? o->desc.name : ji ? ji->name : NULL;
+	if (name)
+		srun_env_set(env, "SLURM_JOB_NAME", name);
+	srun_env_set(env, "SLURM_SUBMIT_DIR", dir);
+	if (o->desc.alloc_node)
+		srun_env_set(env, "SLURM_SUBMIT_HOST", o->desc.alloc_node);
+	if (conf->cluster_name)
+		srun_env_set(env, "SLURM_CLUSTER_NAME", conf->cluster_name);
+	if (conf->path)
+		srun_env_set(env, "SLURM_CONF", conf->path);
+	if (ji && ji->account && *ji->account)
+		srun_env_set(env, "SLURM_JOB_ACCOUNT", ji->account);
+	if (ji && ji->partition && *ji->partition)
+		srun_env_set(env, "SLURM_JOB_PARTITION", ji->partition);
+	if (ji && ji->qos && *ji->qos)
+		srun_env_set(env, "SLURM_JOB_QOS", ji->qos);
 }
 
 /* Wait on fd or a signal. 1 readable, 0 signal, -1 error. */
 static int wait_readable(int fd)
 {
-	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = sig_pipe[0], .events = POLLIN } };
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = srun_sig_pipe[0], .events = POLLIN } };
 	for (;;) {
-		int n = poll(p, sig_pipe[0] >= 0 ? 2 : 1, -1);
+		int n = poll(p, srun_sig_pipe[0] >= 0 ? 2 : 1, -1);
 		if (n < 0 && errno == EINTR) {
 			if (sig_count)
 				return 0;
@@ -121,7 +129,7 @@ static int wait_readable(int fd)
 	}
 }
 
-static void cancel_job(uint32_t job_id)
+void srun_cancel_job(uint32_t job_id)
 {
 	msg_cancel_t req = { .njob_ids = 1, .job_ids = &job_id };
 	void *reply = NULL;
@@ -129,8 +137,7 @@ static void cancel_job(uint32_t job_id)
 		proto_msg_destroy(MSG_CANCEL_REPLY, reply);
 }
 
-/* Standalone: get an allocation. Returns 0, or an exit status. */
-static int allocate(jobopts_t *o, uint32_t *job_id_out)
+int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc)
 {
 	void *reply = NULL;
 	enum msg_type rtype = MSG_NONE;
@@ -164,13 +171,15 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	msg_job_info_t *ji = reply;
 	uint32_t state = ji->njobs ? ji->jobs[0].state : JOB_PENDING;
 	proto_msg_destroy(MSG_JOB_INFO, reply);
-	if ((state & JOB_STATE_BASE) == JOB_RUNNING)
+	if ((state & JOB_STATE_BASE) == JOB_RUNNING && !(state & JOB_CONFIGURING))
 		return 0;
 	if (JOB_IS_FINISHED(state)) {
 		error("Unable to allocate resources: Job allocation %u has been revoked", job_id);
 		return 1;
 	}
 
+	if (salloc)
+		info("Pending job allocation %u", job_id);
 	info("job %u queued and waiting for resources", job_id);
 	int cerr = 0;
 	rpc_t *r = rpc_connect_ctld(cmd_conf(), &cerr);
@@ -178,13 +187,13 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	if (!r || (cerr = rpc_send(r, MSG_JOB_WAIT, &wr))) {
 		rpc_close(r);
 		error("Unable to allocate resources: %s", slurm_strerror(cerr));
-		cancel_job(job_id);
+		srun_cancel_job(job_id);
 		return 1;
 	}
 	int w = wait_readable(rpc_fd(r));
 	if (w <= 0) {
 		rpc_close(r);
-		cancel_job(job_id);
+		srun_cancel_job(job_id);
 		info("Job allocation %u has been revoked.", job_id);
 		return 1;
 	}
@@ -194,7 +203,7 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	rpc_close(r);
 	if (err) {
 		error("Unable to allocate resources: %s", slurm_strerror(err));
-		cancel_job(job_id);
+		srun_cancel_job(job_id);
 		return 1;
 	}
 	if (t == MSG_RC) {
@@ -207,418 +216,6 @@ static int allocate(jobopts_t *o, uint32_t *job_id_out)
 	proto_msg_destroy(t, msg);
 	info("job %u has been allocated resources", job_id);
 	return 0;
-}
-
-struct node_conn {
-	rpc_t *r;
-	int done;                  /* closed by the node; r is freed only after
-	                            * the stdin thread, which may still use it */
-	char *name;
-	uint32_t first, ntasks;
-	strbuf_t partial[3];       /* unfinished line per stream (for -l) */
-	uint32_t partial_task[3];
-};
-
-struct step_state {
-	uint32_t total_tasks;
-	uint32_t *status;          /* raw wait status per task */
-	uint8_t *exited;
-	int label, width;
-	int out_fd;                /* -o file or 1 */
-};
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-static void relay_io(struct step_state *st, const msg_step_io_t *io)
-{
-	int fd = io->stream == STEP_IO_STDERR ? 2 : st->out_fd;
-	if (!st->label) {
-		write_all(fd, io->data, io->len);
-		return;
-	}
-	/* Label each line; a line split across frames keeps one label. */
-	strbuf_t sb = STRBUF_INIT;
-	static int at_line_start[3] = { 1, 1, 1 };
-	int s = io->stream == STEP_IO_STDERR ? 2 : 1;
-	for (uint32_t i = 0; i < io->len; i++) {
-		if (at_line_start[s]) {
-			strbuf_addf(&sb, "%*u: ", st->width, io->task);
-			at_line_start[s] = 0;
-		}
-		strbuf_addch(&sb, (char)io->data[i]);
-		if (io->data[i] == '\n')
-			at_line_start[s] = 1;
-	}
-	write_all(fd, sb.buf, sb.len);
-	strbuf_release(&sb);
-}
-
-/* Stdin forwarding (a thread: its sends may wait on a node that is not
- * reading, while the main thread keeps relaying output). */
-struct stdin_fwd {
-	int fd;                    /* srun's stdin, or the -i file */
-	int stop[2];               /* main -> thread: the step is over */
-	rpc_t **to;                /* node connections to feed (NULL: gone) */
-	uint32_t nto;
-	uint32_t task;             /* target rank, NO_VAL32 = every task */
-	pthread_t th;
-	int running;
-};
-
-static void *stdin_main(void *arg)
-{
-	struct stdin_fwd *f = arg;
-	char *buf = xmalloc(65536);
-	for (;;) {
-		struct pollfd p[2] = { { f->fd, POLLIN, 0 }, { f->stop[0], POLLIN, 0 } };
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (p[1].revents)
-			break;
-		ssize_t n = read(f->fd, buf, 65536);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		/* n <= 0: EOF (or an error, the same for the tasks). */
-		msg_step_io_t io = { .task = f->task, .stream = STEP_IO_STDIN,
-				     .len = n > 0 ? (uint32_t)n : 0, .data = (uint8_t *)buf };
-		for (uint32_t k = 0; k < f->nto; k++)
-			if (f->to[k] && rpc_send(f->to[k], MSG_STEP_IO, &io))
-				f->to[k] = NULL;
-		if (n <= 0)
-			break;
-	}
-	free(buf);
-	return NULL;
-}
-
-/* -i: where the tasks' stdin comes from. Returns the fd to forward (-1:
- * none) and sets *task (NO_VAL32: every task). */
-static int stdin_source(const char *in, uint32_t total, uint32_t *task)
-{
-	*task = NO_VAL32;
-	if (!in || !*in)
-		return 0;
-	if (!strcasecmp(in, "none"))
-		return -1;
-	if (!strcasecmp(in, "all"))
-		return 0;
-	char *e;
-	unsigned long v = strtoul(in, &e, 10);
-	if (!*e && e != in) {
-		if (v >= total) {
-			error("--input=%s: the step has no task %lu (tasks 0-%u): stdin not forwarded",
-			      in, v, total ? total - 1 : 0);
-			return -1;
-		}
-		*task = (uint32_t)v;
-		return 0;
-	}
-	int fd = open(in, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		error("Could not open stdin file %s: %s", in, strerror(errno));
-	return fd;
-}
-
-static void stdin_stop(struct stdin_fwd *f)
-{
-	if (!f->running)
-		return;
-	(void)!write(f->stop[1], "x", 1);
-	pthread_join(f->th, NULL);
-	f->running = 0;
-	close(f->stop[0]);
-	close(f->stop[1]);
-	if (f->fd > 0)
-		close(f->fd);
-	free(f->to);
-}
-
-static int digits(uint32_t n)
-{
-	int w = 1;
-	if (n)
-		n--;
-	while (n /= 10)
-		w++;
-	return w;
-}
-
-/* Run one step. Returns the exit status for srun. */
-static int run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd,
-		    int standalone, uint32_t *worst_status)
-{
-	const conf_t *conf = cmd_conf();
-	char cwd[PATH_MAX];
-	const char *dir = o->desc.work_dir;
-	if (!dir)
-		dir = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
-
-	/* The environment every task starts from. What depends on the step
-	 * (its id, tasks and nodes) the node daemons set from the launch and
-	 * its credential: the launch srun sends is then known before the
-	 * step exists, and the controller signs its digest into the
-	 * credential (cred.h), so the credential runs this and nothing else. */
-	jobopts_build_env(o, environ);
-	strv_t *env = &o->desc.env;
-	env_setu(env, "SLURM_JOB_ID", job_id);
-	env_setu(env, "SLURM_JOBID", job_id);
-	if (standalone) {
-		if (o->desc.name)
-			env_set(env, "SLURM_JOB_NAME", o->desc.name);
-		env_set(env, "SLURM_SUBMIT_DIR", dir);
-		if (o->desc.alloc_node)
-			env_set(env, "SLURM_SUBMIT_HOST", o->desc.alloc_node);
-		if (conf->cluster_name)
-			env_set(env, "SLURM_CLUSTER_NAME", conf->cluster_name);
-	}
-	msg_launch_step_t tmpl = {
-		.job_id = job_id,
-		.user_id = (uint32_t)getuid(), .group_id = (uint32_t)getgid(),
-		.env = *env, .cwd = (char *)dir,
-		.flags = (o->unbuffered ? STEP_F_UNBUFFERED : 0u) |
-			 (standalone ? STEP_F_STANDALONE : 0u),
-		/* -t inside an allocation limits the step (standalone it is
-		 * the job's, which the controller enforces) */
-		.time_limit = !standalone && o->desc.time_limit != TIME_NO_VAL &&
-			      o->desc.time_limit != TIME_INFINITE ? o->desc.time_limit : 0,
-	};
-	for (int k = 0; k < ncmd; k++)
-		strv_push(&tmpl.argv, cmd[k]);
-	char digest[CRED_DIGEST_HEX + 1];
-	cred_launch_digest(&tmpl, digest);
-
-	/* The step's name (sacct JobName): -J, else the command's; inside
-	 * an allocation SLURM_JOB_NAME (the job's name, which every step
-	 * inherits) is ignored, as Slurm does. */
-	const char *step_name = o->desc.name, *env_name = getenv("SLURM_JOB_NAME");
-	if (!standalone && ncmd > 0 &&
-	    (!step_name || (env_name && !strcmp(env_name, step_name)))) {
-		const char *slash = strrchr(cmd[0], '/');
-		step_name = slash ? slash + 1 : cmd[0];
-	}
-	msg_step_create_t sc = {
-		.job_id = job_id,
-		.ntasks = o->desc.ntasks,
-		.min_nodes = o->desc.min_nodes,
-		.name = (char *)step_name,
-		.digest = digest,
-	};
-	void *reply = NULL;
-	int err = cmd_call(MSG_STEP_CREATE, &sc, MSG_STEP_CREATE_REPLY, &reply, NULL);
-	msg_step_create_reply_t *sr = reply;
-	if (!err && sr->rc)
-		err = sr->rc;
-	if (err) {
-		error("Unable to create step for job %u: %s", job_id, slurm_strerror(err));
-		if (reply)
-			proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
-		strv_free(&tmpl.argv);
-		*worst_status = 1 << 8;
-		return 1;
-	}
-
-	uint32_t nnodes = sr->node_names.n;
-	uint32_t total = 0;
-	for (uint32_t i = 0; i < nnodes && i < sr->ntasks_per_node_n; i++)
-		total += sr->ntasks_per_node[i];
-
-	struct step_state st = { .total_tasks = total, .label = o->label,
-				 .width = digits(total), .out_fd = 1 };
-	st.status = xcalloc(total + 1, sizeof(*st.status));
-	st.exited = xcalloc(total + 1, 1);
-	if (o->desc.std_out) {
-		int fd = open(o->desc.std_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0)
-			error("Could not open stdout file %s: %s", o->desc.std_out, strerror(errno));
-		else
-			st.out_fd = fd;
-	}
-
-	uint32_t in_task = NO_VAL32;
-	int in_fd = stdin_source(o->desc.std_in, total, &in_task);
-	struct node_conn *nc = xcalloc(nnodes + 1, sizeof(*nc));
-	uint32_t first = 0;
-	int live = 0;
-	for (uint32_t i = 0; i < nnodes; i++) {
-		nc[i].name = sr->node_names.v[i];
-		nc[i].first = first;
-		nc[i].ntasks = i < sr->ntasks_per_node_n ? sr->ntasks_per_node[i] : 0;
-		first += nc[i].ntasks;
-		const char *addr = i < sr->node_addrs.n ? sr->node_addrs.v[i] : nc[i].name;
-		uint16_t port = (uint16_t)(i < sr->nports ? sr->ports[i] : conf->slurmd_port);
-		msg_launch_step_t ls = tmpl;
-		ls.step_id = sr->step_id;
-		ls.cred = sr->cred;
-		ls.ntasks = nc[i].ntasks;
-		ls.first_task = nc[i].first;
-		ls.total_tasks = total;
-		ls.node_id = i;
-		ls.nnodes = nnodes;
-		ls.flags |= in_fd >= 0 ? STEP_F_STDIN : 0u;
-		ls.stdin_task = in_task;
-		int cerr = 0;
-		rpc_t *r = rpc_connect_addr(conf, addr, port, &cerr);
-		if (r && !(cerr = rpc_send(r, MSG_LAUNCH_STEP, &ls))) {
-			enum msg_type t = MSG_NONE;
-			void *m = NULL;
-			int timeout = (int)(conf->message_timeout ? conf->message_timeout : 10) * 1000;
-			cerr = rpc_recv(r, &t, &m, timeout);
-			if (!cerr && t == MSG_RC && ((msg_rc_t *)m)->rc) {
-				msg_rc_t *rm = m;
-				error("Task launch for StepId=%u.%u failed on node %s: %s", job_id,
-				      sr->step_id, nc[i].name,
-				      rm->msg && *rm->msg ? rm->msg : slurm_strerror(rm->rc));
-				cerr = rm->rc;
-			} else if (!cerr && t != MSG_RC) {
-				cerr = SLUICE_E_PROTOCOL;
-			}
-			if (m)
-				proto_msg_destroy(t, m);
-		} else {
-			error("Task launch for StepId=%u.%u failed on node %s: %s", job_id,
-			      sr->step_id, nc[i].name, slurm_strerror(cerr));
-			cerr = cerr ? cerr : SLUICE_E_CONNECT;
-		}
-		if (cerr) {
-			rpc_close(r);
-			for (uint32_t k = 0; k < nc[i].ntasks; k++) {
-				st.status[nc[i].first + k] = 1 << 8;
-				st.exited[nc[i].first + k] = 1;
-			}
-			continue;
-		}
-		nc[i].r = r;
-		live++;
-	}
-
-	struct stdin_fwd fwd = { .fd = in_fd, .task = in_task, .stop = { -1, -1 } };
-	if (in_fd >= 0 && live > 0 && pipe2(fwd.stop, O_CLOEXEC) == 0) {
-		fwd.to = xcalloc(nnodes, sizeof(*fwd.to));
-		for (uint32_t i = 0; i < nnodes; i++)
-			if (nc[i].r && (in_task == NO_VAL32 ||
-					(in_task >= nc[i].first && in_task < nc[i].first + nc[i].ntasks)))
-				fwd.to[fwd.nto++] = nc[i].r;
-		fwd.running = pthread_create(&fwd.th, NULL, stdin_main, &fwd) == 0;
-		if (!fwd.running) {
-			close(fwd.stop[0]);
-			close(fwd.stop[1]);
-			free(fwd.to);
-		}
-	}
-	if (in_fd > 0 && !fwd.running)
-		close(in_fd);
-
-	/* Relay output until every connection is closed. */
-	struct pollfd *pf = xcalloc(nnodes + 2, sizeof(*pf));
-	int interrupted = 0;
-	while (live > 0) {
-		nfds_t n = 0;
-		uint32_t *map = xcalloc(nnodes + 1, sizeof(*map));
-		for (uint32_t i = 0; i < nnodes; i++) {
-			if (!nc[i].r || nc[i].done)
-				continue;
-			pf[n].fd = rpc_fd(nc[i].r);
-			pf[n].events = POLLIN;
-			pf[n].revents = 0;
-			map[n++] = i;
-		}
-		pf[n].fd = sig_pipe[0];
-		pf[n].events = POLLIN;
-		pf[n].revents = 0;
-		int pr = poll(pf, n + 1, -1);
-		if (pr < 0 && errno != EINTR) {
-			free(map);
-			break;
-		}
-		if (pr > 0 && pf[n].revents) {
-			drain_sig_pipe();
-			interrupted++;
-			if (interrupted == 1 && standalone) {
-				error("Job step aborted");
-				cancel_job(job_id);
-			} else {
-				free(map);
-				break;
-			}
-		}
-		for (nfds_t k = 0; pr > 0 && k < n; k++) {
-			if (!pf[k].revents)
-				continue;
-			struct node_conn *c = &nc[map[k]];
-			enum msg_type t = MSG_NONE;
-			void *m = NULL;
-			int e = rpc_recv(c->r, &t, &m, 30000);
-			if (e) {
-				c->done = 1;
-				live--;
-				continue;
-			}
-			if (t == MSG_STEP_IO) {
-				relay_io(&st, m);
-			} else if (t == MSG_STEP_TASK_EXIT) {
-				msg_step_task_exit_t *te = m;
-				if (te->task < total) {
-					st.status[te->task] = te->status;
-					st.exited[te->task] = 1;
-				}
-			}
-			proto_msg_destroy(t, m);
-		}
-		free(map);
-	}
-	stdin_stop(&fwd);          /* before the connections it uses go */
-	for (uint32_t i = 0; i < nnodes; i++)
-		rpc_close(nc[i].r);
-	free(pf);
-
-	/* Report failed tasks per node as Slurm does, and compute the exit. */
-	int rc = 0;
-	uint32_t worst = 0;
-	for (uint32_t i = 0; i < nnodes; i++) {
-		for (uint32_t k = 0; k < nc[i].ntasks; k++) {
-			uint32_t t = nc[i].first + k;
-			uint32_t s = st.exited[t] ? st.status[t] : (9u);  /* lost: as killed */
-			int ec;
-			if (WIFSIGNALED(s)) {
-				ec = 128 + WTERMSIG(s);
-				if (!interrupted)
-					error("%s: task %u: %s", nc[i].name, t, strsignal(WTERMSIG(s)));
-			} else {
-				ec = WEXITSTATUS(s);
-				if (ec)
-					error("%s: task %u: Exited with exit code %d", nc[i].name, t, ec);
-			}
-			if (ec > rc) {
-				rc = ec;
-				worst = s;
-			}
-		}
-	}
-	if (st.out_fd != 1)
-		close(st.out_fd);
-	free(st.status);
-	free(st.exited);
-	free(nc);
-	proto_msg_destroy(MSG_STEP_CREATE_REPLY, reply);
-	strv_free(&tmpl.argv);
-	*worst_status = worst;
-	return rc;
 }
 
 int cmd_srun(int argc, char **argv)
@@ -723,7 +320,7 @@ int cmd_srun(int argc, char **argv)
 	d->alloc_node = cmd_short_hostname();
 	d->alloc_sid = (uint32_t)getsid(0);
 
-	setup_signals();
+	srun_setup_signals();
 	if (standalone) {
 		d->flags |= JOB_F_INTERACTIVE;
 		if (!d->ntasks)
@@ -731,14 +328,25 @@ int cmd_srun(int argc, char **argv)
 		for (int k = 0; k < ncmd; k++)
 			strv_push(&d->argv, cmd[k]);
 		jobopts_build_env(&o, environ);
-		if ((rc = allocate(&o, &job_id))) {
+		if ((rc = srun_allocate(&o, &job_id, 0))) {
 			jobopts_release(&o);
 			return rc;
 		}
 	}
 
+	/* standalone: the job's record, for the variables of its only step */
+	void *jinfo = NULL;
+	const job_info_t *ji = NULL;
+	if (standalone) {
+		msg_info_req_t ir = { .job_id = job_id };
+		if (!cmd_call(MSG_JOB_INFO_REQ, &ir, MSG_JOB_INFO, &jinfo, NULL) &&
+		    ((msg_job_info_t *)jinfo)->njobs)
+			ji = &((msg_job_info_t *)jinfo)->jobs[0];
+	}
 	uint32_t worst = 0;
-	rc = run_step(&o, job_id, cmd, ncmd, standalone, &worst);
+	rc = srun_run_step(&o, job_id, cmd, ncmd, standalone, ji, &worst);
+	if (jinfo)
+		proto_msg_destroy(MSG_JOB_INFO, jinfo);
 
 	if (standalone) {
 		msg_job_complete_t jc = {

@@ -54,6 +54,8 @@ typedef struct fence {
 	                           * registration tells) */
 } fence_t;
 
+typedef struct step_hold step_hold_t;
+
 typedef struct job {
 	uint32_t job_id;
 	uint32_t state;           /* job_state_base | flags */
@@ -120,6 +122,9 @@ typedef struct job {
 	char *array_str;          /* its last formatted form (job info borrows it) */
 	struct job *hnext;        /* hash chain */
 	struct job *rnext;        /* request id hash chain (desc->request_id) */
+	struct step_hold *step_holds;   /* CPUs its running steps hold
+	                                 * (step_alloc.c); in memory only */
+	uint32_t nstep_holds;
 } job_t;
 
 typedef struct node {
@@ -366,6 +371,24 @@ int job_cancel_record(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uin
 int job_update(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_update_record(ctld_t *cd, const msg_update_job_t *m, uint32_t uid);
 int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid);
+/* prolog_ctld.c: a node's Prolog/Epilog failure reported with a job's
+ * end (m->rc): drain the node ("Prolog error"/"Epilog error") and, for a
+ * Prolog, requeue the job held; 1 if the job was requeued (its end is
+ * then not recorded), 0 otherwise. */
+int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m);
+/* Drain node name with reason, as set by SlurmUser, unless it is drained
+ * or failed already. */
+void node_drain_by_slurm(ctld_t *cd, const char *name, const char *reason);
+/* PrologSlurmctld of a job just started: 1 if it runs (the job is
+ * CONFIGURING; prolog_ctld.c launches it, or requeues/cancels it, when
+ * the script ends), 0 if none is configured (launch it now). */
+int prolog_ctld_start(ctld_t *cd, job_t *j);
+/* EpilogSlurmctld of a job that ended (runs in the background). */
+void epilog_ctld_start(ctld_t *cd, job_t *j);
+/* Once after recovery: run again the PrologSlurmctld of CONFIGURING jobs. */
+void prolog_ctld_recover(ctld_t *cd);
+/* "launch failed requeued held": the reason text of such a job. */
+extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);
 void job_add_recovered(ctld_t *cd, job_t *j);
 void job_free(job_t *j);
@@ -441,6 +464,8 @@ int is_operator(const ctld_t *cd, uint32_t uid);
  * of the job's account (cancel, hold, release, update). */
 int job_manager_ok(ctld_t *cd, const job_t *j, uint32_t uid);
 void ctld_sched_request(ctld_t *cd);
+/* ctld_main.c: apply conf's SluiceLogFormat and SlurmctldSyslogDebug. */
+void ctld_log_conf(const conf_t *conf);
 
 /* ---- nodes.c ---- */
 int nodes_init(ctld_t *cd);
@@ -570,5 +595,16 @@ int64_t ctld_now(void);
 char *alloc_nodes_string(ctld_t *cd, const sched_alloc_t *a);
 char *tres_string(uint64_t cpus, uint64_t mem, uint32_t nodes, int billing,
 		  uint64_t gpus, const char *gtype, uint64_t gtype_count);
+
+/* ---- step_alloc.c ---- */
+
+/* Hold CPUs for step step_id on the job's first nn nodes (tasks per
+ * node; STEP_CREATE_* flags). 0, or ESLURM_NODES_BUSY when they are held
+ * by other steps. */
+int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tasks,
+		    uint32_t cpus_per_task, uint32_t flags);
+/* Node node_id of the step reported its end: its CPUs there are free. */
+void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id);
+void step_alloc_free(job_t *j);
 
 #endif

@@ -150,9 +150,21 @@ static void periodic_cb(loop_t *l, void *arg)
 	ctld_t *cd = arg;
 	int64_t now = ctld_now();
 	jobs_periodic(cd, now);
+	prolog_ctld_recover(cd);         /* once: PrologSlurmctld cut by a restart */
 	acct_usage_periodic(cd, now);    /* usage, fair share, rollups */
 	ctld_sched_request(cd);
 	loop_add_timer(l, PERIODIC_MS, periodic_cb, cd);
+}
+
+/* The controller's log file (NULL: stderr, in the foreground), for the
+ * reopen on SIGUSR2 and the settings a reconfigure applies again. */
+static char *ctld_log_file;
+static int ctld_foreground;
+
+void ctld_log_conf(const conf_t *conf)
+{
+	log_apply_conf(conf, 1, ctld_foreground, ctld_log_file != NULL,
+		       conf->nctld_hosts ? conf->ctld_hosts[0] : NULL);
 }
 
 static void signal_cb(loop_t *l, int fd, uint32_t events, void *arg)
@@ -170,6 +182,10 @@ static void signal_cb(loop_t *l, int fd, uint32_t events, void *arg)
 			if (ctld_reconfigure(cd, &msg))
 				error("reconfigure refused, running config kept:\n%s", msg);
 			free(msg);
+		} else if (si.ssi_signo == SIGUSR2) {
+			/* logrotate, as slurmctld: reopen the log file */
+			log_init("sluice-ctld", 1, log_get_level(), ctld_log_file);
+			info("log reopened");
 		}
 	}
 	(void)events;
@@ -337,7 +353,8 @@ static ctld_t *volatile ctld_state;
 	| NET_MSG(MSG_JOB_COMPLETE) | NET_MSG(MSG_NODE_REGISTER) | NET_MSG(MSG_NODE_HEARTBEAT) \
 	| NET_MSG(MSG_RECONFIGURE) | NET_MSG(MSG_SHUTDOWN) | NET_MSG(MSG_PRIO_INFO_REQ) \
 	| NET_MSG(MSG_STATS_REQ) | NET_MSG(MSG_ACCT_REQ) | NET_MSG(MSG_STEP_COMPLETE) \
-	| NET_MSG(MSG_HEALTH_CHECK))
+	| NET_MSG(MSG_HEALTH_CHECK) \
+	| NET_MSG(MSG_SET_DEBUG))
 static const net_policy_t ctld_tcp_policy = {
 	.name = "controller port", .allowed = CTLD_REQUESTS, .unsigned_ok = 0,
 	.max_unauth = 256, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
@@ -419,6 +436,9 @@ int cmd_ctld(int argc, char **argv)
 		return 1;
 	}
 	log_init("sluice-ctld", 1, (enum log_level)level, logfile);
+	ctld_log_file = logfile ? xstrdup(logfile) : NULL;
+	ctld_foreground = foreground;
+	ctld_log_conf(conf);
 	fault_init();
 
 	/* Nothing the controller creates is for group or others: the state
@@ -519,6 +539,7 @@ int cmd_ctld(int argc, char **argv)
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
 	sigaddset(&ss, SIGHUP);
+	sigaddset(&ss, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	int sfd = signalfd(-1, &ss, SFD_NONBLOCK | SFD_CLOEXEC);

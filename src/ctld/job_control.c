@@ -49,6 +49,7 @@ static int hold_action(ctld_t *cd, job_t *j, const char *action, uint32_t uid, i
 			return 0;
 		j->hold = 0;
 		j->reason = WAIT_NO_REASON;
+		xfree(j->reason_detail);   /* "launch failed requeued held" */
 		j->priority = job_priority(cd, j, ctld_now());
 		info("job %u released by uid %u", j->job_id, uid);
 	} else {
@@ -78,7 +79,7 @@ static int requeue_action(ctld_t *cd, job_t *j, int hold, uint32_t uid, int admi
 		job_requeue_restart(cd, j, now);
 	} else {
 		if (base == JOB_SUSPENDED)
-			job_signal_nodes(cd, j, SIGCONT, SIGNAL_F_FULL, 0);
+			job_signal_nodes(cd, j, SIGCONT, 0, 0);
 		job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
 		j->launch_seq++;      /* the old supervisor's report is stale */
 		job_requeue_restart(cd, j, now);
@@ -180,7 +181,7 @@ static int suspend_action(ctld_t *cd, job_t *j, int resume, uint32_t uid)
 	if (!resume) {
 		if (base == JOB_SUSPENDED)
 			return 0;
-		job_signal_nodes(cd, j, SIGSTOP, SIGNAL_F_FULL, 0);
+		job_signal_nodes(cd, j, SIGSTOP, 0, 0);
 		int64_t from = j->suspend_time ? j->suspend_time : j->start_time;
 		j->pre_sus_secs += (uint32_t)(now > from ? now - from : 0);
 		j->state = (j->state & ~JOB_STATE_BASE) | JOB_SUSPENDED;
@@ -200,7 +201,7 @@ static int suspend_action(ctld_t *cd, job_t *j, int resume, uint32_t uid)
 		j->suspend_time = now;
 		j->state = (j->state & ~JOB_STATE_BASE) | JOB_RUNNING;
 		job_send_time_limit(cd, j);
-		job_signal_nodes(cd, j, SIGCONT, SIGNAL_F_FULL, 0);
+		job_signal_nodes(cd, j, SIGCONT, 0, 0);
 		info("job %u resumed by uid %u", j->job_id, uid);
 	}
 	return 0;
@@ -263,7 +264,7 @@ int job_notify(ctld_t *cd, job_t *j, const char *text)
 	node_t *n = &cd->nodes[j->alloc.nodes[0]];
 	if (!n->conn)
 		return ESLURM_DISABLED;
-	msg_signal_job_t m = { .job_id = j->job_id, .flags = SIGNAL_F_NOTIFY | SIGNAL_F_FULL,
+	msg_signal_job_t m = { .job_id = j->job_id, .flags = SIGNAL_F_NOTIFY,
 			       .message = (char *)text };
 	conn_send(n->conn, MSG_SIGNAL_JOB, &m);
 	info("job %u: notify \"%s\"", j->job_id, text);

@@ -242,6 +242,7 @@ void job_free(job_t *j)
 	free(j->mem_alloc);
 	strv_free(&j->gres_detail);
 	intern_put(j->tres);
+	step_alloc_free(j);
 	free(j);
 }
 
@@ -373,7 +374,8 @@ static void send_one_job(ctld_t *cd, conn_t *c, job_t *j)
 void jobs_wake_waiters(ctld_t *cd, job_t *j)
 {
 	size_t k = 0;
-	int running = (j->state & JOB_STATE_BASE) == JOB_RUNNING;
+	/* not while its PrologSlurmctld runs (CONFIGURING) */
+	int running = (j->state & JOB_STATE_BASE) == JOB_RUNNING && !(j->state & JOB_CONFIGURING);
 	int done = JOB_IS_FINISHED(j->state);
 	for (size_t i = 0; i < cd->nwaiters; i++) {
 		waiter_t *w = &cd->waiters[i];
@@ -799,6 +801,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	job_set_tres(cd, j);
 	job_dirty(cd, j);
 	jobs_wake_waiters(cd, j);
+	epilog_ctld_start(cd, j); /* EpilogSlurmctld (prolog_ctld.c) */
 	ctld_sched_request(cd);   /* dependents may move */
 }
 
@@ -975,11 +978,12 @@ int job_cancel_record(ctld_t *cd, uint32_t id, uint32_t sig, uint32_t flags, uin
 	}
 	if (sig && sig != SIGKILL) {
 		job_signal_nodes(cd, j, sig, (flags & CANCEL_F_BATCH_ONLY) ? SIGNAL_F_BATCH :
-				 (flags & CANCEL_F_FULL) ? SIGNAL_F_FULL : 0, 0);
+				 (flags & CANCEL_F_FULL) ? 0 : SIGNAL_F_STEPS, 0);
 		return 0;
 	}
 	job_signal_nodes(cd, j, SIGTERM, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
-	int held = batch_host_connected(cd, j);
+	/* a job still in its PrologSlurmctld was launched nowhere */
+	int held = batch_host_connected(cd, j) && !(j->state & JOB_CONFIGURING);
 	j->cancelled_by = 1;
 	j->cancel_uid = uid;
 	job_end(cd, j, JOB_CANCELLED, SIGTERM, now);
@@ -1018,6 +1022,8 @@ int job_complete(ctld_t *cd, const msg_job_complete_t *m, uint32_t uid)
 	if ((j->state & JOB_STATE_BASE) != JOB_RUNNING &&
 	    (j->state & JOB_STATE_BASE) != JOB_SUSPENDED)
 		return ESLURM_JOB_PENDING;
+	if (m->rc && job_node_error(cd, j, m))
+		return 0;            /* Prolog failed: requeued (prolog_ctld.c) */
 	uint32_t st = m->end_state & JOB_STATE_BASE;
 	if (st == JOB_COMPLETE || st == 0)
 		st = m->exit_status ? JOB_FAILED : JOB_COMPLETE;

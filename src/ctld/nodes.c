@@ -463,7 +463,8 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 		job_t *j = cd->jobs[i];
 		uint32_t base = j->state & JOB_STATE_BASE;
 		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !j->alloc.nnodes ||
-		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE))
+		    j->alloc.nodes[0] != n->idx || (j->desc->flags & JOB_F_INTERACTIVE) ||
+		    (j->state & JOB_CONFIGURING))     /* not launched yet (PrologSlurmctld) */
 			continue;
 		int found = 0;
 		for (uint32_t k = 0; k < m->njob_ids && !found; k++)

@@ -414,6 +414,7 @@ int ctld_reconfigure(ctld_t *cd, char **msg)
 	conf_destroy(oconf);
 	if (nc->slurmctld_debug && nc->slurmctld_debug != old_debug)
 		log_set_level((enum log_level)nc->slurmctld_debug);
+	ctld_log_conf(nc);          /* SluiceLogFormat, SlurmctldSyslogDebug */
 
 	for (uint32_t i = 0; i < cd->nnodes; i++) {
 		cd->sched.nodes[i].usable = 0;

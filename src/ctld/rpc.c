@@ -22,6 +22,7 @@
 #include "errors.h"
 #include "log.h"
 #include "states.h"
+#include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
 
@@ -238,6 +239,19 @@ static void do_wait(ctld_t *cd, conn_t *c, msg_job_wait_t *m, uint32_t uid)
 	jobs_wake_waiters(cd, j);   /* already there? */
 }
 
+/* SLURM_TOPOLOGY_ADDR_PATTERN of a node's address "s1.leaf1.comp001":
+ * "switch.switch.node" (no topology: "node"). malloc'd. */
+static char *topo_pattern(const node_t *n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	size_t sw = n->topo_addr ? strlen(n->topo_addr) - strlen(n->cf->name) : 0;
+	for (size_t i = 0; i < sw; i++)
+		if (n->topo_addr[i] == '.')
+			strbuf_addstr(&sb, "switch.");
+	strbuf_addstr(&sb, "node");
+	return strbuf_detach(&sb);
+}
+
 static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t uid)
 {
 	msg_step_create_reply_t r = { .job_id = m->job_id };
@@ -277,12 +291,27 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		reply_rc(c, ESLURM_BAD_TASK_COUNT, NULL);
 		return;
 	}
+	/* the CPUs it holds on each node (steps queue for them: srun
+	 * retries ESLURM_NODES_BUSY) */
+	uint32_t *tpn = xcalloc(nn, sizeof(uint32_t));
+	for (uint32_t i = 0; i < nn; i++)
+		tpn[i] = ntasks / nn + (i < ntasks % nn);
+	uint32_t sflags = m->flags | (m->cpus_per_task ? STEP_CREATE_EXACT : 0u);
+	int busy = step_alloc_take(j, j->next_step, nn, tpn,
+				   m->cpus_per_task ? m->cpus_per_task : j->desc->cpus_per_task, sflags);
+	free(tpn);
+	if (busy) {
+		reply_rc(c, busy, NULL);
+		return;
+	}
 	r.step_id = j->next_step++;
 	job_dirty(cd, j);
 	r.nports = nn;
 	r.ports = xcalloc(nn, sizeof(uint32_t));
 	r.ntasks_per_node_n = nn;
 	r.ntasks_per_node = xcalloc(nn, sizeof(uint32_t));
+	r.ncpus_per_node = nn;
+	r.cpus_per_node = xcalloc(nn, sizeof(uint32_t));
 	const char **names = xmalloc(nn * sizeof(char *));
 	for (uint32_t i = 0; i < nn; i++) {
 		node_t *n = &cd->nodes[j->alloc.nodes[i]];
@@ -291,6 +320,20 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		strv_push(&r.node_addrs, n->cf->addr ? n->cf->addr : n->cf->name);
 		r.ports[i] = n->port;
 		r.ntasks_per_node[i] = ntasks / nn + (i < ntasks % nn);
+		strv_push(&r.topo_addrs, n->topo_addr ? n->topo_addr : n->cf->name);
+		r.cpus_per_node[i] = j->alloc.cpus[i];
+	}
+	r.topo_pattern = topo_pattern(&cd->nodes[j->alloc.nodes[0]]);
+	/* the CPU ids of each node, for srun --cpu-bind */
+	job_detail_build(cd, j);
+	const char *ids = j->cpu_ids;
+	for (uint32_t i = 0; i < nn; i++) {
+		size_t len = ids ? strcspn(ids, " ") : 0;
+		char *one = xstrndup(ids ? ids : "", len);
+		strv_push(&r.cpu_ids, one);
+		free(one);
+		if (ids)
+			ids += len + (ids[len] == ' ');
 	}
 	r.nodes = alloc_nodes_string(cd, &(sched_alloc_t){ .nnodes = nn, .nodes = j->alloc.nodes });
 	free(names);
@@ -436,6 +479,12 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		break;
 	case MSG_STEP_COMPLETE:
 		rc = acct_step_complete(cd, msg, uid);
+		if (!rc) {
+			const msg_step_complete_t *sm = msg;
+			job_t *sj = job_find(cd, sm->job_id);
+			if (sj)
+				step_alloc_node_done(sj, sm->step_id, sm->node_id);
+		}
 		reply_rc(c, rc, NULL);
 		break;
 	case MSG_HEALTH_CHECK:
@@ -462,6 +511,18 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		if (rc)
 			error("reconfigure refused, running config kept:\n%s", m);
 		reply_rc(c, rc, m);
+		break;
+	case MSG_SET_DEBUG:
+		/* Slurm answers a user who may not with EACCES ("Permission
+		 * denied") */
+		if (!is_super(cd, uid)) {
+			reply_rc(c, EACCES, NULL);
+			break;
+		}
+		log_set_level((enum log_level)(((const msg_set_debug_t *)msg)->level > LOG_LVL_DEBUG2 ?
+			LOG_LVL_DEBUG2 : ((const msg_set_debug_t *)msg)->level));
+		info("debug level set to %u by uid %u", ((const msg_set_debug_t *)msg)->level, uid);
+		reply_rc(c, 0, NULL);
 		break;
 	case MSG_SHUTDOWN:
 		if (!is_super(cd, uid)) {

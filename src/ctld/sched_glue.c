@@ -411,7 +411,12 @@ int job_launch(ctld_t *cd, job_t *j)
 	m.cores = cores.len ? cores.buf : NULL;
 	m.mem_mb = a->mem ? a->mem[0] : 0;
 	m.gpus = a->gpus ? a->gpus[0] : 0;
+	/* ours alone (no submitted environment) for the node's Prolog */
+	uint32_t npe = 0;
+	char **pe = job_build_env(cd, j, NULL, &npe);
+	m.prolog_env = (strv_t){ pe, npe };
 	conn_send(bh->conn, MSG_LAUNCH_JOB, &m);
+	strv_free(&m.prolog_env);
 	strbuf_release(&cores);
 	strv_t e = { env, nenv };
 	strv_free(&e);
@@ -505,7 +510,9 @@ void ctld_schedule(ctld_t *cd)
 			 * then costs a pass almost nothing (no conversion, no
 			 * sort), and submits stay O(1) however deep it is. */
 			uint32_t rs = j->reason == WAIT_HELD_REQUEUE ? WAIT_HELD_REQUEUE : j->hold;
-			if (j->reason != rs || j->reason_detail) {
+			/* a launch failure's hold keeps saying so (prolog_ctld.c) */
+			int keep = j->reason_detail && !strcmp(j->reason_detail, job_launch_failed_desc);
+			if (j->reason != rs || (j->reason_detail && !keep)) {
 				j->reason = rs;
 				free(j->reason_detail);
 				j->reason_detail = NULL;
@@ -584,7 +591,9 @@ void ctld_schedule(ctld_t *cd)
 			job_start(cd, j, &d[i].alloc, now);
 			info("job %u started on %s%s", j->job_id, j->nodes,
 			     j->backfilled ? " (backfill)" : "");
-			if (j->desc->flags & JOB_F_INTERACTIVE) {
+			if (prolog_ctld_start(cd, j)) {
+				continue;       /* launched when PrologSlurmctld ends */
+			} else if (j->desc->flags & JOB_F_INTERACTIVE) {
 				jobs_wake_waiters(cd, j);
 			} else if (job_launch(cd, j)) {
 				info("job %u: batch host %s not connected; requeued", j->job_id,

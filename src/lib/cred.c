@@ -66,6 +66,9 @@ void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1
 	dg_strv(&sb, &m->argv);
 	dg_strv(&sb, &m->env);
 	dg_str(&sb, m->cwd);
+	dg_str(&sb, m->multi_prog);
+	dg_str(&sb, m->task_prolog);
+	dg_str(&sb, m->task_epilog);
 	uint8_t d[32];
 	digest_sha256(sb.buf, sb.len, d);
 	strbuf_release(&sb);

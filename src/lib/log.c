@@ -14,6 +14,17 @@
  *     next line.
  * Only daemons' logs are limited (a command's messages go to its user's
  * terminal, as Slurm prints them); fatal() is never dropped.
+ *
+ * JSON lines (log_set_json, SluiceLogFormat=json): a daemon's line is one
+ * JSON object, {"time","level","daemon","node","job_id","message"}, with
+ * time in RFC 3339 (local time with its offset, milliseconds) and job_id
+ * (a number) only when the message is about one job: the first "job N",
+ * "JobId=N" or "step N." in its text, which is how our messages name
+ * jobs. Shippers (Vector, Fluent Bit, Promtail, Filebeat) read it with
+ * their JSON parser, without rules of their own.
+ *
+ * Syslog (log_set_syslog): messages at or above that level also go to
+ * syslog(3) (facility daemon, ident the program name), whatever the file.
  */
 #include "log.h"
 
@@ -23,6 +34,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/time.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +42,9 @@ static char log_progname[64] = "sluice";
 static int log_daemon;
 static enum log_level log_level = LOG_LVL_INFO;
 static FILE *log_fp;
+static int log_json;
+static char log_node[128];
+static int log_syslog = -1;     /* level, -1: off */
 
 #define LOG_REPEAT_MS 10000
 #define LOG_BURST 200
@@ -68,6 +83,25 @@ void log_init(const char *prog, int daemon, enum log_level level, const char *fi
 	}
 }
 
+void log_set_json(int on) { log_json = on; }
+int log_get_json(void) { return log_json; }
+
+void log_set_node(const char *node)
+{
+	snprintf(log_node, sizeof(log_node), "%s", node ? node : "");
+}
+
+void log_set_syslog(int level)
+{
+	if (level >= 0 && log_syslog < 0)
+		openlog(log_progname, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	else if (level < 0 && log_syslog >= 0)
+		closelog();
+	log_syslog = level;
+}
+
+int log_get_syslog(void) { return log_syslog; }
+
 void log_set_level(enum log_level level) { log_level = level; }
 enum log_level log_get_level(void) { return log_level; }
 const char *log_prog(void) { return log_progname; }
@@ -95,9 +129,114 @@ static uint64_t log_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void emit(FILE *fp, const char *tag, const char *msg)
+static const char *level_name(enum log_level lvl)
 {
-	if (log_daemon) {
+	switch (lvl) {
+	case LOG_LVL_FATAL: return "fatal";
+	case LOG_LVL_ERROR: return "error";
+	case LOG_LVL_INFO: return "info";
+	case LOG_LVL_VERBOSE: return "verbose";
+	case LOG_LVL_DEBUG: return "debug";
+	default: return "debug2";
+	}
+}
+
+long log_msg_job_id(const char *msg)
+{
+	static const char *const keys[] = { "job ", "JobId=", "step " };
+	const char *best = NULL;
+	size_t blen = 0;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		size_t kl = strlen(keys[k]);
+		for (const char *p = msg; (p = strstr(p, keys[k])) != NULL; p += kl) {
+			/* a word of its own: "job 12", not "subjob 12" */
+			if (p > msg && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')))
+				continue;
+			if (p[kl] < '0' || p[kl] > '9')
+				continue;
+			if (!best || p < best) {
+				best = p;
+				blen = kl;
+			}
+			break;
+		}
+	}
+	if (!best)
+		return -1;
+	char *end;
+	unsigned long v = strtoul(best + blen, &end, 10);
+	return v > 0xffffffffUL ? -1 : (long)v;
+}
+
+/* s as a JSON string (quotes included) into out (at most cap bytes). */
+static size_t json_str(char *out, size_t cap, const char *s)
+{
+	size_t o = 0;
+	if (cap < 3)
+		return 0;
+	out[o++] = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 8 < cap; p++) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+		} else if (c == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else if (c == '\t') {
+			out[o++] = '\\';
+			out[o++] = 't';
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)snprintf(out + o, cap - o, "\\u%04x", c);
+		} else if (c >= 0x80) {
+			/* keep valid UTF-8 sequences, replace stray bytes */
+			int n = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+			int okseq = n > 0;
+			for (int i = 1; okseq && i <= n; i++)
+				okseq = (p[i] & 0xc0) == 0x80;
+			if (!okseq) {
+				o += (size_t)snprintf(out + o, cap - o, "\\ufffd");
+				continue;
+			}
+			for (int i = 0; i <= n; i++)
+				out[o++] = (char)p[i];
+			p += n;
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o++] = '"';
+	out[o] = 0;
+	return o;
+}
+
+static void emit_json(FILE *fp, enum log_level lvl, const char *msg)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[40], tz[8];
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(tz, sizeof(tz), "%z", &tm);     /* +0100 -> +01:00 (RFC 3339) */
+	char jm[8192], jd[160], jn[300];
+	json_str(jm, sizeof(jm), msg);
+	json_str(jd, sizeof(jd), log_progname);
+	json_str(jn, sizeof(jn), log_node);
+	long job = log_msg_job_id(msg);
+	char jj[32] = "";
+	if (job >= 0)
+		snprintf(jj, sizeof(jj), ",\"job_id\":%ld", job);
+	fprintf(fp, "{\"time\":\"%s.%03ld%.3s:%.2s\",\"level\":\"%s\",\"daemon\":%s,\"node\":%s%s,"
+		"\"message\":%s}\n", ts, (long)tv.tv_usec / 1000, tz, tz + 3, level_name(lvl), jd, jn, jj,
+		jm);
+}
+
+static void emit(FILE *fp, enum log_level lvl, const char *tag, const char *msg)
+{
+	if (log_daemon && log_json) {
+		emit_json(fp, lvl, msg);
+	} else if (log_daemon) {
 		struct timeval tv;
 		struct tm tm;
 		char ts[32];
@@ -130,7 +269,7 @@ static int site_admit(FILE *fp, const char *fmt, uint64_t now)
 			char m[160];
 			snprintf(m, sizeof(m), "%u similar messages suppressed: %.100s",
 				 st->dropped, st->fmt);
-			emit(fp, NULL, m);
+			emit(fp, LOG_LVL_INFO, NULL, m);
 		}
 		st->fmt = fmt;
 		st->tokens = LOG_BURST;
@@ -150,19 +289,35 @@ static int site_admit(FILE *fp, const char *fmt, uint64_t now)
 	if (st->dropped) {
 		char m[160];
 		snprintf(m, sizeof(m), "%u similar messages suppressed: %.100s", st->dropped, fmt);
-		emit(fp, NULL, m);
+		emit(fp, LOG_LVL_INFO, NULL, m);
 		st->dropped = 0;
 	}
 	return 1;
 }
 
+static int syslog_prio(enum log_level lvl)
+{
+	switch (lvl) {
+	case LOG_LVL_FATAL: return LOG_CRIT;
+	case LOG_LVL_ERROR: return LOG_ERR;
+	case LOG_LVL_INFO: return LOG_INFO;
+	case LOG_LVL_VERBOSE: return LOG_INFO;
+	default: return LOG_DEBUG;
+	}
+}
+
 static void vlog(enum log_level lvl, const char *tag, const char *fmt, va_list ap)
 {
-	if (lvl > log_level)
+	int to_syslog = log_daemon && log_syslog >= 0 && (int)lvl <= log_syslog;
+	if (lvl > log_level && !to_syslog)
 		return;
 	FILE *fp = log_fp ? log_fp : stderr;
 	char msg[4096];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (to_syslog)
+		syslog(syslog_prio(lvl), "%s%s%s", tag ? tag : "", tag ? ": " : "", msg);
+	if (lvl > log_level)
+		return;
 	uint64_t now = log_mono_ms();
 	if (log_daemon && lvl != LOG_LVL_FATAL) {
 		if (lvl == log_last_lvl && now - log_last_ms < LOG_REPEAT_MS
@@ -176,13 +331,13 @@ static void vlog(enum log_level lvl, const char *tag, const char *fmt, va_list a
 	if (log_repeats) {
 		char m[64];
 		snprintf(m, sizeof(m), "last message repeated %u times", log_repeats);
-		emit(fp, NULL, m);
+		emit(fp, LOG_LVL_INFO, NULL, m);
 		log_repeats = 0;
 	}
 	memcpy(log_last, msg, sizeof(log_last));
 	log_last_lvl = lvl;
 	log_last_ms = now;
-	emit(fp, tag, msg);
+	emit(fp, lvl, tag, msg);
 	fflush(fp);
 }
 

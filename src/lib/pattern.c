@@ -107,3 +107,32 @@ char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
 	free(name);
 	return full;
 }
+
+/* Does pat use one of the conversions in convs (after an optional width)? */
+static int uses(const char *pat, const char *convs)
+{
+	if (!pat || strchr(pat, '\\'))
+		return 0;
+	for (const char *p = pat; *p; p++) {
+		if (*p != '%')
+			continue;
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (!*p)
+			break;
+		if (strchr(convs, *p))
+			return 1;
+	}
+	return 0;
+}
+
+int fpattern_per_task(const char *pat)
+{
+	return uses(pat, "t");
+}
+
+int fpattern_per_node(const char *pat)
+{
+	return uses(pat, "Nn");
+}

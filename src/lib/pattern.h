@@ -28,5 +28,10 @@ char *pattern_expand(const char *pat, const pattern_ctx_t *ctx);
  * expanded, relative names put under work_dir. malloc'd. */
 char *pattern_path(const char *pat, const char *dflt, const char *work_dir,
 		   const pattern_ctx_t *ctx);
+/* Does pat name a different file per task (%t), per node (%N %n)? A
+ * pattern with '\\' expands nothing. (srun: one file per task, per node
+ * or one for all.) */
+int fpattern_per_task(const char *pat);
+int fpattern_per_node(const char *pat);
 
 #endif

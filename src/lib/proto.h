@@ -78,12 +78,19 @@ enum msg_type {
 	MSG_STEP_COMPLETE,       /* msg_step_complete_t -> MSG_RC (supervisor -> ctld) */
 	MSG_HEALTH_CHECK,        /* msg_info_req_t (name: node list) -> MSG_RC: the nodes
 	                          * run a health check round now (sluice preflight) */
+	MSG_SET_DEBUG,           /* msg_set_debug_t -> MSG_RC (scontrol setdebug) */
 	MSG_TYPE_END
 };
 
 typedef struct msg_empty {
 	uint32_t unused;
 } msg_empty_t;
+
+/* scontrol setdebug: the controller's log level from now on (enum
+ * log_level; SlurmctldDebug is read again at reconfigure). */
+typedef struct msg_set_debug {
+	uint32_t level;
+} msg_set_debug_t;
 
 typedef struct msg_rc {
 	int32_t rc;              /* SLURM_SUCCESS or an errors.h number */
@@ -377,7 +384,11 @@ typedef struct msg_step_create {
 	char *name;
 	char *digest;                 /* cred_launch_digest() of the launch srun
 	                               * will send (hex); signed into the cred */
+	uint32_t flags;               /* STEP_CREATE_* */
+	uint32_t cpus_per_task;       /* srun -c (0 = the job's) */
 } msg_step_create_t;
+#define STEP_CREATE_EXACT   0x1u  /* --exact (or -c): only the tasks' CPUs */
+#define STEP_CREATE_OVERLAP 0x2u  /* --overlap: share CPUs, never wait */
 
 typedef struct msg_step_create_reply {
 	int32_t rc;
@@ -389,6 +400,11 @@ typedef struct msg_step_create_reply {
 	uint32_t ntasks_per_node_n;
 	uint32_t *ntasks_per_node;    /* tasks on each node */
 	char *cred;                   /* launch credential (signed by ctld) */
+	strv_t topo_addrs;            /* SLURM_TOPOLOGY_ADDR per node */
+	char *topo_pattern;           /* SLURM_TOPOLOGY_ADDR_PATTERN */
+	uint32_t ncpus_per_node;
+	uint32_t *cpus_per_node;      /* the job's CPUs on each node */
+	strv_t cpu_ids;               /* the job's CPU ids on each node ("0-3") */
 } msg_step_create_reply_t;
 
 /* A batch job ended (from the job's supervisor), or an srun allocation
@@ -498,15 +514,18 @@ typedef struct msg_launch_job {
 	uint32_t warn_time;
 	uint32_t warn_flags;     /* WARN_F_* */
 	uint32_t get_user_env;   /* GUE_* */
+	/* The controller's own SLURM_* variables of the job, without what the
+	 * submitter exported: what the node's Prolog/Epilog (root) may trust. */
+	strv_t prolog_env;
 } msg_launch_job_t;
 
 #define SIGNAL_F_KILL_JOB 0x1u   /* cancel: SIGCONT+SIGTERM, SIGKILL after wait */
 #define SIGNAL_F_BATCH    0x2u   /* only the batch shell */
 #define SIGNAL_F_TIME_LIMIT 0x4u /* no signal: the job's limit is now end_time */
-/* A plain signal (no flag) reaches the job's steps, not the batch shell,
- * as Slurm's scancel --signal; SIGNAL_F_BATCH the batch shell alone;
- * SIGNAL_F_FULL both (scancel -f). */
-#define SIGNAL_F_FULL     0x10u
+/* Only the job's steps, not the batch shell: scancel --signal without
+ * -b/-f, as Slurm. No flag: the batch shell and every step (scancel -f,
+ * suspend/resume); SIGNAL_F_BATCH: the batch shell alone (-b). */
+#define SIGNAL_F_STEPS    0x10u
 #define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
 				  * (scontrol notify) */
 typedef struct msg_signal_job {
@@ -535,6 +554,19 @@ typedef struct msg_launch_step {
 	                                * stdin, NO_VAL32 = every task */
 	uint32_t time_limit;           /* the step's own limit in minutes (srun -t
 	                                * inside an allocation), 0 = none */
+	char *multi_prog;              /* srun --multi-prog: the config file's
+	                                * text (multiprog.h); argv is then unused */
+	/* what only sets task environment variables, not in the digest:
+	 * SLURM_STEP_TASKS_PER_NODE ("2,1(x3)"), this node's
+	 * SLURM_TOPOLOGY_ADDR and its pattern, SLURM_CPUS_ON_NODE */
+	char *tasks_per_node, *topo_addr, *topo_pattern;
+	uint32_t cpus_on_node;
+	char *job_cpus_per_node;       /* STEP_F_STANDALONE: "2,1(x3)" */
+	char *cpu_bind;                /* srun --cpu-bind as typed, NULL = none */
+	char *cpu_ids;                 /* the job's CPU ids on this node ("0-3") */
+	uint32_t cpus_per_task;
+	char *task_prolog, *task_epilog;   /* srun --task-prolog/--task-epilog
+	                                    * (in the digest) */
 } msg_launch_step_t;
 #define STEP_F_UNBUFFERED 0x1u
 #define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO
@@ -542,7 +574,10 @@ typedef struct msg_launch_step {
 #define STEP_F_STANDALONE 0x4u     /* srun made the allocation: the node
 	                                * daemon sets SLURM_NODELIST/NNODES/... */
 
-enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0 };
+enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0,
+       STEP_IO_SIGNAL = 3 };   /* srun -> supervisor: task is the signal
+                                * for every task, 0 = terminate the step
+                                * (-K, -W, Ctrl-C twice); no data */
 typedef struct msg_step_io {
 	uint32_t task;           /* global rank */
 	uint32_t stream;

@@ -326,6 +326,8 @@ static const proto_field_t step_create_f[] = {
 	U32(msg_step_create_t, min_nodes, 3),
 	STR(msg_step_create_t, name, 4),
 	STR(msg_step_create_t, digest, 5),
+	U32(msg_step_create_t, flags, 6),
+	U32(msg_step_create_t, cpus_per_task, 7),
 };
 SCHEMA(step_create_schema, msg_step_create_t, "msg_step_create", step_create_f);
 
@@ -339,8 +341,17 @@ static const proto_field_t step_create_reply_f[] = {
 	ARR(msg_step_create_reply_t, ports, nports, 7, FT_U32ARR),
 	ARR(msg_step_create_reply_t, ntasks_per_node, ntasks_per_node_n, 8, FT_U32ARR),
 	STR(msg_step_create_reply_t, cred, 9),
+	STRV(msg_step_create_reply_t, topo_addrs, 10),
+	STR(msg_step_create_reply_t, topo_pattern, 11),
+	ARR(msg_step_create_reply_t, cpus_per_node, ncpus_per_node, 12, FT_U32ARR),
+	STRV(msg_step_create_reply_t, cpu_ids, 13),
 };
 SCHEMA(step_create_reply_schema, msg_step_create_reply_t, "msg_step_create_reply", step_create_reply_f);
+
+static const proto_field_t set_debug_f[] = {
+	U32(msg_set_debug_t, level, 1),
+};
+SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
 
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
@@ -428,6 +439,7 @@ static const proto_field_t launch_job_f[] = {
 	U32(msg_launch_job_t, warn_time, 31),
 	U32(msg_launch_job_t, warn_flags, 32),
 	U32(msg_launch_job_t, get_user_env, 33),
+	STRV(msg_launch_job_t, prolog_env, 23),
 };
 SCHEMA(launch_job_schema, msg_launch_job_t, "msg_launch_job", launch_job_f);
 
@@ -471,6 +483,17 @@ static const proto_field_t launch_step_f[] = {
 	U32(msg_launch_step_t, flags, 14),
 	U32(msg_launch_step_t, stdin_task, 15),
 	U32(msg_launch_step_t, time_limit, 16),
+	STR(msg_launch_step_t, multi_prog, 17),
+	STR(msg_launch_step_t, tasks_per_node, 18),
+	STR(msg_launch_step_t, topo_addr, 19),
+	STR(msg_launch_step_t, topo_pattern, 20),
+	U32(msg_launch_step_t, cpus_on_node, 21),
+	STR(msg_launch_step_t, task_prolog, 22),
+	STR(msg_launch_step_t, task_epilog, 23),
+	STR(msg_launch_step_t, job_cpus_per_node, 24),
+	STR(msg_launch_step_t, cpu_bind, 25),
+	STR(msg_launch_step_t, cpu_ids, 26),
+	U32(msg_launch_step_t, cpus_per_task, 27),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 
@@ -649,6 +672,7 @@ static const struct {
 	[MSG_ACCT_REPLY] = { "MSG_ACCT_REPLY", &acct_reply_schema },
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
 	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
+	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

@@ -16,9 +16,10 @@
  * double-forked) is still in the cgroup, so it is found too.
  *
  * Devices: v1 writes "c MAJOR:MINOR rwm" to job_J's devices.deny for each
- * GPU the job was not given. v2 would need a BPF_PROG_TYPE_CGROUP_DEVICE
- * program; it is not built: ConstrainDevices on v2 is refused with a log
- * line (cgroup_unsupported), and jobs then see every GPU.
+ * GPU the job was not given; v2 attaches a BPF_PROG_TYPE_CGROUP_DEVICE
+ * program denying them to job_J (cgroup_bpf.c). Where no such program can
+ * be loaded (no CAP_BPF, an old kernel) the node says so once at start
+ * (cgroup_unsupported) and jobs see every GPU.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,6 +55,8 @@ struct cgroup {
 	int nctrl;
 	int has_cpuacct, has_memory;
 	const char *unsupported;
+	char unsupported_buf[512];
+	int bpf_failed;            /* v2: no device program can be loaded */
 	char *node, *prefix, *plugin;
 };
 
@@ -446,10 +449,16 @@ cgroup_t *cgroup_open(const cg_settings_t *s, char **why)
 		v2_enable(sl);
 		v2_enable(d);
 		cg->has_memory = cg->has_cpuacct = 1;
-		if (s->constrain_devices)
-			cg->unsupported = "cgroup.conf ConstrainDevices=yes is not supported on cgroup v2 "
-				"(it needs a BPF device program, which Sluice does not load): jobs on this "
-				"node can open every GPU";
+		char *berr = NULL;
+		if (s->constrain_devices && cg->real && cgroup_bpf_probe(&berr) < 0) {
+			/* said once at start; jobs then see every GPU */
+			cg->bpf_failed = 1;
+			snprintf(cg->unsupported_buf, sizeof(cg->unsupported_buf),
+				 "cgroup.conf ConstrainDevices=yes cannot be applied on cgroup v2 here (%s): "
+				 "jobs on this node can open every GPU", berr);
+			cg->unsupported = cg->unsupported_buf;
+		}
+		free(berr);
 		free(sl);
 		free(d);
 	}
@@ -601,6 +610,12 @@ static void set_limits(cgroup_t *cg, const char *ctrl, const char *dir, uint32_t
 				error("job %u: cannot set %s: %m", job, p);
 			free(p);
 		}
+	}
+	if (!v1 && cg->s.constrain_devices && lim->ndeny && cg->real && !cg->bpf_failed) {
+		char *err = NULL;
+		if (cgroup_bpf_deny(dir, lim->deny, lim->ndeny, &err) < 0)
+			error("job %u: ConstrainDevices: %s: the job can open every GPU", job, err);
+		free(err);
 	}
 	if (v1 && !strcmp(ctrl, "devices") && cg->s.constrain_devices) {
 		p = xasprintf("%s/devices.deny", dir);
@@ -824,20 +839,16 @@ uint64_t cgroup_oom_kills(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32
 	uid = resolve_uid(cg, uid, job);
 	if (cg->version == CG_V1 && uid == CG_UID_ANY)
 		return 0;
-	uint64_t best = 0;
-	uint32_t which[2] = { step, CG_STEP_ALL };
-	for (int i = 0; i < 2; i++) {
-		char buf[4096];
-		if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, which[i]) < 0)
-			continue;
-		strcat(buf, cg->version == CG_V1 ? "/memory.oom_control" : "/memory.events");
-		char *t = rfile(buf, 4096);
-		uint64_t n = cgroup_keyed(t, "oom_kill");
-		free(t);
-		if (n > best)
-			best = n;
-	}
-	return best;
+	/* the step's own count: the kernel counts a kill in the victim's
+	 * cgroup (and, on v2, its ancestors: the job's counts every step) */
+	char buf[4096];
+	if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, step) < 0)
+		return 0;
+	strcat(buf, cg->version == CG_V1 ? "/memory.oom_control" : "/memory.events");
+	char *t = rfile(buf, 4096);
+	uint64_t n = cgroup_keyed(t, "oom_kill");
+	free(t);
+	return n;
 }
 
 int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
@@ -902,17 +913,21 @@ int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t 
 	*cpu_us = *mem_bytes = 0;
 	if (!cg)
 		return -1;
+	int v1 = cg->version == CG_V1;
+	/* both figures or none: the caller then takes both from /proc */
+	if (v1 && (!cg->has_cpuacct || !cg->has_memory))
+		return -1;
 	uint32_t uid = resolve_uid(cg, CG_UID_ANY, job);
-	if (cg->version == CG_V1 && uid == CG_UID_ANY)
+	if (v1 && uid == CG_UID_ANY)
 		return -1;
 	char buf[4096];
-	int v1 = cg->version == CG_V1;
 	if (path_into(buf, sizeof(buf) - 32, cg, v1 ? "cpuacct" : NULL, uid, job, CG_STEP_ALL) < 0)
 		return -1;
 	strcat(buf, v1 ? "/cpuacct.usage" : "/cpu.stat");
 	char *t = rfile(buf, 4096);
-	if (t)
-		*cpu_us = v1 ? strtoull(t, NULL, 10) / 1000 : cgroup_keyed(t, "usage_usec");
+	if (!t)
+		return -1;
+	*cpu_us = v1 ? strtoull(t, NULL, 10) / 1000 : cgroup_keyed(t, "usage_usec");
 	free(t);
 	if (path_into(buf, sizeof(buf) - 32, cg, "memory", uid, job, CG_STEP_ALL) < 0)
 		return -1;

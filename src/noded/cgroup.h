@@ -73,8 +73,9 @@ void cgroup_settings_from(const conf_t *conf, const conf_node_t *node, const cha
 cgroup_t *cgroup_open(const cg_settings_t *s, char **why);
 void cgroup_close(cgroup_t *cg);
 int cgroup_version(const cgroup_t *cg);
-/* A line for the log when a constraint is configured that this version
- * cannot apply (ConstrainDevices on v2), else NULL. Static text. */
+/* A line for the log when a constraint is configured that cannot be
+ * applied here (ConstrainDevices on v2 without BPF), else NULL. Owned by
+ * cg. */
 const char *cgroup_unsupported(const cgroup_t *cg);
 
 /* Path of job_J (step CG_STEP_ALL) or of its step_S in the hierarchy of
@@ -97,7 +98,7 @@ int cgroup_signal(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 /* Processes left in the step (CG_STEP_ALL: the job), -1 when no cgroup. */
 int cgroup_nprocs(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step);
 /* OOM kills counted in the step's memory cgroup (v1 memory.oom_control,
- * v2 memory.events oom_kill), and in the job's. */
+ * v2 memory.events oom_kill); CG_STEP_ALL: the job's. */
 uint64_t cgroup_oom_kills(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step);
 /* CPU time (user, system: microseconds) and peak memory (KiB) of the step;
  * 0, or -1 when the cgroup cannot tell. A field it cannot tell is 0. */
@@ -105,8 +106,9 @@ int cgroup_usage(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		 uint64_t *user_us, uint64_t *sys_us, uint64_t *peak_kb);
 /* The job's CPU time so far (microseconds) and memory now (bytes) from
  * its cgroup (any uid), for the node's /metrics: v1 cpuacct.usage and
- * memory.usage_in_bytes, v2 cpu.stat usage_usec and memory.current.
- * 0, or -1 when the job has no cgroup here. */
+ * memory.usage_in_bytes (only with both hierarchies in use), v2 cpu.stat
+ * usage_usec and memory.current. 0, or -1 when the cgroup cannot give
+ * both. */
 int cgroup_job_now(const cgroup_t *cg, uint32_t job, uint64_t *cpu_us, uint64_t *mem_bytes);
 /* Remove step_S (CG_STEP_ALL: every step) and then job_J and uid_U once
  * nothing is left below them. Processes still inside are killed first.
@@ -118,6 +120,20 @@ int cgroup_remove(const cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step)
  * none), or -1 when node has no entry or it is malformed. */
 int cgroup_alloc_entry(const char *alloc, const char *node, char **cores, uint64_t *mem_mb,
 		       uint64_t *gpus);
+
+/* ---- cgroup_bpf.c: ConstrainDevices on v2 ---- */
+#define CG_BPF_MAX_DENY 256
+struct bpf_insn;
+/* The device program denying the char devices deny[] (n at most
+ * CG_BPF_MAX_DENY) into out (room for 7 + 4 n instructions); returns the
+ * instruction count. */
+size_t cgroup_bpf_prog(const dev_t *deny, size_t n, struct bpf_insn *out);
+/* Load it and attach it to the cgroup dir (BPF_F_ALLOW_MULTI). n 0: does
+ * nothing. 0, or -1 with *err (malloc'd). */
+int cgroup_bpf_deny(const char *dir, const dev_t *deny, size_t n, char **err);
+/* Whether this process may load such a program (root, a kernel with
+ * cgroup BPF): 0, or -1 with *err. */
+int cgroup_bpf_probe(char **err);
 
 /* Parsers exposed for tests. */
 /* "0-3,6" core ids to CPU ids with tpc threads per core ("0-7,12-13"). */

@@ -89,6 +89,7 @@ struct health {
 	unsigned state_mask;       /* HealthCheckNodeState */
 	pid_t prog_pid;
 	int64_t prog_deadline;
+	int prog_timeout_s;        /* PROGRAM_TIMEOUT_S; tests shorten it */
 };
 
 enum { HS_IDLE = 1, HS_ALLOC = 2, HS_MIXED = 4, HS_ANY = 8, HS_CYCLE = 16, HS_NONDRAINED = 32 };
@@ -705,6 +706,27 @@ int health_launch_gate(noded_t *nd, const msg_launch_job_t *m, const char *dir)
 	_exit(0);
 }
 
+void health_reload(health_t *h)
+{
+	char *p = health_conf_path(h->nd ? h->nd->conf : NULL);
+	int missing = 0;
+	health_conf_t *hc = health_conf_load(p, &missing);
+	if (hc->nerrors) {
+		for (size_t i = 0; i < hc->nerrors; i++)
+			error("reconfigure: %s", hc->errors[i]);
+		error("reconfigure: %s not applied: the %zu check(s) read before stay", p, h->hc->n);
+		health_conf_free(hc);
+	} else {
+		health_conf_free(h->hc);
+		h->hc = hc;
+		free(h->key_path);
+		h->key_path = health_key_path(h->nd ? h->nd->conf : NULL, hc);
+		info("reconfigure: %s %s: %zu check(s)%s", p, missing ? "absent" : "re-read", hc->n,
+		     hc->gate ? ", gating each job" : "");
+	}
+	free(p);
+}
+
 /* ---- periodic rounds and HealthCheckProgram ---- */
 
 static void prog_poll(loop_t *l, void *arg)
@@ -716,15 +738,17 @@ static void prog_poll(loop_t *l, void *arg)
 	int st;
 	pid_t r = waitpid(h->prog_pid, &st, WNOHANG);
 	if (r == h->prog_pid || (r < 0 && errno == ECHILD)) {
+		const char *prog = conf_get(h->nd->conf, "HealthCheckProgram");
 		if (r == h->prog_pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-			error("HealthCheckProgram failed: %s %d",
+			error("HealthCheckProgram %s failed: %s %d%s", prog ? prog : "",
 			      WIFEXITED(st) ? "exit status" : "signal",
-			      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+			      WIFEXITED(st) && WEXITSTATUS(st) == 127 ? " (not found or not executable?)" : "");
 		h->prog_pid = 0;
 		return;
 	}
 	if (time(NULL) >= h->prog_deadline) {
-		error("HealthCheckProgram still running after %ds: killed", PROGRAM_TIMEOUT_S);
+		error("HealthCheckProgram still running after %ds: killed", h->prog_timeout_s);
 		kill(-h->prog_pid, SIGKILL);
 		kill(h->prog_pid, SIGKILL);
 		h->prog_deadline = time(NULL) + 5;   /* reap it next polls */
@@ -758,7 +782,7 @@ static void prog_start(health_t *h)
 		_exit(127);
 	}
 	h->prog_pid = pid;
-	h->prog_deadline = time(NULL) + PROGRAM_TIMEOUT_S;
+	h->prog_deadline = time(NULL) + h->prog_timeout_s;
 	h->prog_timer = loop_add_timer(h->nd->loop, PROGRAM_POLL_MS, prog_poll, h);
 }
 
@@ -795,6 +819,10 @@ void health_start(health_t *h)
 	const char *e = getenv("SLUICE_HEALTH_INTERVAL_MS");   /* tests */
 	if (e && atol(e) > 0)
 		h->interval_ms = (uint64_t)atol(e);
+	h->prog_timeout_s = PROGRAM_TIMEOUT_S;
+	e = getenv("SLUICE_HEALTH_PROGRAM_TIMEOUT");             /* tests */
+	if (e && atoi(e) > 0)
+		h->prog_timeout_s = atoi(e);
 	const char *ns = conf_get(h->nd->conf, "HealthCheckNodeState");
 	if (ns) {
 		char *copy = xstrdup(ns), *save = NULL;

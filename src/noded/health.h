@@ -64,6 +64,9 @@ void health_clock_sample(health_t *h, uint64_t sent_boot_ms, uint64_t now_boot_m
  * (malloc'd) the failing checks. */
 int health_gate(health_t *h, char **why);
 
+/* SIGHUP: re-read health.conf; one with errors changes nothing (logged). */
+void health_reload(health_t *h);
+
 /* The launch hook (supervisor_launch, before the supervisor starts):
  * 0 when the job may start. Else the gate failed: a round has run (its
  * heartbeat drains the node with the evidence), and a detached reporter

@@ -82,6 +82,15 @@ int env_apply_rlimits(strv_t *env, const conf_t *conf);
  * is then unchanged). */
 int env_load_user(strv_t *env, uint32_t flags, char **err);
 
+/* ---- cpubind.c ---- */
+
+/* Bind the calling task (global rank, local rank on this node) as srun
+ * --cpu-bind=spec asks, within ids (the job's CPU ids on the node, "0-3")
+ * and cpt CPUs per task. 0 (nothing to do counts), or -1 with errno.
+ * *msg: the verbose line for the task's stderr, or NULL (malloc'd). */
+int cpubind_apply(const char *spec, const char *ids, uint32_t rank, uint32_t local,
+		  uint32_t cpt, const char *node, char **msg);
+
 /* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
 void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
 

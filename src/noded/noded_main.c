@@ -120,6 +120,7 @@ static void reconfigure(noded_t *nd)
 	nd->log_file = file;
 	nd->log_level = lvl;
 	log_init("slurmd", 1, nd->log_level, nd->log_file);
+	log_apply_conf(nc, 0, nd->foreground, nd->log_file != NULL, nd->name);
 	long idx = conf_node_find(nc, nd->name);
 	if (idx < 0)
 		error("reconfigure: node %s is no longer in slurm.conf; restart or stop this daemon",
@@ -135,6 +136,7 @@ static void reconfigure(noded_t *nd)
 	if ((os == NULL) != (ns == NULL) || (os && strcmp(os, ns)))
 		info("reconfigure: SlurmdSpoolDir changed: needs a restart");
 	info("reconfigure: slurm.conf re-read (log level %d)", (int)nd->log_level);
+	health_reload(nd->health);
 	conf_destroy(nc);
 }
 
@@ -296,6 +298,7 @@ int cmd_noded(int argc, char **argv)
 	if (sigfd < 0 || loop_add_fd(nd->loop, sigfd, LOOP_READ, on_signal, nd) < 0)
 		fatal("signalfd: %s", strerror(errno));
 	log_init("slurmd", 1, nd->log_level, nd->log_file);
+	log_apply_conf(conf, 0, foreground, nd->log_file != NULL, nd->name);
 	info("slurmd version %s started on node %s, port %u, spool %s", SLURM_COMPAT_VERSION,
 	     nd->name, nd->node->port, nd->spool);
 	if (conf->nunsupported)

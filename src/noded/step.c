@@ -26,9 +26,11 @@
  * connection) the tasks are killed, as Slurm does. Signal/cancel requests
  * reach it through the spool request files (see supervisor.c).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,7 +49,9 @@
 #include "hostlist.h"
 #include "jobacct.h"
 #include "metrics.h"
+#include "multiprog.h"
 #include "noded.h"
+#include "prolog.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -63,13 +68,60 @@ typedef struct task {
 	size_t inoff;
 	int exited, reported;
 	int status;
+	int in_eof;              /* srun sent this task's stdin EOF */
 } task_t;
 
 /* The task child: never returns. Errors go to its stderr pipe, as
  * slurmstepd writes them. */
+/* srun --task-epilog: the task runs as our child and the epilog after it
+ * (as the task, with its environment); we then end as the task ended,
+ * by the same signal or with the same exit code. */
+static void __attribute__((noreturn))
+task_run_with_epilog(char **argv, char **envp, const char *epilog)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		int en = errno;
+		dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
+		_exit(en > 0 && en < 256 ? en : 1);
+	}
+	int st = 1 << 8;
+	/* signals for the task reach us too (one process group): let the
+	 * task take them, and outlive it to run the epilog */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	pid_t e = fork();
+	if (e == 0) {
+		char *eargv[] = { (char *)epilog, NULL };
+		execve(epilog, eargv, envp);
+		dprintf(2, "slurmstepd: error: execve(): %s: %s\n", epilog, strerror(errno));
+		_exit(127);
+	}
+	while (e > 0 && waitpid(e, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st)) {
+		signal(WTERMSIG(st), SIG_DFL);
+		raise(WTERMSIG(st));
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+/* "0,1,2" for the tasks first..first+n-1 (SLURM_GTIDS). */
+static char *gtids(uint32_t first, uint32_t n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%u", i ? "," : "", first + i);
+	return strbuf_detach(&sb);
+}
+
 static void __attribute__((noreturn))
 task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
-	   uint32_t local, int out, int err, int in)
+	   uint32_t local, int out, int err, int in, const char *srun_host)
 {
 	child_reset_signals();
 	setsid();
@@ -87,6 +139,14 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		_exit(1);
 	}
 	umask(env_umask(&m->env));
+	char *bind_msg = NULL;
+	if (cpubind_apply(m->cpu_bind, m->cpu_ids, m->first_task + local, local, m->cpus_per_task,
+			  nd->name, &bind_msg) < 0)
+		dprintf(2, "slurmstepd: error: task/affinity: sched_setaffinity: %s\n", strerror(errno));
+	if (bind_msg) {
+		dprintf(2, "%s", bind_msg);
+		free(bind_msg);
+	}
 	const char *wd = m->cwd && *m->cwd ? m->cwd : "/tmp";
 	if (chdir(wd) < 0) {
 		dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
@@ -121,10 +181,47 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		env_setf(&env, "SLURM_JOB_NUM_NODES", "%u", m->nnodes);
 		env_set(&env, "SLURM_NODELIST", cr->nodes);
 		env_set(&env, "SLURM_JOB_NODELIST", cr->nodes);
+		if (m->tasks_per_node)
+			env_set(&env, "SLURM_TASKS_PER_NODE", m->tasks_per_node);
+		if (m->job_cpus_per_node)
+			env_set(&env, "SLURM_JOB_CPUS_PER_NODE", m->job_cpus_per_node);
 	}
-	char **argv = xcalloc(m->argv.n + 1, sizeof(*argv));
-	for (uint32_t i = 0; i < m->argv.n; i++)
-		argv[i] = m->argv.v[i];
+	char *g = gtids(m->first_task, m->ntasks);
+	env_set(&env, "SLURM_GTIDS", g);
+	free(g);
+	if (m->tasks_per_node)
+		env_set(&env, "SLURM_STEP_TASKS_PER_NODE", m->tasks_per_node);
+	if (m->cpus_on_node)
+		env_setf(&env, "SLURM_CPUS_ON_NODE", "%u", m->cpus_on_node);
+	env_set(&env, "SLURM_TOPOLOGY_ADDR", m->topo_addr && *m->topo_addr ? m->topo_addr : nd->name);
+	env_set(&env, "SLURM_TOPOLOGY_ADDR_PATTERN",
+		m->topo_pattern && *m->topo_pattern ? m->topo_pattern : "node");
+	if (srun_host) {
+		env_set(&env, "SLURM_LAUNCH_NODE_IPADDR", srun_host);
+		env_set(&env, "SLURM_SRUN_COMM_HOST", srun_host);
+	}
+	env_setf(&env, "SLURM_JOB_UID", "%u", cr->uid);
+	env_setf(&env, "SLURM_JOB_GID", "%u", cr->gid);
+	if (cr->user)
+		env_set(&env, "SLURM_JOB_USER", cr->user);
+	strv_t mp = { NULL, 0 };
+	const strv_t *av = &m->argv;
+	if (m->multi_prog) {
+		if (multiprog_argv(m->multi_prog, m->first_task + local, &mp) < 0) {
+			dprintf(2, "slurmstepd: error: no --multi-prog line for task %u\n",
+				m->first_task + local);
+			_exit(1);
+		}
+		av = &mp;
+	}
+	/* TaskProlog of slurm.conf, then srun --task-prolog, as Slurm
+	 * (prolog.c: export/unset/print applied to the task) */
+	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));
+	if (m->task_prolog && *m->task_prolog)
+		task_prolog_run(m->task_prolog, &env, 1, prolog_timeout(nd->conf));
+	char **argv = xcalloc(av->n + 1, sizeof(*argv));
+	for (uint32_t i = 0; i < av->n; i++)
+		argv[i] = av->v[i];
 	if (!argv[0]) {
 		dprintf(2, "slurmstepd: error: no command given\n");
 		_exit(1);
@@ -135,6 +232,8 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	char **envp = env_to_envp(&env);
 	environ = envp;
 	child_close_fds(-1);
+	if (m->task_epilog && *m->task_epilog)
+		task_run_with_epilog(argv, envp, m->task_epilog);
 	execvp(argv[0], argv);
 	int en = errno;
 	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(en));
@@ -142,6 +241,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	free(envp);
 	free(argv);
 	strv_free(&env);
+	strv_free(&mp);
 	_exit(en > 0 && en < 256 ? en : 1);
 }
 
@@ -203,6 +303,21 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	(void)!write(ready_fd, "1", 1);
 	close(ready_fd);
 
+	/* srun's address as we see it (SLURM_LAUNCH_NODE_IPADDR) */
+	char srun_host[INET6_ADDRSTRLEN] = "";
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0) {
+		if (peer.ss_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr, srun_host,
+				  sizeof(srun_host));
+		else if (peer.ss_family == AF_INET6)
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&peer)->sin6_addr, srun_host,
+				  sizeof(srun_host));
+		if (!strncmp(srun_host, "::ffff:", 7) && strchr(srun_host, '.'))
+			memmove(srun_host, srun_host + 7, strlen(srun_host + 7) + 1);  /* v4 */
+	}
+
 	rpc_t *r = rpc_from_fd(nd->conf, fd);
 	msg_rc_t rc = { 0, NULL };
 	int srun_gone = rpc_send(r, MSG_RC, &rc) != 0;
@@ -234,7 +349,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(sfd);
-			task_child(nd, m, cr, i, po[1], pe[1], pi[0]);
+			task_child(nd, m, cr, i, po[1], pe[1], pi[0], srun_host);
 		}
 		close(po[1]);
 		close(pe[1]);
@@ -398,9 +513,32 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 						break;
 					}
 					const msg_step_io_t *io = msg;
+					if (ty == MSG_STEP_IO && io->stream == STEP_IO_SIGNAL &&
+					    !io->task && !ctl.killing) {
+						/* srun ends the step (-K, -W, Ctrl-C) */
+						char when[32], *line;
+						time_fmt_iso(time(NULL), when, sizeof(when));
+						line = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s "
+								 "CANCELLED AT %s ***\n", m->job_id,
+								 m->step_id, nd->name, when);
+						if (send_io(r, m->first_task, STEP_IO_STDERR, line,
+							    strlen(line)))
+							srun_gone = 1;
+						free(line);
+						ctl.end_state = JOB_CANCELLED;
+						job_ctl_terminate(&ctl, ctl.kill_wait);
+					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_SIGNAL &&
+						   io->task > 0 && io->task < 65) {
+						job_ctl_killall(&ctl, (int)io->task);
+					}
 					if (!e && ty == MSG_STEP_IO && io->stream == STEP_IO_STDIN) {
-						if (!io->len)
+						/* EOF for every task, or for one (srun
+						 * -i with a per-task file name) */
+						if (!io->len && io->task == NO_VAL32)
 							stdin_eof = 1;
+						for (uint32_t i = 0; i < n && !io->len; i++)
+							if (io->task == t[i].rank)
+								t[i].in_eof = 1;
 						for (uint32_t i = 0; i < n && io->len; i++)
 							if (t[i].in >= 0 && (io->task == NO_VAL32 ||
 									     io->task == t[i].rank))
@@ -409,11 +547,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 					proto_msg_destroy(ty, msg);
 				} while (!srun_gone && rpc_has_frame(r));
 				for (uint32_t i = 0; i < n; i++)
-					task_stdin_flush(&t[i], stdin_eof);
+					task_stdin_flush(&t[i], stdin_eof || t[i].in_eof);
 			} else if (pf[k].events == POLLOUT) {
 				for (uint32_t i = 0; i < n; i++)
 					if (t[i].in == pfd)
-						task_stdin_flush(&t[i], stdin_eof);
+						task_stdin_flush(&t[i], stdin_eof || t[i].in_eof);
 			} else {
 				for (uint32_t i = 0; i < n; i++) {
 					int *p = t[i].out == pfd ? &t[i].out :
@@ -448,9 +586,12 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		send_io(r, m->first_task, STEP_IO_STDERR, line, strlen(line));
 		free(line);
 	}
-	rpc_close(r);
 
-	/* This node's share of the step, to the controller. */
+	/* This node's share of the step, to the controller: once before
+	 * srun's connection closes, so that when srun returns the step's
+	 * CPUs are free for the next step (ctld/step_alloc.c); if the
+	 * controller does not answer at once, srun goes on and the report
+	 * is retried after. */
 	msg_step_complete_t sc = {
 		.job_id = m->job_id, .step_id = m->step_id, .node = nd->name,
 		.node_id = m->node_id, .nnodes = m->nnodes, .start_time = started,
@@ -477,7 +618,16 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		error("step %u.%u: cannot record the result: %m", m->job_id, m->step_id);
 	char what[48];
 	snprintf(what, sizeof(what), "step %u.%u", m->job_id, m->step_id);
-	sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
+	char *emsg = NULL;
+	int rc1 = rpc_call_ctld_rc(nd->conf, MSG_STEP_COMPLETE, &sc, &emsg);
+	int reported = rc1 == 0 || rc1 >= 2000 || rc1 == SLURM_ERROR;
+	if (rc1 && reported && rc1 != ESLURM_INVALID_JOB_ID && rc1 != ESLURM_ALREADY_DONE)
+		error("%s: end refused by controller: %s%s%s", what, slurm_strerror(rc1),
+		      emsg ? ": " : "", emsg ? emsg : "");
+	free(emsg);
+	rpc_close(r);
+	if (!reported)
+		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
 	rm_rf(dir);
 	for (uint32_t i = 0; i < n; i++)
 		task_stdin_close(&t[i]);

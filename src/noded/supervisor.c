@@ -64,6 +64,7 @@
 #include "metrics.h"
 #include "noded.h"
 #include "health.h"
+#include "prolog.h"
 #include "states.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -406,6 +407,8 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
 	env_apply_rlimits(&env, nd->conf);
+	/* TaskProlog (prolog.c): export/unset/print applied to the job */
+	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));
 	char **envp = env_to_envp(&env);
 	char **argv = xcalloc(m->argv.n + 2, sizeof(*argv));
 	argv[0] = (char *)script;
@@ -453,17 +456,13 @@ void sup_report(noded_t *nd, const char *dir, enum msg_type type, const void *ms
 
 /* Report the end to ctld until it answers: the batch step's record
  * (with its resource use), then the job's end. */
-static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r,
-			    const msg_step_complete_t *sc)
+static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r, uint32_t rc)
 {
 	char what[48];
-	snprintf(what, sizeof(what), "step %u.batch", r->job_id);
-	if (sc)
-		sup_report(nd, dir, MSG_STEP_COMPLETE, sc, what);
 	msg_job_complete_t c = {
 		.job_id = r->job_id, .step_id = NO_VAL32, .launch_seq = r->launch_seq,
 		.exit_status = r->exit_status, .end_state = r->end_state,
-		.node = nd->name, .end_time = r->end_time,
+		.node = nd->name, .end_time = r->end_time, .rc = rc,
 	};
 	snprintf(what, sizeof(what), "job %u", r->job_id);
 	sup_report(nd, dir, MSG_JOB_COMPLETE, &c, what);
@@ -518,7 +517,11 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL);
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
-	if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
+	/* The node's Prolog (prolog.c), here and not in noded's loop. */
+	uint32_t node_rc = prolog_job(nd, m->job_id, &m->prolog_env, 0) ? ESLURMD_PROLOG_FAILED : 0;
+	if (node_rc) {
+		/* no job: the controller requeues it held and drains the node */
+	} else if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
 		error("job %u: cannot write script %s: %m", m->job_id, script);
 	} else if (geteuid() == 0 && chown(script, m->user_id, m->group_id) < 0) {
 		error("job %u: cannot chown script %s: %m", m->job_id, script);
@@ -708,6 +711,8 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			end_state = st == 0 ? JOB_COMPLETE : JOB_FAILED;
 		info("job %u: ended, status %#x, state %s", m->job_id, status,
 		     job_state_string(end_state));
+		task_epilog_run(nd->conf, m->user_name, m->user_id, m->group_id, m->work_dir,
+				&m->env);
 		if (end_state == JOB_NODE_FAIL) {
 			sc.end_state = JOB_NODE_FAIL;
 			sc.exit_status = 0;
@@ -749,7 +754,15 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	noded_cgroup_usage(&cg_end, jc.type == JAG_CGROUP, &sc.usage);
 	jobacct_free(ja);
 	/* a launch that failed ran no batch step: the job's end closes it */
-	report_complete(nd, dir, &rec, pid > 0 ? &sc : NULL);
+	if (pid > 0) {
+		char what[48];
+		snprintf(what, sizeof(what), "step %u.batch", m->job_id);
+		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
+	}
+	/* The Epilog, once the job is gone, before its end is reported. */
+	if (prolog_job(nd, m->job_id, &m->prolog_env, 1) && !node_rc)
+		node_rc = ESLURMD_EPILOG_FAILED;
+	report_complete(nd, dir, &rec, node_rc);
 	rm_rf(dir);
 	_exit(0);
 }
@@ -826,14 +839,14 @@ static void sig_one(const char *dir, const spool_rec_t *r, void *arg)
 	struct sig_scan *ss = arg;
 	if (!r || r->job_id != ss->m->job_id || r->done || !spool_rec_alive(r))
 		return;
-	/* Which supervisors a plain signal reaches: the steps' (no flag),
-	 * the batch shell's (SIGNAL_F_BATCH) or all (-f, and the kill). */
+	/* Which supervisors a signal reaches: the batch shell's alone
+	 * (SIGNAL_F_BATCH), the steps' alone (SIGNAL_F_STEPS), else all. */
 	uint32_t fl = ss->m->flags;
 	int batch = r->step_id == NODED_BATCH_STEP;
 	if (ss->steps_only && batch)
 		return;
-	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_FULL | SIGNAL_F_TIME_LIMIT)) &&
-	    batch != !!(fl & SIGNAL_F_BATCH))
+	if (!(fl & (SIGNAL_F_KILL_JOB | SIGNAL_F_TIME_LIMIT)) &&
+	    (((fl & SIGNAL_F_BATCH) && !batch) || ((fl & SIGNAL_F_STEPS) && batch)))
 		return;
 	if (spool_request_write(dir, ss->m) < 0) {
 		error("job %u: cannot queue the signal request in %s: %m", r->job_id, dir);

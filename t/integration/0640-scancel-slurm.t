@@ -31,7 +31,7 @@ test_expect_success 'scancel --signal without -b/-f signals the steps only' '
 	scancel -v --signal=USR1 $id 2>err &&
 	echo "scancel: Signal 10 to job $id" >expect &&
 	test_cmp expect err &&
-	wait_for 10 grep -q "step got usr1" sig.out &&
+	wait_for 30 grep -q "step got usr1" sig.out &&
 	# the batch shell would have had it at the same time as the step
 	sleep 1 &&
 	! grep -q "batch got usr1" sig.out &&
@@ -43,7 +43,7 @@ test_expect_success 'scancel -b signals the batch shell only' '
 	scancel -v -b -s USR1 $id 2>err &&
 	echo "scancel: Signal 10 to batch job $id" >expect &&
 	test_cmp expect err &&
-	wait_for 10 grep -q "batch got usr1" sig.out &&
+	wait_for 30 grep -q "batch got usr1" sig.out &&
 	sleep 1 &&
 	test "$(grep -c "step got usr1" sig.out)" = 1
 '
@@ -53,7 +53,8 @@ test_expect_success 'scancel -f signals both' '
 	scancel -v -f -s USR1 $id 2>err &&
 	echo "scancel: Signal 10 to full job $id" >expect &&
 	test_cmp expect err &&
-	wait_for 10 sh -c "test \$(grep -c \"step got usr1\" sig.out) = 2 && test \$(grep -c \"batch got usr1\" sig.out) = 2"
+	wait_for 30 sh -c "test \$(grep -c \"step got usr1\" sig.out) -ge 2 && test \$(grep -c \"batch got usr1\" sig.out) -ge 2" ||
+	{ cat sig.out; false; }
 '
 
 test_expect_success 'scancel -i asks on stdout and keeps the job on "n"' '

@@ -76,7 +76,11 @@ test_expect_success CGV1,OOMCOUNT 'a job the OOM killer hits ends OUT_OF_MEMORY 
 	id=$(sbatch --parsable --mem=40 -o oom.out --wrap="head -c 400M /dev/zero | tail; echo survived") &&
 	wait_job_state $id OUT_OF_MEMORY 60 &&
 	grep -q "^slurmstepd: error: Detected [1-9][0-9]* oom-kill event(s) in StepId=$id.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.\$" oom.out &&
-	test "$(job_field $id ExitCode)" = 0:125
+	test "$(job_field $id ExitCode)" = 0:125 &&
+	wait_for 10 sh -c "sacct -n -P -j $id -o JobID,State,ExitCode | grep -qx \"$id.batch|OUT_OF_MEMORY|0:125\"" &&
+	sacct -n -P -X -j $id -o State,ExitCode >sacct.out &&
+	echo "OUT_OF_MEMORY|0:125" >expect &&
+	test_cmp expect sacct.out
 '
 
 test_expect_success CGV1 'a job cannot open the GPUs it was not given' '

@@ -17,10 +17,17 @@ if [ -n "$V2" ] && [ "$(id -u)" = 0 ] && mkdir -p "$V2/system.slice" 2>/dev/null
 	test_set_prereq CGV2
 fi
 
-test_expect_success CGV2 'cluster with cgroup v2 tracking' '
+test_expect_success CGV2 'cluster with cgroup v2 tracking and ConstrainDevices' '
 	export SLUICE_CGROUP_ROOT=$V2 &&
-	cluster_write_conf 1 "ProctrackType=proctrack/cgroup" &&
-	echo "CgroupPlugin=cgroup/v2" >"$CL/etc/cgroup.conf" &&
+	D=/tmp/sluice-cg2-dev-$$ &&
+	GRES_CONF="NodeName=comp001 Name=gpu Type=h100 File=$D/nvidia[0-7]" \
+		cluster_write_conf 1 "ProctrackType=proctrack/cgroup" "TaskPlugin=task/cgroup" &&
+	mkdir -p $D &&
+	for i in 0 1 2 3 4 5 6 7; do
+		rm -f $D/nvidia$i &&
+		mknod -m 666 $D/nvidia$i c 195 $i || return 1
+	done &&
+	printf "CgroupPlugin=cgroup/v2\nConstrainDevices=yes\n" >"$CL/etc/cgroup.conf" &&
 	ctld_start &&
 	noded_start comp001 &&
 	wait_for 30 nodes_idle &&
@@ -55,6 +62,31 @@ test_expect_success CGV2 'a script that ends takes what it left running with it'
 	d=$(cat $id.left) &&
 	wait_for 10 sh -c "! kill -0 $d 2>/dev/null" &&
 	wait_for 10 sh -c "! test -d \"$S/job_$id\""
+'
+
+# Where no BPF device program can be loaded (no CAP_BPF in a container),
+# the node daemon said so at start: the device test is skipped then.
+[ -n "${CL:-}" ] && ! grep -qs "ConstrainDevices=yes cannot be applied on cgroup v2 here" "$CL"/log/noded-comp001.* &&
+	test_set_prereq BPFDEV
+
+test_expect_success CGV2,BPFDEV 'a job cannot open the GPUs it was not given (BPF device program)' '
+	cd "$CL/work" &&
+	{
+		id=$(sbatch --parsable --gres=gpu:2 -o dev.out --wrap="echo gpus=\$CUDA_VISIBLE_DEVICES; for i in 0 1 2 3 4 5 6 7; do cat $D/nvidia\$i 2>&1 | sed \"s/^/\$i: /\"; done") &&
+		wait_job_state $id COMPLETED &&
+		g=$(sed -n "s/^gpus=//p" dev.out) &&
+		test -n "$g" &&
+		for i in 0 1 2 3 4 5 6 7; do
+			case ",$g," in
+			*",$i,"*) grep -q "^$i: .*No such device or address" dev.out || return 1 ;;
+			*) grep -q "^$i: .*Operation not permitted" dev.out || return 1 ;;
+			esac
+		done
+	}
+'
+
+test_expect_success CGV2 'remove the fake devices' '
+	rm -rf /tmp/sluice-cg2-dev-$$
 '
 
 test_done

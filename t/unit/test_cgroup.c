@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/bpf.h>
+
 #include "noded/cgroup.h"
 #include "xalloc.h"
 
@@ -176,8 +178,8 @@ static void test_v1(void)
 	put(root, "memory/slurm_comp001/uid_1000/job_5/step_batch/memory.max_usage_in_bytes", "2097152\n");
 	put(root, "memory/slurm_comp001/uid_1000/job_5/memory.usage_in_bytes", "4096\n");
 	uint64_t cpu_now = 1, mem_now = 0;
-	ok(cgroup_job_now(cg, 5, &cpu_now, &mem_now) == 0 && mem_now == 4096 && cpu_now == 0,
-	   "v1: the job's memory now (metrics), no cpuacct here");
+	ok(cgroup_job_now(cg, 5, &cpu_now, &mem_now) < 0,
+	   "v1: no cpuacct in use: no figures (metrics takes both from /proc)");
 	ok(cgroup_job_now(cg, 6, &cpu_now, &mem_now) < 0, "v1: no cgroup for job 6");
 	uint64_t u, sy, pk;
 	ok(cgroup_usage(cg, 1000, 5, CG_STEP_BATCH, &u, &sy, &pk) == 0 && pk == 2048,
@@ -190,6 +192,31 @@ static void test_v1(void)
 	ok(!isdir(root, "freezer/slurm_comp001/uid_1000") && !isdir(root, "memory/slurm_comp001/uid_1000") &&
 	   isdir(root, "memory/slurm_comp001"), "v1: job and uid dirs gone, node subtree stays");
 	cgroup_close(cg);
+
+	/* jobacct_gather/cgroup: cpuacct and memory joined, read for usage */
+	mkd(root, "cpuacct");
+	put(root, "cpuacct/cgroup.procs", "");
+	fake_settings(&s, root, "cgroup/v1");
+	s.account = 1;
+	cg = cgroup_open(&s, &why);
+	ok(cg != NULL, "v1 with cpuacct: opened");
+	if (cg) {
+		ok(cgroup_step_create(cg, 1000, 7, CG_STEP_BATCH, NULL, &err) == 0, "v1: job 7 created");
+		put(root, "cpuacct/slurm_comp001/uid_1000/job_7/cpuacct.usage", "5000000\n");
+		put(root, "memory/slurm_comp001/uid_1000/job_7/memory.usage_in_bytes", "100\n");
+		uint64_t cpu_now = 0, mem_now = 0;
+		ok(cgroup_job_now(cg, 7, &cpu_now, &mem_now) == 0 && cpu_now == 5000 && mem_now == 100,
+		   "v1: the job's CPU and memory now from cpuacct.usage and memory.usage_in_bytes");
+		long hz = sysconf(_SC_CLK_TCK);
+		char st[64];
+		snprintf(st, sizeof(st), "user %ld\nsystem %ld\n", 2 * hz, hz);
+		put(root, "cpuacct/slurm_comp001/uid_1000/job_7/step_batch/cpuacct.stat", st);
+		ok(cgroup_usage(cg, 1000, 7, CG_STEP_BATCH, &u, &sy, &pk) == 0 && u == 2000000 && sy == 1000000,
+		   "v1: user and system CPU of the step from cpuacct.stat");
+		ok(cgroup_remove(cg, 1000, 7, CG_STEP_ALL) == 0 && !isdir(root, "cpuacct/slurm_comp001/uid_1000"),
+		   "v1: job 7 removed");
+		cgroup_close(cg);
+	}
 
 	/* what the config asks for must be there */
 	fake_settings(&s, root, "cgroup/v2");
@@ -222,8 +249,7 @@ static void test_v2(void)
 	if (!cg)
 		return;
 	is_int(cgroup_version(cg), CG_V2, "v2: autodetect finds v2");
-	ok(cgroup_unsupported(cg) && strstr(cgroup_unsupported(cg), "ConstrainDevices"),
-	   "v2: ConstrainDevices refused with a log line");
+	ok(cgroup_unsupported(cg) == NULL, "v2: ConstrainDevices through a BPF program (not on a fake tree)");
 	const char *S = "system.slice/t1_comp001_slurmstepd.scope";
 	ok(isdir(root, S), "v2: node scope under system.slice");
 	char *err = NULL;
@@ -249,8 +275,11 @@ static void test_v2(void)
 	IS_FILE(root, p = xasprintf("%s/job_9/cgroup.freeze", S), "0", "v2: thawed after the kill");
 	free(p);
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/memory.events",
+	    "low 0\nhigh 0\nmax 4\noom 1\noom_kill 3\n");
+	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/memory.events",
 	    "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n");
-	is_int(cgroup_oom_kills(cg, 1000, 9, CG_STEP_BATCH), 1, "v2: oom_kill of the job's memory.events");
+	is_int(cgroup_oom_kills(cg, 1000, 9, CG_STEP_BATCH), 1, "v2: oom_kill of the step's memory.events");
+	is_int(cgroup_oom_kills(cg, 1000, 9, CG_STEP_ALL), 3, "v2: and the job's (every step)");
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/cpu.stat",
 	    "usage_usec 3000\nuser_usec 2000\nsystem_usec 1000\n");
 	put(root, "system.slice/t1_comp001_slurmstepd.scope/job_9/step_batch/memory.peak", "1048576\n");
@@ -311,6 +340,19 @@ int main(void)
 	ok(cgroup_alloc_entry("n1=0-3:1024:3", "n", &cores, &mem, &gpus) < 0, "credential alloc: no entry");
 	ok(cgroup_alloc_entry("n1=0-3:10x4:3", "n1", &cores, &mem, &gpus) < 0, "credential alloc: malformed");
 	is_int(cgroup_keyed("oom_kill_disable 0\n", "oom_kill"), 0, "keyed: prefix is not the key");
+
+	/* the v2 device program: deny (195,3) and (195,5) */
+	struct bpf_insn prog[7 + 4 * 2];
+	dev_t dd[2] = { makedev(195, 3), makedev(195, 5) };
+	size_t n = cgroup_bpf_prog(dd, 2, prog);
+	is_int(n, 15, "BPF device program: 7 + 4 per device");
+	ok(prog[4].code == (BPF_JMP | BPF_JNE | BPF_K) && prog[4].imm == BPF_DEVCG_DEV_CHAR &&
+	   prog[4].off == 8, "not a char device: jump to allow");
+	ok(prog[5].imm == 195 && prog[5].off == 3 && prog[6].imm == 3 && prog[6].off == 2 &&
+	   prog[7].code == (BPF_ALU64 | BPF_MOV | BPF_K) && prog[7].imm == 0 &&
+	   prog[8].code == (BPF_JMP | BPF_EXIT), "major and minor match: return 0 (deny)");
+	ok(prog[10].imm == 5 && prog[13].imm == 1 && prog[14].code == (BPF_JMP | BPF_EXIT),
+	   "second device, then return 1 (allow)");
 
 	test_v1();
 	test_v2();

@@ -240,9 +240,14 @@ static void test_singleton(ctld_t *cd)
 	is_int(e->dep_state, 1, "an earlier job renamed to its name blocks it");
 }
 
+/* Each fixture_ctld replaces the one fixture_keep holds: these stay
+ * reachable, so that leak checks report only what is truly lost. */
+static ctld_t *volatile keep_cds[3];
+
 static void test_kill(const char *dir)
 {
 	ctld_t *cd = fixture_ctld(dir, 2, "DependencyParameters=max_depend_depth=5,kill_invalid_depend\n");
+	keep_cds[1] = cd;
 	job_t *j = mk(cd, JOB_PENDING, 0, NULL);
 	ok(job_deps_kill_invalid(cd, j), "DependencyParameters=kill_invalid_depend kills");
 	j->desc->flags |= JOB_F_NO_KILL_INV_DEP;
@@ -250,6 +255,7 @@ static void test_kill(const char *dir)
 	char *d2 = xasprintf("%s/2", dir);
 	mkdir(d2, 0700);
 	ctld_t *cd2 = fixture_ctld(d2, 2, "DependencyParameters=kill_invalid_depend_not\n");
+	keep_cds[2] = cd2;
 	job_t *k = mk(cd2, JOB_PENDING, 0, NULL);
 	ok(!job_deps_kill_invalid(cd2, k), "only the whole word counts");
 	k->desc->flags |= JOB_F_KILL_INV_DEP;
@@ -289,6 +295,7 @@ int main(void)
 	char tmpl[] = "/tmp/test_job_deps.XXXXXX";
 	const char *dir = mkdtemp(tmpl);
 	ctld_t *cd = fixture_ctld(dir, 4, NULL);
+	keep_cds[0] = cd;
 	test_parse();
 	test_resolve(cd);
 	test_singleton(cd);

@@ -58,6 +58,44 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		error("same line");
 	is_int(count(path, "same line"), 3, "a command's repeated lines are all printed");
+
+	/* which job a message is about */
+	is_int(log_msg_job_id("job 12 started on comp001"), 12, "job N");
+	is_int(log_msg_job_id("job 12: ended"), 12, "job N:");
+	is_int(log_msg_job_id("update JobId=7 by uid 0"), 7, "JobId=N");
+	is_int(log_msg_job_id("step 9.0: ended"), 9, "step N.M");
+	is_int(log_msg_job_id("subjob 5 x"), -1, "not inside a word");
+	is_int(log_msg_job_id("node comp001 registered (0 jobs running there)"), -1, "none");
+	is_int(log_msg_job_id("job x, then job 3"), 3, "the first job followed by a number");
+
+	/* JSON lines */
+	unlink(path);
+	log_init("slurmd", 1, LOG_LVL_VERBOSE, path);
+	log_set_json(1);
+	log_set_node("comp\"7");
+	error("job 42: bad \"quote\" back\\slash\n\ttab \x01 stray \xff utf8 \xc3\xa9 end");
+	info("no id here");
+	verbose("step 3.1: verbose");
+	debug("not written");
+	log_set_json(0);
+	is_int(count(path, "\"job_id\":42,"), 1, "job_id as a number");
+	is_int(count(path, "\"level\":\"error\",\"daemon\":\"slurmd\",\"node\":\"comp\\\"7\""), 1,
+	       "level, daemon and node (escaped)");
+	is_int(count(path, "bad \\\"quote\\\" back\\\\slash\\n\\ttab \\u0001 stray \\ufffd utf8 \xc3\xa9 end\"}"), 1,
+	       "the message escaped as JSON, valid UTF-8 kept, stray bytes replaced");
+	is_int(count(path, "\"level\":\"info\""), 1, "info line");
+	is_int(count(path, "\"job_id\""), 2, "no job_id where the message names none");
+	is_int(count(path, "\"level\":\"verbose\",\"daemon\":\"slurmd\",\"node\":\"comp\\\"7\",\"job_id\":3,"), 1,
+	       "verbose level named");
+	is_int(count(path, "not written"), 0, "below the level: nothing");
+	if (system("command -v jq >/dev/null 2>&1") == 0) {
+		char *cmd = xasprintf("jq -e -s 'length == 3 and all(.[]; .time and .level and .daemon and .message)' %s >/dev/null", path);
+		ok(system(cmd) == 0, "jq reads every line");
+		free(cmd);
+	} else {
+		ok(1, "# SKIP jq not installed");
+	}
+
 	log_init("test", 0, LOG_LVL_INFO, NULL);
 	unlink(path);
 	return done_testing();
