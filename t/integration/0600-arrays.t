@@ -138,9 +138,16 @@ test_expect_success 'afterok on an array waits for every task' '
 	d=$(sbatch --parsable -d afterok:$a -o dep.out --wrap="squeue -h -j $a -t all -o %t | sort | uniq -c") &&
 	wait_job_state $d COMPLETED 40 &&
 	test "$(awk "{print \$1, \$2}" dep.out)" = "3 CD" &&
-	f=$(sbatch --parsable --array=1-2 -o /dev/null --wrap="exit 3") &&
+	f=$(sbatch --parsable --array=1-2 -o /dev/null --wrap="test \$SLURM_ARRAY_TASK_ID != 2") &&
 	g=$(sbatch --parsable -d afterok:$f -o /dev/null --wrap=true) &&
-	wait_for 30 test_reason $g DependencyNeverSatisfied
+	g1=$(sbatch --parsable -d afterok:${f}_1 -o /dev/null --wrap=true) &&
+	g2=$(sbatch --parsable -d afterok:${f}_2 -o /dev/null --wrap=true) &&
+	g3=$(sbatch --parsable -d "afterany:${f}_*" -o /dev/null --wrap=true) &&
+	wait_for 30 test_reason $g DependencyNeverSatisfied &&
+	wait_for 30 test_reason $g2 DependencyNeverSatisfied &&
+	test "$(job_field $g2 Dependency)" = "afterok:${f}_2(failed)" &&
+	wait_job_state $g1 COMPLETED 30 &&
+	wait_job_state $g3 COMPLETED 30
 '
 
 test_expect_success 'aftercorr: task i starts after task i of the other array completed' '
