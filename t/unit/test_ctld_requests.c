@@ -327,7 +327,10 @@ int main(int argc, char **argv)
 		uint32_t ni = argc >= 5 ? (uint32_t)strtoul(argv[4], NULL, 10) : 0;
 		msg_step_create_t sc = { .job_id = (uint32_t)strtoul(argv[2], NULL, 10),
 					 .ntasks = ni + 1, .min_nodes = argc >= 5 ? ni + 1 : 0,
-					 .digest = digest };
+					 .digest = digest,
+					 /* a credential, not CPUs: several may be asked
+					  * while none launches (steps queue for CPUs) */
+					 .flags = STEP_CREATE_OVERLAP };
 		int err = 0;
 		rpc_t *r = rpc_connect_ctld(conf, &err);
 		enum msg_type t = MSG_NONE;
