@@ -169,7 +169,8 @@ test_expect_success '--task-prolog exports variables, --task-epilog runs after t
 		sh -c "echo \$FROM_PROLOG; exit 4" >out 2>/dev/null &&
 	sort out >got && printf "hello from prolog\nhello from prolog\nyes\nyes\n" >expect &&
 	test_cmp expect got &&
-	sort epilog.out >got && printf "0\n1\n" >expect && test_cmp expect got
+	wait_for 10 sh -c "test \$(wc -l <\"$CL/work/epilog.out\") -ge 2" &&
+	sort "$CL/work/epilog.out" >got && printf "0\n1\n" >expect && test_cmp expect got
 '
 
 test_expect_success 'srun'"'"'s resource limits reach the tasks (PropagateResourceLimits)' '
