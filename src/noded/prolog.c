@@ -268,18 +268,21 @@ void task_prolog_line(const char *line, strv_t *env, int outfd)
 			env_unset(env, nm);
 		free(nm);
 	} else if (!strncmp(line, "print ", 6) && outfd >= 0) {
-		const char *t = line + 6;
+		/* the line and its newline in one write: the tasks of a step
+		 * print at once, and srun relays what each writes as it comes */
+		char *t = xasprintf("%s\n", line + 6);
 		size_t n = strlen(t);
+		const char *p = t;
 		while (n) {
-			ssize_t w = write(outfd, t, n);
+			ssize_t w = write(outfd, p, n);
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0)
-				return;
-			t += w;
+				break;
+			p += w;
 			n -= (size_t)w;
 		}
-		(void)!write(outfd, "\n", 1);
+		free(t);
 	}
 }
 

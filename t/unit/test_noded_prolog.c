@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,6 +69,17 @@ int main(void)
 	is_str(env_get(&env, "KEEP"), "1", "others stay");
 	ok(env_get(&env, "X") == NULL && env_get(&env, "") == NULL, "malformed lines ignored");
 	is_str(out, "hello world\n", "print writes its text and a newline");
+	/* ... in one write: the tasks of a step print at once, and a line
+	 * split in two writes came out interleaved with another task's
+	 * (a SOCK_SEQPACKET pair keeps each write a record of its own) */
+	int sp[2];
+	ok(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp) == 0, "seqpacket pair");
+	task_prolog_line("print one line", &env, sp[0]);
+	n = recv(sp[1], out, sizeof(out) - 1, MSG_DONTWAIT);
+	out[n > 0 ? n : 0] = 0;
+	is_str(out, "one line\n", "print: the line and its newline are one write");
+	close(sp[0]);
+	close(sp[1]);
 	strv_free(&env);
 
 	/* Prolog globs: name order, stop at the first failure */
