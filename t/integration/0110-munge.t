@@ -35,7 +35,7 @@ test_expect_success 'scontrol shows the munge configuration' '
 test_expect_success 'a batch job runs to completion' '
 	cd "$CL/work" &&
 	id=$(sbatch --parsable -o job.out --wrap="echo hello from \$SLURMD_NODENAME") &&
-	squeue -h -j $id -o %i >q && test "$(cat q)" = "$id" &&
+	squeue -h -t all -j $id -o %i >q && test "$(cat q)" = "$id" &&
 	wait_job_state $id COMPLETED &&
 	grep -Eq "^hello from comp00[12]$" job.out &&
 	test "$(job_field $id ExitCode)" = 0:0
