@@ -98,6 +98,15 @@ void job_mail(ctld_t *cd, const job_t *j, uint32_t event)
 		to = xasprintf("%s@%s", user, domain);
 	else
 		to = xstrdup(user ? user : "root");
+	/* The recipient is the submitter's text and MailProg runs as
+	 * SlurmUser: one that begins with '-' would be an option to it
+	 * (mailx -a FILE attaches a file), so it gets no mail. */
+	if (to[0] == '-') {
+		error("job %u: mail: refusing recipient '%s' (begins with '-')", j->job_id, to);
+		free(subject);
+		free(to);
+		return;
+	}
 	char *env[] = {
 		xasprintf("SLURM_JOB_ID=%u", j->job_id),
 		xasprintf("SLURM_JOB_NAME=%s", name),

@@ -66,6 +66,18 @@ test_expect_success 'no --mail-type, or NONE: no mail; bad types fail as in Slur
 	test_cmp expect err
 '
 
+test_expect_success 'a recipient that would be an option to MailProg gets no mail' '
+	rm -f "$MAILDIR"/*.done &&
+	id=$(sbatch --parsable -J dash --mail-type=END --mail-user=-a/etc/shadow -o /dev/null --wrap=true) &&
+	wait_job_state $id COMPLETED 30 &&
+	wait_for 10 sh -c "cat \"$CL\"/log/ctld* | grep -q \"job $id: mail: refusing recipient .-a/etc/shadow.\"" &&
+	c=$(sbatch --parsable -J after --mail-type=END -o /dev/null --wrap=true) &&
+	wait_job_state $c COMPLETED 30 &&
+	wait_for 20 sh -c "ls $MAILDIR/*.done >/dev/null 2>&1" &&
+	test "$(mails)" = 1 && mail_with "Name=after" >/dev/null &&
+	! grep -l -- "-a/etc/shadow" "$MAILDIR"/*.done
+'
+
 test_expect_success 'a mailer that hangs does not hold the controller' '
 	sed -i "s|^MailProg=.*|MailProg=$MAILDIR/hang.sh|" "$SLURM_CONF" &&
 	scontrol reconfigure &&
