@@ -452,13 +452,17 @@ int cmd_ctld(int argc, char **argv)
 	pid_t holder = 0;
 	cd->lock_fd = lockfile_take(lockpath, &holder);
 	if (cd->lock_fd < 0) {
-		if (errno == EAGAIN && holder > 0)
-			return startup_fail("StateSaveLocation '%s' is in use by another controller (pid %d, lock '%s')",
-					    ssl, (int)holder, lockpath);
-		if (errno == EAGAIN)
-			return startup_fail("StateSaveLocation '%s' is in use by another controller (lock '%s')",
-					    ssl, lockpath);
-		return startup_fail("cannot lock '%s': %s", lockpath, strerror(errno));
+		int e = errno;
+		if (e == EAGAIN && holder > 0)
+			startup_fail("StateSaveLocation '%s' is in use by another controller (pid %d, lock '%s')",
+				     ssl, (int)holder, lockpath);
+		else if (e == EAGAIN)
+			startup_fail("StateSaveLocation '%s' is in use by another controller (lock '%s')",
+				     ssl, lockpath);
+		else
+			startup_fail("cannot lock '%s': %s", lockpath, strerror(e));
+		free(lockpath);
+		return 1;
 	}
 	free(lockpath);
 

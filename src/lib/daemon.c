@@ -120,7 +120,10 @@ void daemon_fail(int fd, const char *msg)
 	char b = PIPE_ERROR;
 	write_all(fd, &b, 1);
 	write_all(fd, msg, strlen(msg));
-	close(fd);
+	/* fd stays open (close-on-exec) until this process exits: the
+	 * starting shell reads to end of file, so it returns only once the
+	 * daemon has gone and released its lock, ports and sockets, and a
+	 * start right after a failed one does not find them in use. */
 }
 
 int pidfile_write(const char *path, pid_t pid)

@@ -28,8 +28,9 @@ int daemon_detach(const char *prog);
  * stdin/stdout/stderr at /dev/null and close fd. fd < 0: no-op. */
 void daemon_ready(int fd);
 
-/* Start-up failed: send msg to the waiting parent (which prints it and
- * exits 1) and close fd. fd < 0: msg goes to stderr instead. */
+/* Start-up failed: send msg to the waiting parent, which prints it and
+ * exits 1 when this process has exited (fd is left open until then).
+ * fd < 0: msg goes to stderr instead. */
 void daemon_fail(int fd, const char *msg);
 
 /* Write "PID\n" to path atomically: a temporary file in the same

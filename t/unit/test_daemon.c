@@ -48,7 +48,10 @@ static char *slurp(const char *path)
 
 /* Start a daemon through the daemon pipe in a child, the daemon saying
  * ready or (fail) an error: the starting process's exit
- * status, its stderr in *err. */
+ * status, its stderr in *err. fail == 2: the daemon holds lockpath, and
+ * after its error still takes a while to exit (as under ASan's leak
+ * check). */
+static const char *lockpath;
 static int run_detach(int fail, char **err)
 {
 	int ep[2];
@@ -62,10 +65,15 @@ static int run_detach(int fail, char **err)
 		int fd = daemon_detach("test");
 		if (fd < 0)
 			_exit(90);
-		if (fail)
-			daemon_fail(fd, "cannot open 'x': No such file or directory");
-		else
+		pid_t h;
+		if (fail == 2 && lockfile_take(lockpath, &h) < 0)
+			_exit(91);
+		if (!fail)
 			daemon_ready(fd);
+		else
+			daemon_fail(fd, "cannot open 'x': No such file or directory");
+		if (fail == 2)
+			usleep(300000);
 		_exit(0);
 	}
 	close(ep[1]);
@@ -145,6 +153,14 @@ int main(void)
 	free(err);
 	is_int(run_detach(1, &err), 1, "daemon failed: the starting process exits 1");
 	is_str(err, "test: cannot open 'x': No such file or directory\n", "with the daemon's message");
+	free(err);
+	/* A failed daemon still holds its lock (and ports) until it exits:
+	 * the starting process must not return before, or a start right
+	 * after a failed one finds them in use (0505 under ASan). */
+	unlink(lockf);
+	lockpath = lockf;
+	is_int(run_detach(2, &err), 1, "a failed daemon that is slow to exit: exit 1");
+	is_int(lockfile_holder(lockf), 0, "by then the daemon has gone and its lock is free");
 	free(err);
 
 	unlink(pidf);
