@@ -355,6 +355,7 @@ void jobacct_sample(jobacct_t *ja, int64_t now_ms)
 		memset(&ja->t[i].cur, 0, sizeof(ja->t[i].cur));
 		any |= ja->t[i].sid > 0 && !ja->t[i].done;
 	}
+	size_t pids_at = ja->pids ? ja->pids->len : 0;
 	int dfd = any ? open(ja->proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		for (uint32_t i = 0; i < ja->n && !ja->full_scan; i++) {
@@ -365,6 +366,8 @@ void jobacct_sample(jobacct_t *ja, int64_t now_ms)
 		if (ja->full_scan) {
 			for (uint32_t i = 0; i < ja->n; i++)
 				memset(&ja->t[i].cur, 0, sizeof(ja->t[i].cur));
+			if (ja->pids)      /* what the tree walk counted is recounted */
+				strbuf_setlen(ja->pids, pids_at);
 			sample_scan(ja, dfd);
 		}
 		close(dfd);
