@@ -287,7 +287,7 @@ static int sample_tree(jobacct_t *ja, int dfd, jag_task_t *t)
 		return 0;
 	stack[top++] = t->sid;
 	char pid[16], path[300], buf[4096];
-	while (top && visits++ < JAG_MAX_VISIT) {
+	while (top && visits++ < JAG_MAX_VISIT && (!ja->visit_budget || (*ja->visit_budget)-- > 0)) {
 		int p = stack[--top];
 		snprintf(pid, sizeof(pid), "%d", p);
 		snprintf(path, sizeof(path), "%s/stat", pid);

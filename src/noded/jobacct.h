@@ -59,6 +59,10 @@ typedef struct jobacct {
 	int full_scan;            /* no children files: scan all of /proc */
 	strbuf_t *pids;           /* when set, each sample appends the pids it
 	                           * counted ("12,13,"): sstat -i */
+	int64_t *visit_budget;    /* when set, the processes a tree walk may
+	                           * still visit, shared by every walk using it
+	                           * (a node daemon's sstat answer stays cheap
+	                           * whatever a job's tree) */
 } jobacct_t;
 
 /* A gatherer for ntasks tasks of this node (proc_root NULL: /proc). */

@@ -484,9 +484,10 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				if (waitid(P_ALL, 0, &wi, WEXITED | WNOHANG | WNOWAIT) == 0 && wi.si_pid)
 					jobacct_sample(ja, mono_ms());
 				struct rusage ru;
+				int reaped = 0;
 				while ((w = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 					jobacct_task_end(ja, w, &ru);
-					jobacct_save(ja, dir);
+					reaped = 1;
 					for (uint32_t i = 0; i < n; i++) {
 						if (t[i].pid != w)
 							continue;
@@ -498,6 +499,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 						task_stdin_close(&t[i]);
 					}
 				}
+				if (reaped)     /* once for all the tasks reaped now */
+					jobacct_save(ja, dir);
 			} else if (pfd == fd) {
 				/* srun sends stdin frames (STEP_F_STDIN) or nothing;
 				 * EOF means it is gone. Every frame already read is

@@ -30,8 +30,14 @@
 #include "noded.h"
 #include "xalloc.h"
 
+/* Most processes one answer samples, over all the job's steps here: past
+ * it the figures are the supervisors' last samples (the node daemon's loop
+ * must not walk a huge process tree per request). */
+#define STAT_MAX_VISIT 20000
+
 typedef struct stat_ctx {
 	noded_t *nd;
+	int64_t budget;
 	uint32_t job_id, step_id;
 	jobacct_conf_t jc;
 	msg_step_stat_reply_t *r;
@@ -53,8 +59,10 @@ static void add_step(const char *dir, const spool_rec_t *rec, void *arg)
 		return;               /* starting: its tasks are not there yet */
 	strbuf_t pids = STRBUF_INIT;
 	ja->pids = &pids;
+	ja->visit_budget = &x->budget;
 	jobacct_sample(ja, 0);
 	ja->pids = NULL;
+	ja->visit_budget = NULL;
 	if (pids.len)
 		strbuf_setlen(&pids, pids.len - 1);    /* the last ',' */
 	msg_step_stat_reply_t *r = x->r;
@@ -109,7 +117,8 @@ void step_stat_handle(noded_t *nd, conn_t *c, const msg_step_stat_t *m, uint32_t
 	}
 	cred_release(&cr);
 	msg_step_stat_reply_t r = { .node = xstrdup(nd->name) };
-	stat_ctx_t x = { .nd = nd, .job_id = m->job_id, .step_id = m->step_id, .r = &r };
+	stat_ctx_t x = { .nd = nd, .budget = STAT_MAX_VISIT, .job_id = m->job_id,
+			 .step_id = m->step_id, .r = &r };
 	jobacct_conf_from(nd->conf, &x.jc);
 	spool_scan(nd->spool, add_step, &x);
 	conn_send(c, MSG_STEP_STAT_REPLY, &r);

@@ -243,6 +243,15 @@ static void test_tree(void)
 	is_int(ja->t[0].u.rss_kb, 700 * ja->page_kb,
 	       "the tree in the session: not what left it (setsid), nor an orphan");
 	jobacct_free(ja);
+	/* a visit budget (sstat's answer) stops the walk: 2 of the tree */
+	ja = jobacct_new(&c, 1, root);
+	jobacct_task_start(ja, 0, 100, 0, 0);
+	int64_t budget = 2;
+	ja->visit_budget = &budget;
+	jobacct_sample(ja, 0);
+	is_int(ja->t[0].u.rss_kb, 300 * ja->page_kb, "budget of 2: the leader and its child");
+	ok(budget <= 0, "budget spent");
+	jobacct_free(ja);
 	char p[200];
 	snprintf(p, sizeof(p), "rm -rf %s", root);
 	ok(system(p) == 0, "fixture removed");
