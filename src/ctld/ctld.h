@@ -602,6 +602,11 @@ char *alloc_nodes_string(ctld_t *cd, const sched_alloc_t *a);
 char *tres_string(uint64_t cpus, uint64_t mem, uint32_t nodes, int billing,
 		  uint64_t gpus, const char *gtype, uint64_t gtype_count);
 
+/* ---- step_stat.c ---- */
+/* sstat: may uid read the live usage of job m->job_id; its nodes and a
+ * stat credential (MSG_STEP_STAT_AUTH_REPLY). */
+void do_step_stat_auth(ctld_t *cd, conn_t *c, const msg_step_stat_t *m, uint32_t uid);
+
 /* ---- step_alloc.c ---- */
 
 /* Hold CPUs for step step_id on the job's first nn nodes (tasks per

@@ -486,6 +486,9 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	case MSG_STEP_CREATE:
 		do_step_create(cd, c, msg, uid);
 		break;
+	case MSG_STEP_STAT_AUTH:
+		do_step_stat_auth(cd, c, msg, uid);
+		break;
 	case MSG_JOB_COMPLETE:
 		rc = job_complete(cd, msg, uid);
 		reply_rc(c, rc, NULL);

@@ -79,6 +79,10 @@ enum msg_type {
 	MSG_HEALTH_CHECK,        /* msg_info_req_t (name: node list) -> MSG_RC: the nodes
 	                          * run a health check round now (sluice preflight) */
 	MSG_SET_DEBUG,           /* msg_set_debug_t -> MSG_RC (scontrol setdebug) */
+	MSG_STEP_STAT_AUTH,      /* msg_step_stat_t -> MSG_STEP_STAT_AUTH_REPLY (sstat -> ctld) */
+	MSG_STEP_STAT_AUTH_REPLY, /* msg_step_stat_auth_t: the job's nodes and a stat credential */
+	MSG_STEP_STAT,           /* msg_step_stat_t -> MSG_STEP_STAT_REPLY (sstat -> noded) */
+	MSG_STEP_STAT_REPLY,     /* msg_step_stat_reply_t: live usage of the job's steps there */
 	MSG_TYPE_END
 };
 
@@ -747,5 +751,48 @@ typedef struct msg_acct_reply {
 	strv_t cols;             /* column names */
 	strv_t cells;            /* rows x cols.n, row by row */
 } msg_acct_reply_t;
+
+/* sstat: live usage of a running job's steps. sstat asks the controller
+ * (MSG_STEP_STAT_AUTH: may the caller see the job, where does it run), which
+ * answers with the job's nodes and a credential it signs (cred.h with the
+ * digest cred_stat_digest, good for a minute, for reading the job's usage
+ * only); then sstat asks each node daemon on its step port
+ * (MSG_STEP_STAT with that credential) for the usage of the job's steps
+ * running there, task by task, and aggregates (cmd/sstat_fmt.c). */
+typedef struct msg_step_stat {
+	uint32_t job_id;
+	uint32_t step_id;        /* STEP_ALL (jobid.h): every step of the job */
+	char *cred;              /* to noded: the controller's stat credential */
+} msg_step_stat_t;
+typedef struct msg_step_stat_auth {
+	int32_t rc;              /* ESLURM_INVALID_JOB_ID, ESLURM_USER_ID_MISSING
+	                          * (not the caller's job), or 0 */
+	uint32_t job_id;
+	uint32_t job_state;      /* JOB_* base state */
+	strv_t node_names, node_addrs;
+	uint32_t nports;
+	uint32_t *ports;         /* noded port per node */
+	char *cred;
+} msg_step_stat_auth_t;
+/* One task's figures over its life so far (the highest of each sample,
+ * CPU time as user + system). */
+typedef struct stat_task {
+	uint32_t step_id, rank;
+	uint64_t rss_kb, vmsize_kb, pages, cpu_us, disk_read, disk_write;
+} stat_task_t;
+/* A step running on the node: the pids of its processes there. */
+typedef struct stat_step {
+	uint32_t step_id;
+	char *pids;              /* "12,13,20" */
+} stat_step_t;
+typedef struct msg_step_stat_reply {
+	int32_t rc;
+	char *msg;
+	char *node;
+	uint32_t nsteps;
+	stat_step_t *steps;
+	uint32_t ntasks;
+	stat_task_t *tasks;      /* of every step in steps, by step */
+} msg_step_stat_reply_t;
 
 #endif

@@ -631,6 +631,47 @@ static const proto_field_t acct_reply_f[] = {
 };
 SCHEMA(acct_reply_schema, msg_acct_reply_t, "msg_acct_reply", acct_reply_f);
 
+static const proto_field_t step_stat_f[] = {
+	U32(msg_step_stat_t, job_id, 1),
+	U32(msg_step_stat_t, step_id, 2),
+	STR(msg_step_stat_t, cred, 3),
+};
+SCHEMA(step_stat_schema, msg_step_stat_t, "msg_step_stat", step_stat_f);
+
+static const proto_field_t step_stat_auth_f[] = {
+	I32(msg_step_stat_auth_t, rc, 1),
+	U32(msg_step_stat_auth_t, job_id, 2),
+	U32(msg_step_stat_auth_t, job_state, 3),
+	STRV(msg_step_stat_auth_t, node_names, 4),
+	STRV(msg_step_stat_auth_t, node_addrs, 5),
+	ARR(msg_step_stat_auth_t, ports, nports, 6, FT_U32ARR),
+	STR(msg_step_stat_auth_t, cred, 7),
+};
+SCHEMA(step_stat_auth_schema, msg_step_stat_auth_t, "msg_step_stat_auth", step_stat_auth_f);
+
+static const proto_field_t stat_task_f[] = {
+	U32(stat_task_t, step_id, 1), U32(stat_task_t, rank, 2),
+	U64(stat_task_t, rss_kb, 3), U64(stat_task_t, vmsize_kb, 4), U64(stat_task_t, pages, 5),
+	U64(stat_task_t, cpu_us, 6), U64(stat_task_t, disk_read, 7),
+	U64(stat_task_t, disk_write, 8),
+};
+SCHEMA(stat_task_schema, stat_task_t, "stat_task", stat_task_f);
+
+static const proto_field_t stat_step_f[] = {
+	U32(stat_step_t, step_id, 1),
+	STR(stat_step_t, pids, 2),
+};
+SCHEMA(stat_step_schema, stat_step_t, "stat_step", stat_step_f);
+
+static const proto_field_t step_stat_reply_f[] = {
+	I32(msg_step_stat_reply_t, rc, 1),
+	STR(msg_step_stat_reply_t, msg, 2),
+	STR(msg_step_stat_reply_t, node, 3),
+	LIST(msg_step_stat_reply_t, steps, nsteps, 4, stat_step_schema),
+	LIST(msg_step_stat_reply_t, tasks, ntasks, 5, stat_task_schema),
+};
+SCHEMA(step_stat_reply_schema, msg_step_stat_reply_t, "msg_step_stat_reply", step_stat_reply_f);
+
 static const struct {
 	const char *name;
 	const proto_schema_t *schema;
@@ -676,6 +717,10 @@ static const struct {
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
 	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
 	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
+	[MSG_STEP_STAT_AUTH] = { "MSG_STEP_STAT_AUTH", &step_stat_schema },
+	[MSG_STEP_STAT_AUTH_REPLY] = { "MSG_STEP_STAT_AUTH_REPLY", &step_stat_auth_schema },
+	[MSG_STEP_STAT] = { "MSG_STEP_STAT", &step_stat_schema },
+	[MSG_STEP_STAT_REPLY] = { "MSG_STEP_STAT_REPLY", &step_stat_reply_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

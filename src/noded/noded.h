@@ -94,6 +94,11 @@ int cpubind_apply(const char *spec, const char *ids, uint32_t rank, uint32_t loc
 /* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
 void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
 
+/* ---- step_stat.c ---- */
+/* sstat's MSG_STEP_STAT on the step port: checks its credential and
+ * answers MSG_STEP_STAT_REPLY (or MSG_RC with the error). */
+void step_stat_handle(noded_t *nd, conn_t *c, const msg_step_stat_t *m, uint32_t uid);
+
 /* ---- spool.c ---- */
 
 /* One supervisor's record: <spool>/job<ID>/state (batch) or

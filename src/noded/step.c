@@ -377,6 +377,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	int64_t started = time(NULL);
 	for (uint32_t i = 0; i < n; i++)
 		jobacct_task_start(ja, i, t[i].pid, t[i].rank, mono_ms());
+	jobacct_save(ja, dir);        /* sstat finds the tasks at once */
 	int timed_out = 0;
 
 	/* what noded kills should this process die (supervisor_watch) */
@@ -449,6 +450,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		int64_t due = jobacct_due_ms(ja, mono_ms());
 		if (due == 0) {
 			jobacct_sample(ja, mono_ms());
+			jobacct_save(ja, dir);
 			due = jobacct_due_ms(ja, mono_ms());
 		}
 		if (due >= 0 && due < tmo)
@@ -482,8 +484,10 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				if (waitid(P_ALL, 0, &wi, WEXITED | WNOHANG | WNOWAIT) == 0 && wi.si_pid)
 					jobacct_sample(ja, mono_ms());
 				struct rusage ru;
+				int reaped = 0;
 				while ((w = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 					jobacct_task_end(ja, w, &ru);
+					reaped = 1;
 					for (uint32_t i = 0; i < n; i++) {
 						if (t[i].pid != w)
 							continue;
@@ -495,6 +499,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 						task_stdin_close(&t[i]);
 					}
 				}
+				if (reaped)     /* once for all the tasks reaped now */
+					jobacct_save(ja, dir);
 			} else if (pfd == fd) {
 				/* srun sends stdin frames (STEP_F_STDIN) or nothing;
 				 * EOF means it is gone. Every frame already read is
@@ -699,6 +705,12 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 {
 	noded_t *nd = arg;
 	conn_set_autoflush(c, 1);
+	if (type == MSG_STEP_STAT) {
+		/* sstat: the credential inside is the proof */
+		step_stat_handle(nd, c, msg, uid);
+		conn_close(c);
+		return;
+	}
 	if (type != MSG_LAUNCH_STEP) {
 		/* Launch/signal from ctld come only on the ctld link. */
 		error("step port: refusing %s from %s", proto_name(type), conn_peer(c));
@@ -771,14 +783,15 @@ static void step_on_close(conn_t *c, void *arg)
 {
 }
 
-/* The step port takes MSG_LAUNCH_STEP only, unsigned allowed (srun run by
- * a user cannot sign; the launch credential inside is the proof), and
+/* The step port takes MSG_LAUNCH_STEP and sstat's MSG_STEP_STAT only,
+ * unsigned allowed (srun or sstat run by a user cannot sign; the
+ * credential inside is the proof), and
  * hands the conn to the step supervisor at once: a conn has 10 s to
  * deliver its launch, 64 such conns at a time, 32 MB of launches in
  * flight. */
 static const net_policy_t step_policy = {
-	.name = "step port", .allowed = NET_MSG(MSG_LAUNCH_STEP),
-	.unsigned_ok = NET_MSG(MSG_LAUNCH_STEP),
+	.name = "step port", .allowed = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT),
+	.unsigned_ok = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT),
 	.max_unauth = 64, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
 	.idle_ms = 60000,
 };

@@ -585,6 +585,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		int timed_out = 0, orphaned = 0, cancelled = 0, st = 0;
 		int64_t warned_for = 0;  /* the limit the --signal warning went for */
 		jobacct_task_start(ja, 0, pid, 0, mono_ms());
+		jobacct_save(ja, dir);    /* sstat finds the script at once */
 		for (;;) {
 			int64_t now = time(NULL);
 			int64_t warn_at = warn_due(m, time_limit_at);
@@ -637,6 +638,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			int64_t due = jobacct_due_ms(ja, mono_ms());
 			if (due == 0) {
 				jobacct_sample(ja, mono_ms());
+				jobacct_save(ja, dir);
 				due = jobacct_due_ms(ja, mono_ms());
 			}
 			if (due >= 0 && due < wait_ms)
