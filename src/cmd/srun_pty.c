@@ -72,23 +72,26 @@ void srun_pty_raw(void)
 	struct termios t;
 	if (tcgetattr(STDIN_FILENO, &saved) < 0)
 		return;         /* stdin is no terminal: nothing to change */
+	if (!once++) {
+		/* before the terminal changes: from then on every way out
+		 * restores it. The signals srun does not catch that end it
+		 * (srun.c catches INT/TERM/HUP/QUIT/USR1/USR2 and ends the
+		 * step in order). */
+		atexit(srun_pty_end);
+		static const int fatal[] = { SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR };
+		struct sigaction sa = { 0 };
+		sa.sa_handler = on_fatal;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+			struct sigaction old;
+			if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+				sigaction(fatal[i], &sa, NULL);
+		}
+	}
 	t = saved;
 	cfmakeraw(&t);
-	if (tcsetattr(STDIN_FILENO, TCSANOW, &t) < 0)
-		return;
+	/* raw_on first: a fatal signal right after the change restores */
 	raw_on = 1;
-	if (once++)
-		return;
-	atexit(srun_pty_end);
-	/* the signals srun does not catch and that end it (srun.c catches
-	 * INT/TERM/HUP/QUIT/USR1/USR2 and ends the step in order) */
-	static const int fatal[] = { SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR };
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_fatal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
-		struct sigaction old;
-		if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-			sigaction(fatal[i], &sa, NULL);
-	}
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t) < 0)
+		raw_on = 0;
 }

@@ -46,6 +46,21 @@ test_expect_success PTY 'a window size change (SIGWINCH) follows to the task'"'"
 	grep -v "^\^C$" out.txt >got && test_cmp expect got
 '
 
+test_expect_success PTY 'srun --pty bash: an interactive shell with job control; Ctrl-C ends its foreground job' '
+	python3 "$PTYRUN" --expect "SH> " --send "sh -c \"echo go; sleep 100\"\\r" --expect "\ngo\r\n" \
+		--send "\\x03" --expect "SH> " --send "echo rc=\$?\\r" --expect "rc=130" \
+		--send "exit 4\\r" -- \
+		env PS1="SH> " srun --pty bash --norc --noprofile -i >out 2>&1; rc=$? &&
+	test $rc = 4 &&
+	unterm out &&
+	grep -q "SH> echo rc=\$?$" out.txt &&
+	grep -q "rc=130$" out.txt &&
+	! grep -qi "job control" out.txt &&
+	! grep -q "interrupt (one more" out.txt &&
+	tail -1 out.txt >last &&
+	echo "srun: error: comp001: task 0: Exited with exit code 4" >expect && test_cmp expect last
+'
+
 test_expect_success PTY 'the exit status of the command is srun'"'"'s, with Slurm'"'"'s line' '
 	test_expect_code 7 python3 "$PTYRUN" -- srun --pty sh -c "exit 7" >out 2>&1 &&
 	unterm out &&
