@@ -66,6 +66,15 @@ void srun_setup_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+void srun_catch_signal(int sig)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(sig, &sa, NULL);
+}
+
 
 void srun_env_set(strv_t *env, const char *key, const char *val)
 {
@@ -286,11 +295,6 @@ int cmd_srun(int argc, char **argv)
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
 	jobopts_print_defined(&o, stderr);
-	if (o.pty) {
-		error("--pty is not supported yet");
-		jobopts_release(&o);
-		return 1;
-	}
 	if (o.argi >= argc) {
 		fprintf(stderr, "srun: fatal: No command given to execute.\n");
 		jobopts_release(&o);

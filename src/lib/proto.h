@@ -590,17 +590,26 @@ typedef struct msg_launch_step {
 	uint32_t cpus_per_task;
 	char *task_prolog, *task_epilog;   /* srun --task-prolog/--task-epilog
 	                                    * (in the digest) */
+	uint32_t pty_rows, pty_cols;   /* STEP_F_PTY: srun's window size at the
+	                                * launch (later ones: STEP_IO_WINSIZE) */
 } msg_launch_step_t;
 #define STEP_F_UNBUFFERED 0x1u
 #define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO
 	                                * STEP_IO_STDIN frames; len 0 = EOF) */
 #define STEP_F_STANDALONE 0x4u     /* srun made the allocation: the node
 	                                * daemon sets SLURM_NODELIST/NNODES/... */
+#define STEP_F_PTY        0x8u     /* srun --pty: task 0 runs on a pseudo
+	                                * terminal (stdin, stdout and stderr),
+	                                * the other tasks' output goes to
+	                                * /dev/null (in the digest) */
 
 enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0,
-       STEP_IO_SIGNAL = 3 };   /* srun -> supervisor: task is the signal
+       STEP_IO_SIGNAL = 3,     /* srun -> supervisor: task is the signal
                                 * for every task, 0 = terminate the step
                                 * (-K, -W, Ctrl-C twice); no data */
+       STEP_IO_WINSIZE = 4 };  /* srun -> supervisor (STEP_F_PTY): srun's
+                                * terminal changed size; data: rows, cols
+                                * (2 bytes each, big-endian) */
 typedef struct msg_step_io {
 	uint32_t task;           /* global rank */
 	uint32_t stream;

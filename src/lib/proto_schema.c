@@ -497,6 +497,8 @@ static const proto_field_t launch_step_f[] = {
 	STR(msg_launch_step_t, cpu_bind, 25),
 	STR(msg_launch_step_t, cpu_ids, 26),
 	U32(msg_launch_step_t, cpus_per_task, 27),
+	U32(msg_launch_step_t, pty_rows, 28),
+	U32(msg_launch_step_t, pty_cols, 29),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 

@@ -302,4 +302,19 @@ void child_reset_signals(void);
  * a descriptor it cannot close is closed at exec or not there. */
 void child_close_fds(int keep);
 
+/* ---- step_pty.c: srun --pty ---- */
+
+/* A pseudo terminal for a step's task 0: the master and a descriptor of
+ * the slave (both close-on-exec; keep the slave open until the task is
+ * reaped), the slave owned by uid:gid mode 0600, window rows x cols (0:
+ * left as it is). 0, or -1 with *err (malloc'd). */
+int step_pty_open(uint32_t uid, uint32_t gid, uint32_t rows, uint32_t cols, int *master,
+		  int *slave, char **err);
+/* In the task child, after setsid: the slave as its controlling terminal
+ * and its stdin, stdout and stderr. 0 or -1 (errno). */
+int step_pty_attach(int slave);
+/* A STEP_IO_WINSIZE frame's size (rows, cols: 2 bytes each, big-endian)
+ * to the terminal; anything else is ignored. */
+void step_pty_winsize(int master, const uint8_t *d, uint32_t len);
+
 #endif
