@@ -401,16 +401,17 @@ void prolog_ctld_recover(ctld_t *cd)
 		job_t *j = cd->jobs[i];
 		if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !(j->state & JOB_CONFIGURING))
 			continue;
-		int running = 0;     /* started since the restart */
-		for (ctld_script_t *s = scripts; s && !running; s = s->next)
-			running = !s->epilog && s->job_id == j->job_id;
-		if (running)
-			continue;
-		info("job %u: its PrologSlurmctld was cut short by a restart: running it again",
-		     j->job_id);
-		if (script_start(cd, j, 0) <= 0) {
-			j->state &= ~JOB_CONFIGURING;
-			job_dirty(cd, j);
+		if (prolog_ctld_running(j->job_id))
+			continue;    /* started since the restart */
+		if (ctld_script_path(cd, 0)) {
+			info("job %u: its PrologSlurmctld was cut short by a restart: running it again",
+			     j->job_id);
+			if (script_start(cd, j, 0) > 0)
+				continue;
 		}
+		/* its nodes' Prolog (PrologFlags=Alloc): prolog_nodes.c goes
+		 * on when they answered */
+		if (!j->prolog_wait)
+			job_configured(cd, j);
 	}
 }

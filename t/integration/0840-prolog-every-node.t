@@ -19,6 +19,8 @@ script() { # script PATH BODY: an executable sh script
 
 # runs: how many times the Prolog (p) or Epilog (e) ran for job $2 on node $3
 runs() { cat "$PD/$1.$2.$3" 2>/dev/null | wc -l; }
+# ran COUNT p|e JOB NODE: it ran COUNT times (for wait_for)
+ran() { test "$(runs "$2" "$3" "$4")" = "$1"; }
 
 test_expect_success 'cluster of 3 nodes with a Prolog and an Epilog' '
 	script "$PD/prolog" "echo run >>$PD/p.\$SLURM_JOB_ID.\$SLURMD_NODENAME; env >$PD/penv.\$SLURM_JOB_ID.\$SLURMD_NODENAME; test -e $PD/fail.\$SLURMD_NODENAME && exit 3; exit 0" &&
@@ -69,7 +71,7 @@ test_expect_success 'a step that does not reach a node runs no Prolog there' '
 	test "$(runs p $id comp001)" = 1 &&
 	test "$(runs p $id comp002)" = 0 &&
 	test "$(runs p $id comp003)" = 0 &&
-	wait_for 10 test "$(runs e $id comp001)" = 1 &&
+	wait_for 10 ran 1 e $id comp001 &&
 	sleep 1 &&
 	test "$(runs e $id comp002)" = 0
 '
@@ -83,8 +85,8 @@ test_expect_success USERS 'srun alone: the Prolog and Epilog on each of its node
 	grep -qx "SLURM_JOB_USER=alice" $PD/penv.$id.comp003 &&
 	grep -qx "SLURM_JOB_UID=$(id -u alice)" $PD/penv.$id.comp003 &&
 	grep -qx "SLURM_JOB_NODELIST=comp\\[002-003\\]" $PD/penv.$id.comp003 &&
-	wait_for 15 test "$(runs e $id comp002)" = 1 &&
-	wait_for 15 test "$(runs e $id comp003)" = 1
+	wait_for 15 ran 1 e $id comp002 &&
+	wait_for 15 ran 1 e $id comp003
 '
 
 test_expect_success 'salloc: the Prolog at the first step on each node, the Epilog at the end' '
@@ -92,8 +94,8 @@ test_expect_success 'salloc: the Prolog at the first step on each node, the Epil
 	id=$(cat $PD/salloc.id) &&
 	test "$(runs p $id comp001)" = 1 &&
 	test "$(runs p $id comp002)" = 1 &&
-	wait_for 15 test "$(runs e $id comp001)" = 1 &&
-	wait_for 15 test "$(runs e $id comp002)" = 1
+	wait_for 15 ran 1 e $id comp001 &&
+	wait_for 15 ran 1 e $id comp002
 '
 
 test_expect_success 'a Prolog failing on one node: srun fails, that node alone is drained' '
@@ -117,7 +119,7 @@ test_expect_success 'a batch job whose step hits a failing Prolog is requeued he
 	wait_for 10 sh -c "squeue -h -j $id -o %R | grep -qx \"(launch failed requeued held)\"" &&
 	test "$(job_field $id Restarts)" = 1 &&
 	sinfo -h -R -o "%E|%N" | grep -qx "Prolog error|comp002" &&
-	wait_for 15 test "$(runs e $id comp001)" = 1 &&
+	wait_for 15 ran 1 e $id comp001 &&
 	rm -f $PD/fail.comp002 &&
 	scancel $id &&
 	scontrol update nodename=comp002 state=resume
