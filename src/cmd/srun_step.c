@@ -225,6 +225,13 @@ static rpc_t *launch_node(const conf_t *conf, const msg_step_create_reply_t *cr,
 		enum msg_type t = MSG_NONE;
 		void *m = NULL;
 		int timeout = (int)(conf->message_timeout ? conf->message_timeout : 10) * 1000;
+		/* the node answers once its Prolog ran (the job's first step
+		 * there): that long more, PrologEpilogTimeout or 5 minutes */
+		if (conf->prolog && *conf->prolog) {
+			const char *pt = conf_get(conf, "PrologEpilogTimeout");
+			long t = pt ? atol(pt) : 0;
+			timeout += (int)(t > 0 && t < 65534 ? t : 300) * 1000;
+		}
 		cerr = rpc_recv(r, &t, &m, timeout);
 		if (!cerr && t == MSG_RC && ((msg_rc_t *)m)->rc) {
 			msg_rc_t *rm = m;

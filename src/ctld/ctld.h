@@ -125,6 +125,10 @@ typedef struct job {
 	struct step_hold *step_holds;   /* CPUs its running steps hold
 	                                 * (step_alloc.c); in memory only */
 	uint32_t nstep_holds;
+	uint64_t *prolog_wait;    /* PrologFlags=Alloc: bit i set while node i
+	                           * of the allocation has not answered its
+	                           * Prolog (prolog_nodes.c); in memory only */
+	uint32_t prolog_seq;      /* the run those answers are for */
 } job_t;
 
 typedef struct node {
@@ -393,6 +397,35 @@ int prolog_ctld_start(ctld_t *cd, job_t *j);
 void epilog_ctld_start(ctld_t *cd, job_t *j);
 /* Once after recovery: run again the PrologSlurmctld of CONFIGURING jobs. */
 void prolog_ctld_recover(ctld_t *cd);
+/* 1 while the PrologSlurmctld of job_id runs. */
+int prolog_ctld_running(uint32_t job_id);
+/* Requeue a started batch job held after a node's Prolog failed
+ * ("launch failed requeued held"; SchedulerParameters=
+ * nohold_on_prolog_fail: not held). */
+void job_requeue_held(ctld_t *cd, job_t *j);
+/* ---- prolog_nodes.c: the node Prolog/Epilog on every node ---- */
+/* 1 if slurm.conf has a Prolog or an Epilog. */
+int prolog_nodes_configured(const ctld_t *cd);
+/* The job's own variables a node's Prolog gets (never the submitter's
+ * exported ones); free with strv_free. */
+strv_t prolog_nodes_env(ctld_t *cd, job_t *j);
+/* A job just started: with PrologFlags=Alloc ask every node of it to run
+ * its Prolog; 1 if the job now waits for them (CONFIGURING), 0 if it
+ * goes on (no Alloc, or NoHold). */
+int prolog_nodes_start(ctld_t *cd, job_t *j);
+/* A node registered: ask it again for the Prolog of CONFIGURING jobs
+ * that wait for it. */
+void prolog_nodes_registered(ctld_t *cd, node_t *n);
+/* After recovery: CONFIGURING jobs wait again for their nodes. */
+void prolog_nodes_recover(ctld_t *cd);
+/* MSG_PROLOG_COMPLETE from a node daemon (root/SlurmUser). */
+int prolog_nodes_complete(ctld_t *cd, const msg_prolog_complete_t *m, uint32_t uid);
+/* Nothing more to wait for: clear CONFIGURING and launch the batch
+ * script, or answer the srun/salloc waiting for the allocation. */
+void job_configured(ctld_t *cd, job_t *j);
+/* A node's Prolog failed for running job j: end it everywhere; requeue
+ * a batch job held, end an srun/salloc allocation FAILED. */
+void job_prolog_failed(ctld_t *cd, job_t *j, const char *node);
 /* "launch failed requeued held": the reason text of such a job. */
 extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);

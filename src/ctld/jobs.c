@@ -243,6 +243,7 @@ void job_free(job_t *j)
 	strv_free(&j->gres_detail);
 	intern_put(j->tres);
 	step_alloc_free(j);
+	free(j->prolog_wait);
 	free(j);
 }
 

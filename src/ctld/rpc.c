@@ -392,8 +392,14 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		       * credential may start tasks; each node also takes it
 		       * only once, and a node that ended the job revokes it. */
 		      .expires = ctld_now() + JOB_REQUEUE_DELAY - 1 };
+	/* the job's own variables for a node whose Prolog this step runs
+	 * (its first contact with the job there) and for its Epilog */
+	if (prolog_nodes_configured(cd)) {
+		cr.penv = prolog_nodes_env(cd, j);
+	}
 	char *err = NULL;
 	r.cred = cred_create(cd->auth, &cr, &err);
+	strv_free(&cr.penv);
 	strbuf_release(&alloc);
 	if (!r.cred) {
 		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");
@@ -416,7 +422,7 @@ static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
 	switch (type) {
 	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
 	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
-	case MSG_STEP_COMPLETE:
+	case MSG_STEP_COMPLETE: case MSG_PROLOG_COMPLETE:
 		reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
 		return 1;
 	default:
@@ -501,6 +507,10 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 			if (sj)
 				step_alloc_node_done(sj, sm->step_id, sm->node_id);
 		}
+		reply_rc(c, rc, NULL);
+		break;
+	case MSG_PROLOG_COMPLETE:
+		rc = prolog_nodes_complete(cd, msg, uid);
 		reply_rc(c, rc, NULL);
 		break;
 	case MSG_HEALTH_CHECK:

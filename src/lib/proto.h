@@ -83,6 +83,12 @@ enum msg_type {
 	MSG_STEP_STAT_AUTH_REPLY, /* msg_step_stat_auth_t: the job's nodes and a stat credential */
 	MSG_STEP_STAT,           /* msg_step_stat_t -> MSG_STEP_STAT_REPLY (sstat -> noded) */
 	MSG_STEP_STAT_REPLY,     /* msg_step_stat_reply_t: live usage of the job's steps there */
+	MSG_LAUNCH_PROLOG,       /* msg_launch_prolog_t (ctld -> noded, on the noded's
+	                          * connection): run the node's Prolog now
+	                          * (PrologFlags=Alloc) */
+	MSG_PROLOG_COMPLETE,     /* msg_prolog_complete_t -> MSG_RC (noded -> ctld): a
+	                          * node's Prolog (Alloc) or Epilog (not on the batch
+	                          * host) ended */
 	MSG_TYPE_END
 };
 
@@ -551,6 +557,23 @@ typedef struct msg_launch_job {
 #define SIGNAL_F_STEPS    0x10u
 #define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
 				  * (scontrol notify) */
+/* PrologFlags=Alloc: the node runs its Prolog for the job at allocation
+ * (docs/node-operations.md, "Prolog and epilog"). */
+typedef struct msg_launch_prolog {
+	uint32_t job_id;
+	uint32_t launch_seq;     /* echoed in the answer: drops stale ones */
+	strv_t prolog_env;       /* as msg_launch_job_t.prolog_env */
+} msg_launch_prolog_t;
+
+#define PROLOG_F_EPILOG 0x1u     /* msg_prolog_complete_t: it was the Epilog */
+typedef struct msg_prolog_complete {
+	uint32_t job_id;
+	uint32_t launch_seq;     /* from msg_launch_prolog_t (0: a step's prolog) */
+	char *node;
+	uint32_t rc;             /* 0, ESLURMD_PROLOG_FAILED or ESLURMD_EPILOG_FAILED */
+	uint32_t flags;          /* PROLOG_F_* */
+} msg_prolog_complete_t;
+
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;

@@ -356,6 +356,22 @@ static const proto_field_t set_debug_f[] = {
 };
 SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
 
+static const proto_field_t launch_prolog_f[] = {
+	U32(msg_launch_prolog_t, job_id, 1),
+	U32(msg_launch_prolog_t, launch_seq, 2),
+	STRV(msg_launch_prolog_t, prolog_env, 3),
+};
+SCHEMA(launch_prolog_schema, msg_launch_prolog_t, "msg_launch_prolog", launch_prolog_f);
+
+static const proto_field_t prolog_complete_f[] = {
+	U32(msg_prolog_complete_t, job_id, 1),
+	U32(msg_prolog_complete_t, launch_seq, 2),
+	STR(msg_prolog_complete_t, node, 3),
+	U32(msg_prolog_complete_t, rc, 4),
+	U32(msg_prolog_complete_t, flags, 5),
+};
+SCHEMA(prolog_complete_schema, msg_prolog_complete_t, "msg_prolog_complete", prolog_complete_f);
+
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
 	U32(msg_job_complete_t, step_id, 2),
@@ -723,6 +739,8 @@ static const struct {
 	[MSG_STEP_STAT_AUTH_REPLY] = { "MSG_STEP_STAT_AUTH_REPLY", &step_stat_auth_schema },
 	[MSG_STEP_STAT] = { "MSG_STEP_STAT", &step_stat_schema },
 	[MSG_STEP_STAT_REPLY] = { "MSG_STEP_STAT_REPLY", &step_stat_reply_schema },
+	[MSG_LAUNCH_PROLOG] = { "MSG_LAUNCH_PROLOG", &launch_prolog_schema },
+	[MSG_PROLOG_COMPLETE] = { "MSG_PROLOG_COMPLETE", &prolog_complete_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

@@ -397,6 +397,34 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 
 	rpc_t *r = rpc_from_fd(nd->conf, fd);
 	msg_rc_t rc = { 0, NULL };
+	/* The node's Prolog at the job's first step here (prolog_node.c:
+	 * once per job on the node; a later step waits for a run in
+	 * progress); srun's launch is answered once it is done. */
+	if (prolog_node_configured(nd)) {
+		strv_t pe = { NULL, 0 };
+		env_setf(&pe, "SLURM_JOB_ID", "%u", m->job_id);
+		env_setf(&pe, "SLURM_JOBID", "%u", m->job_id);
+		env_setf(&pe, "SLURM_JOB_UID", "%u", cr->uid);
+		env_setf(&pe, "SLURM_JOB_GID", "%u", cr->gid);
+		if (cr->user)
+			env_set(&pe, "SLURM_JOB_USER", cr->user);
+		for (uint32_t i = 0; i < cr->penv.n; i++) {
+			const char *eq = strchr(cr->penv.v[i], '=');
+			char *k = xstrndup(cr->penv.v[i], (size_t)(eq - cr->penv.v[i]));
+			env_set(&pe, k, eq + 1);
+			free(k);
+		}
+		int failed = prolog_node_once(nd, m->job_id, &pe) < 0;
+		strv_free(&pe);
+		if (failed) {
+			rc.rc = ESLURMD_PROLOG_FAILED;
+			rpc_send(r, MSG_RC, &rc);
+			rpc_close(r);
+			prolog_node_report(nd, m->job_id, 0, ESLURMD_PROLOG_FAILED, 0);
+			rm_rf(dir);
+			_exit(0);
+		}
+	}
 	int srun_gone = rpc_send(r, MSG_RC, &rc) != 0;
 
 	uint32_t n = m->ntasks;

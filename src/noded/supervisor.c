@@ -517,8 +517,9 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL);
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
-	/* The node's Prolog (prolog.c), here and not in noded's loop. */
-	uint32_t node_rc = prolog_job(nd, m->job_id, &m->prolog_env, 0) ? ESLURMD_PROLOG_FAILED : 0;
+	/* The node's Prolog (prolog_node.c: once per job on the node; with
+	 * PrologFlags=Alloc it already ran), here and not in noded's loop. */
+	uint32_t node_rc = prolog_node_once(nd, m->job_id, &m->prolog_env) ? ESLURMD_PROLOG_FAILED : 0;
 	if (node_rc) {
 		/* no job: the controller requeues it held and drains the node */
 	} else if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
@@ -762,7 +763,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
 	}
 	/* The Epilog, once the job is gone, before its end is reported. */
-	if (prolog_job(nd, m->job_id, &m->prolog_env, 1) && !node_rc)
+	if (epilog_node_once(nd, m->job_id, &m->prolog_env) < 0 && !node_rc)
 		node_rc = ESLURMD_EPILOG_FAILED;
 	report_complete(nd, dir, &rec, node_rc);
 	rm_rf(dir);
