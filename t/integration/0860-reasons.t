@@ -80,6 +80,8 @@ test_expect_success 'holds: JobHeldUser, JobHeldAdmin (root), uhold and release 
 	wait_reason $id JobHeldAdmin &&
 	test_expect_code 1 as alice scontrol release $id 2>err &&
 	reason_is $id JobHeldAdmin &&
+	as alice scontrol hold $id && as alice scontrol uhold $id &&
+	reason_is $id JobHeldAdmin &&
 	scancel $id &&
 	wait_job_state $id CANCELLED &&
 	reason_is $id JobHeldAdmin &&
