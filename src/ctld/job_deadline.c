@@ -25,7 +25,8 @@ static int no_limit(uint32_t tl)
 
 uint32_t job_deadline_time_min(const job_t *j)
 {
-	return j->desc && j->desc->deadline && no_limit(j->time_limit) ? 1 : 0;
+	/* the limit asked for (a started job's may have been fitted) */
+	return j->desc && j->desc->deadline && no_limit(j->desc->time_limit) ? 1 : 0;
 }
 
 int job_deadline_submit_check(const job_desc_t *d, int64_t now)
