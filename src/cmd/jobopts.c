@@ -414,8 +414,8 @@ static void note_shown(jobopts_t *o, int id, const char *arg)
 		time_fmt_iso((time_t)d->deadline, buf, sizeof(buf));
 		v = buf;
 		break;
-	case ID_MEM: case ID_MEM_PER_CPU: case ID_MEM_PER_GPU: {
-		uint64_t mb = id == ID_MEM ? d->mem_per_node :
+	case ID_MEM: case ID_MEM_PER_CPU: case ID_MEM_PER_GPU: case ID_TMP: {
+		uint64_t mb = id == ID_TMP ? d->pn_min_tmp : id == ID_MEM ? d->mem_per_node :
 			id == ID_MEM_PER_CPU ? d->mem_per_cpu : d->mem_per_gpu;
 		if (mb && mb % 1024 == 0)
 			mem_fmt_mb(mb, buf, sizeof(buf));
