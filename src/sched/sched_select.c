@@ -1214,7 +1214,9 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 	int one = r->max_nodes == 1;
 	uint32_t needc = r->whole ? 1 : r->cpt, needg = r->gpn;
 	if (one && !r->whole)
-		needc = r->ntasks * r->cpt;
+		needc = (r->overcommit ? 1 : r->ntasks) * r->cpt;
+	if (r->mincpus > needc && !r->whole && !r->overcommit)
+		needc = r->mincpus;
 	if (r->share > 1)
 		needc = 0;      /* shared CPUs are not in the tree's free counts */
 	if (one && r->gpj > needg)
