@@ -311,7 +311,7 @@ int cmd_srun(int argc, char **argv)
 		o.desc.min_nodes = o.desc.max_nodes = 0;
 		o.ntasks_set = o.nodes_set = 0;
 	}
-	if ((rc = jobopts_parse_argv(&o, argc, argv, 0))) {
+	if ((rc = jobopts_parse_argv(&o, argc, argv, 0)) || (rc = jobopts_check(&o))) {
 		jobopts_release(&o);
 		return rc;
 	}
@@ -354,6 +354,18 @@ int cmd_srun(int argc, char **argv)
 
 	srun_desc_defaults(d, cmd[0]);
 
+	if (d->flags & JOB_F_TEST_ONLY) {
+		/* a job's will_run, inside an allocation too (as Slurm) */
+		d->flags |= JOB_F_INTERACTIVE;
+		if (!d->ntasks)
+			d->ntasks = 1;
+		for (int k = 0; k < ncmd; k++)
+			strv_push(&d->argv, cmd[k]);
+		jobopts_build_env(&o, environ);
+		rc = jobopts_test_only(&o);
+		jobopts_release(&o);
+		return rc;
+	}
 	srun_setup_signals();
 	if (standalone) {
 		d->flags |= JOB_F_INTERACTIVE;

@@ -302,6 +302,38 @@ static int srun_script(const char *path, const strv_t *env, char **cmd, int ncmd
 		;
 	return st;
 }
+/* srun -v, as Slurm 22.05 prints it (captured on realslurm):
+ *   srun: jobid 80: nodes(2):`comp[017-018]', cpu counts: 1(x2)
+ *   srun: launching StepId=80.0 on host comp017, 1 tasks: 0
+ *   srun: launching StepId=81.0 on host comp001, 4 tasks: [0-3]
+ * (the counts always with their repeat; tasks of a node are a block
+ * here: Sluice lays them out by node). */
+static void verbose_launch(uint32_t job_id, const msg_step_create_reply_t *cr,
+			   const srun_layout_t *lay)
+{
+	strbuf_t c = STRBUF_INIT;
+	uint32_t n = cr->ncpus_per_node < lay->nnodes ? cr->ncpus_per_node : lay->nnodes;
+	for (uint32_t i = 0; i < n; ) {
+		uint32_t k = i;
+		while (k < n && cr->cpus_per_node[k] == cr->cpus_per_node[i])
+			k++;
+		strbuf_addf(&c, "%s%u(x%u)", c.len ? "," : "", cr->cpus_per_node[i], k - i);
+		i = k;
+	}
+	verbose("jobid %u: nodes(%u):`%s', cpu counts: %s", job_id, lay->nnodes,
+		cr->nodes ? cr->nodes : "", c.buf);
+	strbuf_release(&c);
+	for (uint32_t i = 0; i < lay->nnodes; i++) {
+		char t[48];
+		if (lay->count[i] == 1)
+			snprintf(t, sizeof(t), "%u", lay->first[i]);
+		else
+			snprintf(t, sizeof(t), "[%u-%u]", lay->first[i], lay->first[i] + lay->count[i] - 1);
+		verbose("launching StepId=%u.%u on host %s, %u tasks: %s", job_id, cr->step_id,
+			lay->node_names[i], lay->count[i], t);
+	}
+}
+
 
 int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int standalone,
 		  const job_info_t *ji, uint32_t *worst_status)
@@ -532,8 +564,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	}
 	free(tpn);
 	free(jcpn);
-	verbose("launching StepId=%u.%u on host%s %s, %u tasks", job_id, cr->step_id,
-		nnodes > 1 ? "s" : "", cr->nodes ? cr->nodes : "", total);
+	if (log_get_level() >= LOG_LVL_VERBOSE)
+		verbose_launch(job_id, cr, lay);
 	srun_stdin_start(in, sr.conns);
 
 	/* Relay output until every connection is closed. */

@@ -344,6 +344,12 @@ job_t *job_find_request(ctld_t *cd, uint32_t uid, const char *rid);
 void job_dirty(ctld_t *cd, job_t *j);
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg);
+/* job_submit, and for a JOB_F_TEST_ONLY description (nothing submitted;
+ * the caller still owns d) the plan's answer in *test: job_id (an id is
+ * used up, as in Slurm), start_time, test_cpus, test_nodes and
+ * test_partition (malloc'd). */
+int job_submit_test(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
+		    uint32_t *job_id, char **msg, msg_submit_reply_t *test);
 void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji);
 /* Only the JINFO_* groups of strings in fields (proto.h); numbers always. */
 void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields);
@@ -566,6 +572,24 @@ int job_launch(ctld_t *cd, job_t *j);
 /* Could the job ever run (sched_job_validate)? An errors.h number, and in
  * *msg (if not NULL and unset) Slurm's detail line for the refusal. */
 int job_sched_validate(ctld_t *cd, const job_t *j, char **msg);
+/* --test-only (sched_glue.c): when and where job j (not in the queue)
+ * would start by the backfill plan, as Slurm's will_run. 0 with *start,
+ * *cpus and *nodes (malloc'd), or an errors.h number. */
+int job_will_run(ctld_t *cd, const job_t *j, int64_t now, int64_t *start, uint32_t *cpus,
+		 char **nodes);
+
+/* job_deadline.c: --deadline. TimeMin the job shows for it (1 minute
+ * when it has no time limit, else 0 = N/A). */
+uint32_t job_deadline_time_min(const job_t *j);
+/* Submission: a deadline already past is ESLURM_INVALID_TIME_LIMIT. */
+int job_deadline_submit_check(const job_desc_t *d, int64_t now);
+/* Would the job, started now, end after its deadline? */
+int job_deadline_missed(const job_t *j, int64_t now);
+/* A pending job that missed its deadline ends DEADLINE (reason DeadLine);
+ * 1 if it did. */
+int job_deadline_check(ctld_t *cd, job_t *j, int64_t now);
+/* At its start: a job without a time limit gets the minutes left. */
+void job_deadline_fit(job_t *j, int64_t now);
 /* A partition's OverSubscribe value: PART_OS_*, and for YES/FORCE the
  * jobs per CPU in *max (":N", 4 by default as Slurm; 1 otherwise). */
 enum { PART_OS_NO, PART_OS_EXCLUSIVE, PART_OS_YES, PART_OS_FORCE };

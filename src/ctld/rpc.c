@@ -69,6 +69,23 @@ static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint3
 	uint32_t id = 0;
 	char *msg = NULL;
 	int interactive = d->flags & JOB_F_INTERACTIVE;
+	if (d->flags & JOB_F_TEST_ONLY) {
+		/* --test-only: an answer, no job. Slurm's will_run reply has
+		 * no room for the refusal's detail line; the invalid
+		 * partition line comes before it, as an info message. */
+		msg_submit_reply_t r = { 0 };
+		r.rc = job_submit_test(cd, d, uid, gid, &id, &msg, &r);
+		if (r.rc && r.rc != ESLURM_INVALID_PARTITION_NAME)
+			xfree(msg);
+		r.msg = msg;
+		proto_free(MSG_SUBMIT, d);
+		free(d);
+		conn_send(c, MSG_SUBMIT_REPLY, &r);
+		free(msg);
+		free(r.test_nodes);
+		free(r.test_partition);
+		return;
+	}
 	int rc = job_submit(cd, d, uid, gid, &id, &msg);
 	cd->stats.jobs_submitted += rc == 0;
 	cd->mstats.jobs_submitted += rc == 0;

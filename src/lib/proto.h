@@ -119,6 +119,10 @@ typedef struct msg_rc {
 #define JOB_F_HELD_ADMIN   0x0080u
 #define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
 #define JOB_F_EXCLUSIVE_USER 0x0200u /* --exclusive=user, ExclusiveUser=YES */
+#define JOB_F_OVERCOMMIT   0x00100000u /* -O/--overcommit: one CPU per node (x
+					* cpus-per-task), any number of tasks */
+#define JOB_F_TEST_ONLY    0x00200000u /* --test-only: answer when and where the
+					* job would start; submit nothing */
 /* --kill-on-invalid-dep=yes|no (high bits: other flags grow from below) */
 #define JOB_F_KILL_INV_DEP    0x40000000u
 #define JOB_F_NO_KILL_INV_DEP 0x80000000u
@@ -164,6 +168,9 @@ typedef struct job_desc {
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
 	char *array_inx;         /* --array spec as typed ("1-10%2"), NULL = no array */
+	uint32_t pn_min_cpus;    /* --mincpus: CPUs per node at least, 0 = unset */
+	uint64_t pn_min_tmp;     /* --tmp: MB of TmpDisk per node at least, 0 = unset */
+	int64_t deadline;        /* --deadline: must end by then, 0 = none */
 } job_desc_t;
 #define WARN_F_BATCH   0x1u      /* --signal=B:: only the batch shell */
 #define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
@@ -193,6 +200,13 @@ typedef struct msg_submit_reply {
 	int32_t rc;
 	uint32_t job_id;
 	char *msg;               /* error detail, or user message */
+	/* --test-only (JOB_F_TEST_ONLY): nothing was submitted; job_id is the
+	 * id it would have had, and the plan's start, CPUs, nodes and
+	 * partition (Slurm's will_run answer). */
+	int64_t start_time;
+	uint32_t test_cpus;
+	char *test_nodes;
+	char *test_partition;
 } msg_submit_reply_t;
 
 /* Filter for info requests. All fields optional (0/NULL = all). */
@@ -273,6 +287,9 @@ typedef struct job_info {
 	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
 	uint32_t assoc_id;       /* JINFO_ACCT: its association, 0 = none */
 	uint32_t array_max_tasks; /* an array's %N throttle (ArrayTaskThrottle), 0 = none */
+	uint64_t min_tmp_disk;   /* JINFO_NUMS: --tmp, MB per node (MinTmpDiskNode) */
+	int64_t deadline;        /* JINFO_NUMS: --deadline, 0 = none */
+	uint32_t time_min;       /* JINFO_NUMS: minutes (TimeMin), 0 = N/A */
 } job_info_t;
 
 typedef struct msg_job_info {

@@ -82,6 +82,10 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, as_ids, 56),
 	STR(job_desc_t, request_id, 64),
 	STR(job_desc_t, array_inx, 70),
+	/* 120-129: --mincpus, --tmp, --deadline (branch sbopts) */
+	U32(job_desc_t, pn_min_cpus, 120),
+	U64(job_desc_t, pn_min_tmp, 121),
+	I64(job_desc_t, deadline, 122),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
@@ -89,6 +93,11 @@ static const proto_field_t submit_reply_f[] = {
 	I32(msg_submit_reply_t, rc, 1),
 	U32(msg_submit_reply_t, job_id, 2),
 	STR(msg_submit_reply_t, msg, 3),
+	/* 20-29: --test-only (branch sbopts) */
+	I64(msg_submit_reply_t, start_time, 20),
+	U32(msg_submit_reply_t, test_cpus, 21),
+	STR(msg_submit_reply_t, test_nodes, 22),
+	STR(msg_submit_reply_t, test_partition, 23),
 };
 SCHEMA(submit_reply_schema, msg_submit_reply_t, "msg_submit_reply", submit_reply_f);
 
@@ -173,6 +182,10 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, array_max_tasks, 70),
 	/* tags from 101: squeue parity (issue 10), apart from other work */
 	U32(job_info_t, assoc_id, 101),
+	/* 120-129: --tmp, --deadline (branch sbopts) */
+	U64(job_info_t, min_tmp_disk, 120),
+	I64(job_info_t, deadline, 121),
+	U32(job_info_t, time_min, 122),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
