@@ -76,7 +76,7 @@ static sqlite3_stmt *prep(ctld_t *cd, const char *sql)
 }
 
 /* Does TABLE have COLUMN? (PRAGMA table_info lists one row per column.) */
-static int db_has_column(sqlite3 *db, const char *table, const char *column)
+int db_has_column(sqlite3 *db, const char *table, const char *column)
 {
 	char *sql = xasprintf("PRAGMA table_info(%s)", table);
 	sqlite3_stmt *st = NULL;
@@ -176,6 +176,7 @@ static const struct db_migration {
 	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
 	{ "job record indexes for sacct (acct_job)", acct_jobs_migrate_indexes },
 	{ "job arrays (jobs.array_*)", migrate_job_arrays },
+	{ "live step details (acct_step.time_limit, srun_host, srun_pid)", step_info_migrate },
 };
 
 int db_schema_version(void)
@@ -933,5 +934,6 @@ int db_load(ctld_t *cd)
 	load_node_weights(cd);
 	load_parts(cd);
 	load_jobs(cd);
+	step_info_recover(cd);
 	return 0;
 }
