@@ -80,6 +80,9 @@ int step_id_parse(const char *s, uint32_t *job_id, uint32_t *step_id);
 long step_time_used(const step_info_t *s, time_t now);
 /* Stable sort by squeue -S keys (NULL: Slurm's "P,i" for steps). */
 void steps_sort(const step_info_t **v, size_t n, const char *keys);
+/* scontrol listpids: the header line and one process's line. */
+void print_listpids_header(strbuf_t *sb);
+void print_listpids_row(strbuf_t *sb, const list_pid_t *p);
 
 /* ---- nodes and partitions (sinfo, scontrol show node/partition) ---- */
 

@@ -327,3 +327,28 @@ void steps_sort(const step_info_t **v, size_t n, const char *keys)
 	sort_keys = keys && *keys ? keys : "P,i";
 	qsort(v, n, sizeof(*v), step_cmp);
 }
+
+/* scontrol listpids: Slurm's table, "-" for a process that is no task. */
+void print_listpids_header(strbuf_t *sb)
+{
+	strbuf_addstr(sb, "PID      JOBID    STEPID   LOCALID GLOBALID\n");
+}
+
+void print_listpids_row(strbuf_t *sb, const list_pid_t *p)
+{
+	char job[16], step[16], local[16], global[16];
+	snprintf(job, sizeof(job), "%u", p->job_id);
+	step_info_t s = { .step_id = p->step_id };
+	char id[48];
+	step_id_fmt(id, sizeof(id), &s, 0);
+	snprintf(step, sizeof(step), "%s", strchr(id, '.') + 1);
+	if (p->local_id == NO_VAL32)
+		snprintf(local, sizeof(local), "-");
+	else
+		snprintf(local, sizeof(local), "%u", p->local_id);
+	if (p->global_id == NO_VAL32)
+		snprintf(global, sizeof(global), "-");
+	else
+		snprintf(global, sizeof(global), "%u", p->global_id);
+	strbuf_addf(sb, "%-8u %-8s %-8s %-7s %-8s\n", p->pid, job, step, local, global);
+}

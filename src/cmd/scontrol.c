@@ -1077,6 +1077,8 @@ int cmd_scontrol(int argc, char **argv)
 		return cmd_notify(nargs, args);
 	if (kw(cmd, "write", 2))
 		return cmd_write(nargs, args);
+	if (kw(cmd, "listpids", 5))
+		return scontrol_listpids(nargs, args);
 	if (kw(cmd, "top", 3))
 		return cmd_hold("top", nargs, args);
 	if (kw(cmd, "reconfigure", 3))

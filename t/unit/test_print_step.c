@@ -149,8 +149,32 @@ static void test_sort(void)
 	ok(p[0] == &v[3] && p[1] == &v[0] && p[2] == &v[1] && p[3] == &v[2], "-S -i");
 }
 
+static void test_listpids(void)
+{
+	/* Slurm 22.05's lines for job 1 on comp001 (captured) */
+	strbuf_t sb = STRBUF_INIT;
+	print_listpids_header(&sb);
+	list_pid_t p[] = {
+		{ 3201, 1, STEP_BATCH, 0, 0 },
+		{ 3256, 1, STEP_BATCH, NO_VAL32, NO_VAL32 },
+		{ 3315, 1, 0, 0, 0 },
+		{ 3260, 2, 0, 0, 3 },
+	};
+	for (size_t i = 0; i < 4; i++)
+		print_listpids_row(&sb, &p[i]);
+	is_str(sb.buf,
+	       "PID      JOBID    STEPID   LOCALID GLOBALID\n"
+	       "3201     1        batch    0       0       \n"
+	       "3256     1        batch    -       -       \n"
+	       "3315     1        0        0       0       \n"
+	       "3260     2        0        0       3       \n",
+	       "listpids table (Slurm's bytes)");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
+	test_listpids();
 	test_ids();
 	test_squeue();
 	test_scontrol();
