@@ -76,7 +76,7 @@ static sqlite3_stmt *prep(ctld_t *cd, const char *sql)
 }
 
 /* Does TABLE have COLUMN? (PRAGMA table_info lists one row per column.) */
-static int db_has_column(sqlite3 *db, const char *table, const char *column)
+int db_has_column(sqlite3 *db, const char *table, const char *column)
 {
 	char *sql = xasprintf("PRAGMA table_info(%s)", table);
 	sqlite3_stmt *st = NULL;
@@ -177,6 +177,7 @@ static const struct db_migration {
 	{ "job record indexes for sacct (acct_job)", acct_jobs_migrate_indexes },
 	{ "job arrays (jobs.array_*)", migrate_job_arrays },
 	{ "pending array tasks in job records (acct_job.array_task_str)", acct_jobs_migrate_array_tasks },
+	{ "live step details (acct_step.time_limit, srun_host, srun_pid)", step_info_migrate },
 };
 
 int db_schema_version(void)
@@ -934,5 +935,6 @@ int db_load(ctld_t *cd)
 	load_node_weights(cd);
 	load_parts(cd);
 	load_jobs(cd);
+	step_info_recover(cd);
 	return 0;
 }
