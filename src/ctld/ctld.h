@@ -125,6 +125,7 @@ typedef struct job {
 	struct step_hold *step_holds;   /* CPUs its running steps hold
 	                                 * (step_alloc.c); in memory only */
 	uint32_t nstep_holds;
+	struct job_nccl *nccl;    /* job_nccl.c: the NCCL transport verdict, NULL none */
 } job_t;
 
 typedef struct node {

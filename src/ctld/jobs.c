@@ -24,6 +24,7 @@
 #include "ctld/names.h"
 #include "ctld/intern.h"
 #include "ctld/job_array.h"
+#include "ctld/job_nccl.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -243,6 +244,7 @@ void job_free(job_t *j)
 	strv_free(&j->gres_detail);
 	intern_put(j->tres);
 	step_alloc_free(j);
+	job_nccl_free(j);
 	free(j);
 }
 
@@ -1353,6 +1355,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 			ji->mem_alloc = j->mem_alloc;
 			ji->gres_detail = j->gres_detail;   /* borrowed like the rest */
 		}
+		job_nccl_fill_info(j, ji);
 	}
 }
 

@@ -79,6 +79,8 @@ enum msg_type {
 	MSG_HEALTH_CHECK,        /* msg_info_req_t (name: node list) -> MSG_RC: the nodes
 	                          * run a health check round now (sluice preflight) */
 	MSG_SET_DEBUG,           /* msg_set_debug_t -> MSG_RC (scontrol setdebug) */
+	MSG_JOB_NCCL,            /* msg_job_nccl_t -> MSG_RC (batch supervisor -> ctld):
+	                          * the job's NCCL transport verdict */
 	MSG_TYPE_END
 };
 
@@ -263,6 +265,11 @@ typedef struct job_info {
 	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
 	uint32_t assoc_id;       /* JINFO_ACCT: its association, 0 = none */
 	uint32_t array_max_tasks; /* an array's %N throttle (ArrayTaskThrottle), 0 = none */
+	/* The NCCL transport check (job_nccl.c; JINFO_DETAIL): NULL when no
+	 * verdict. transport: "Socket", "IB", a plugin's name, or for a
+	 * counters verdict "Socket"/"Fabric"; source "log" or "counters". */
+	char *nccl_transport, *nccl_source, *nccl_node, *nccl_detail;
+	int64_t nccl_time;
 } job_info_t;
 
 typedef struct msg_job_info {
@@ -557,6 +564,18 @@ typedef struct msg_signal_job {
 	                          * reached (epoch s), 0 = no limit */
 	char *message;           /* SIGNAL_F_NOTIFY: the text (one line) */
 } msg_signal_job_t;
+
+/* The batch supervisor's verdict on the network the job's collectives use
+ * (noded/nccl_watch.c), sent when it changes. */
+typedef struct msg_job_nccl {
+	uint32_t job_id;
+	uint32_t launch_seq;     /* as msg_launch_job_t: drops a stale run's */
+	char *node;
+	char *transport;         /* "Socket", "IB", "IBext", ...; "Fabric" */
+	uint32_t source;         /* NCCL_SRC_LOG / NCCL_SRC_COUNTERS (nccl_log.h) */
+	char *detail;            /* the evidence, one line */
+	int64_t time;
+} msg_job_nccl_t;
 
 typedef struct msg_launch_step {
 	uint32_t job_id, step_id;

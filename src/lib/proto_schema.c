@@ -173,6 +173,12 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, array_max_tasks, 70),
 	/* tags from 101: squeue parity (issue 10), apart from other work */
 	U32(job_info_t, assoc_id, 101),
+	/* tags from 150: the NCCL transport check (issue 11) */
+	STR(job_info_t, nccl_transport, 150),
+	STR(job_info_t, nccl_source, 151),
+	STR(job_info_t, nccl_node, 152),
+	STR(job_info_t, nccl_detail, 153),
+	I64(job_info_t, nccl_time, 154),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
@@ -355,6 +361,17 @@ static const proto_field_t set_debug_f[] = {
 	U32(msg_set_debug_t, level, 1),
 };
 SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
+
+static const proto_field_t job_nccl_f[] = {
+	U32(msg_job_nccl_t, job_id, 1),
+	U32(msg_job_nccl_t, launch_seq, 2),
+	STR(msg_job_nccl_t, node, 3),
+	STR(msg_job_nccl_t, transport, 4),
+	U32(msg_job_nccl_t, source, 5),
+	STR(msg_job_nccl_t, detail, 6),
+	I64(msg_job_nccl_t, time, 7),
+};
+SCHEMA(job_nccl_schema, msg_job_nccl_t, "msg_job_nccl", job_nccl_f);
 
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
@@ -676,6 +693,7 @@ static const struct {
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
 	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
 	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
+	[MSG_JOB_NCCL] = { "MSG_JOB_NCCL", &job_nccl_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)
