@@ -98,10 +98,11 @@ int nccl_scan_feed(nccl_scan_t *s, const char *buf, size_t len)
 		if (s->skipping) {
 			if (nl)
 				s->skipping = 0;
-		} else if (!s->ncarry && nl) {
+		} else if (!s->ncarry && nl && take <= sizeof(s->carry)) {
 			changed |= scan_line(s, buf, take);
 		} else if (s->ncarry + take > sizeof(s->carry)) {
-			/* over-long: drop it up to its end */
+			/* over-long: drop it up to its end, however it
+			 * arrives (so the pieces never change the verdict) */
 			s->ncarry = 0;
 			s->skipping = !nl;
 		} else {
