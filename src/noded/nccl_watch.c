@@ -56,6 +56,11 @@ struct nccl_watch {
 	uint32_t sent_src;
 	int gone;                  /* the controller refused: stop reporting */
 	int64_t next_ms;
+	/* After a failed report, the next try waits (doubling to a minute):
+	 * an unreachable controller can hold a try for MessageTimeout, and
+	 * the supervisor's loop also enforces the time limit and the lease. */
+	int64_t retry_at_ms, backoff_ms;
+	int final;                 /* the job ended: try now whatever the backoff */
 };
 
 static int64_t now_ms(void)
@@ -204,6 +209,8 @@ static void report(nccl_watch_t *w, enum nccl_verdict v, const char *name, uint3
 		return;
 	if (v == w->sent && src == w->sent_src && !strcmp(name, w->sent_name))
 		return;
+	if (!w->final && now_ms() < w->retry_at_ms)
+		return;
 	msg_job_nccl_t m = {
 		.job_id = w->job_id, .launch_seq = w->launch_seq, .node = w->nd->name,
 		.transport = (char *)name, .source = src, .detail = (char *)detail,
@@ -212,6 +219,7 @@ static void report(nccl_watch_t *w, enum nccl_verdict v, const char *name, uint3
 	char *emsg = NULL;
 	int rc = rpc_call_ctld_rc(w->nd->conf, MSG_JOB_NCCL, &m, &emsg);
 	if (rc == 0) {
+		w->backoff_ms = 0;
 		w->sent = v;
 		w->sent_src = src;
 		snprintf(w->sent_name, sizeof(w->sent_name), "%s", name);
@@ -223,8 +231,12 @@ static void report(nccl_watch_t *w, enum nccl_verdict v, const char *name, uint3
 		w->gone = 1;
 		debug("job %u: NCCL verdict refused: %s", w->job_id, slurm_strerror(rc));
 	} else {
-		debug("job %u: cannot report the NCCL verdict yet: %s%s%s", w->job_id,
-		      slurm_strerror(rc), emsg ? ": " : "", emsg ? emsg : "");
+		int64_t b = w->backoff_ms ? 2 * w->backoff_ms : w->cfg.nccl_interval * 1000;
+		w->backoff_ms = b > 60000 ? 60000 : b;
+		w->retry_at_ms = now_ms() + w->backoff_ms;
+		debug("job %u: cannot report the NCCL verdict yet (next try in %llds): %s%s%s",
+		      w->job_id, (long long)(w->backoff_ms / 1000), slurm_strerror(rc),
+		      emsg ? ": " : "", emsg ? emsg : "");
 	}
 	free(emsg);
 }
@@ -280,6 +292,7 @@ void nccl_watch_end(nccl_watch_t *w)
 	/* the output's last lines; the counters judged only while it ran */
 	int counters = w->counters;
 	w->counters = 0;
+	w->final = 1;
 	look(w, 1);
 	w->counters = counters;
 	for (int i = 0; i < 2; i++) {
