@@ -3,7 +3,7 @@
  * (src/lib/nccl_log.c), which reads what a user's job wrote. The input is
  * parsed as one line, and fed to a scanner whole and in pieces whose sizes
  * come from the first byte: both scans must reach the same verdict, name
- * and line count (the piece boundaries must not matter), the names must
+ * and count of tagged lines (the piece boundaries must not matter), the names must
  * be one printable token and the evidence printable.
  */
 #include <stdint.h>
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nccl_scan_feed(&b, text + i, len - i < step ? len - i : step);
 	nccl_scan_finish(&b);
 	if (a.verdict != b.verdict || strcmp(a.name, b.name) || strcmp(a.line, b.line) ||
-	    a.lines != b.lines)
+	    a.tagged != b.tagged)
 		abort();
 	printable(a.name, 1);
 	printable(a.line, 0);

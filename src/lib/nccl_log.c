@@ -1,7 +1,9 @@
 /*
  * nccl_log: NCCL's network lines and the port-counter verdict (see
- * nccl_log.h). No allocation: the scanner is one fixed struct, so a job's
- * output costs a memchr per line and a memmem per line that is kept.
+ * nccl_log.h). No allocation: the scanner is one fixed struct. Output
+ * without NCCL's tag is passed over with one memmem per piece fed (the
+ * lines before a tag need no look of their own); a tagged line costs a
+ * memchr and a few memcmp.
  */
 #include "nccl_log.h"
 
@@ -68,7 +70,8 @@ void nccl_scan_init(nccl_scan_t *s)
 static int scan_line(nccl_scan_t *s, const char *line, size_t len)
 {
 	char name[NCCL_NAME_MAX];
-	s->lines++;
+	if (memmem(line, len, info_tag, sizeof(info_tag) - 1))
+		s->tagged++;
 	enum nccl_verdict v = nccl_line_parse(line, len, name);
 	if (v <= s->verdict)
 		return 0;
@@ -93,6 +96,18 @@ int nccl_scan_feed(nccl_scan_t *s, const char *buf, size_t len)
 {
 	int changed = 0;
 	while (len) {
+		if (!s->ncarry && !s->skipping) {
+			/* Whole lines before the first tag cannot decide: skip
+			 * them with one search (most of a job's output). */
+			const char *tag = memmem(buf, len, info_tag, sizeof(info_tag) - 1);
+			const char *nl = memrchr(buf, '\n', tag ? (size_t)(tag - buf) : len);
+			if (nl) {
+				len -= (size_t)(nl + 1 - buf);
+				buf = nl + 1;
+				if (!len)
+					break;
+			}
+		}
 		const char *nl = memchr(buf, '\n', len);
 		size_t take = nl ? (size_t)(nl - buf) + 1 : len;
 		if (s->skipping) {

@@ -52,7 +52,7 @@ typedef struct nccl_scan {
 	enum nccl_verdict verdict;
 	char name[NCCL_NAME_MAX];      /* the network of the verdict */
 	char line[256];                /* the deciding message (from "NCCL INFO") */
-	uint64_t lines;                /* lines parsed */
+	uint64_t tagged;               /* "NCCL INFO" lines parsed */
 	char carry[NCCL_LINE_MAX];
 	size_t ncarry;
 	int skipping;                  /* inside an over-long line */
