@@ -129,6 +129,7 @@ typedef struct job {
 	                           * of the allocation has not answered its
 	                           * Prolog (prolog_nodes.c); in memory only */
 	uint32_t prolog_seq;      /* the run those answers are for */
+	struct job_nccl *nccl;    /* job_nccl.c: the NCCL transport verdict, NULL none */
 } job_t;
 
 typedef struct node {

@@ -24,6 +24,7 @@
 #include "ctld/names.h"
 #include "ctld/intern.h"
 #include "ctld/job_array.h"
+#include "ctld/job_nccl.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -244,6 +245,7 @@ void job_free(job_t *j)
 	intern_put(j->tres);
 	step_alloc_free(j);
 	free(j->prolog_wait);
+	job_nccl_free(j);
 	free(j);
 }
 
@@ -1401,6 +1403,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 			ji->mem_alloc = j->mem_alloc;
 			ji->gres_detail = j->gres_detail;   /* borrowed like the rest */
 		}
+		job_nccl_fill_info(j, ji);
 	}
 }
 

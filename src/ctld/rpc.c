@@ -17,6 +17,7 @@
 #include <errno.h>
 #include "ctld/ctld.h"
 #include "ctld/job_array.h"
+#include "ctld/job_nccl.h"
 
 #include "cred.h"
 #include "errors.h"
@@ -447,7 +448,7 @@ static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
 	switch (type) {
 	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
 	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
-	case MSG_STEP_COMPLETE: case MSG_PROLOG_COMPLETE:
+	case MSG_STEP_COMPLETE: case MSG_PROLOG_COMPLETE: case MSG_JOB_NCCL:
 		reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
 		return 1;
 	default:
@@ -539,6 +540,10 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		break;
 	case MSG_PROLOG_COMPLETE:
 		rc = prolog_nodes_complete(cd, msg, uid);
+		reply_rc(c, rc, NULL);
+		break;
+	case MSG_JOB_NCCL:
+		rc = job_nccl_report(cd, msg, uid);
 		reply_rc(c, rc, NULL);
 		break;
 	case MSG_HEALTH_CHECK:

@@ -93,6 +93,8 @@ enum msg_type {
 	MSG_STEP_INFO,           /* msg_step_info_t */
 	MSG_LIST_PIDS_REQ,       /* msg_list_pids_req_t -> MSG_LIST_PIDS (scontrol listpids -> noded) */
 	MSG_LIST_PIDS,           /* msg_list_pids_t */
+	MSG_JOB_NCCL,            /* msg_job_nccl_t -> MSG_RC (batch supervisor -> ctld):
+	                          * the job's NCCL transport verdict */
 	MSG_TYPE_END
 };
 
@@ -294,6 +296,11 @@ typedef struct job_info {
 	uint64_t min_tmp_disk;   /* JINFO_NUMS: --tmp, MB per node (MinTmpDiskNode) */
 	int64_t deadline;        /* JINFO_NUMS: --deadline, 0 = none */
 	uint32_t time_min;       /* JINFO_NUMS: minutes (TimeMin), 0 = N/A */
+	/* The NCCL transport check (job_nccl.c; JINFO_DETAIL): NULL when no
+	 * verdict. transport: "Socket", "IB", a plugin's name, or for a
+	 * counters verdict "Socket"/"Fabric"; source "log" or "counters". */
+	char *nccl_transport, *nccl_source, *nccl_node, *nccl_detail;
+	int64_t nccl_time;
 } job_info_t;
 
 typedef struct msg_job_info {
@@ -656,6 +663,18 @@ typedef struct msg_signal_job {
 	                          * reached (epoch s), 0 = no limit */
 	char *message;           /* SIGNAL_F_NOTIFY: the text (one line) */
 } msg_signal_job_t;
+
+/* The batch supervisor's verdict on the network the job's collectives use
+ * (noded/nccl_watch.c), sent when it changes. */
+typedef struct msg_job_nccl {
+	uint32_t job_id;
+	uint32_t launch_seq;     /* as msg_launch_job_t: drops a stale run's */
+	char *node;
+	char *transport;         /* "Socket", "IB", "IBext", ...; "Fabric" */
+	uint32_t source;         /* NCCL_SRC_LOG / NCCL_SRC_COUNTERS (nccl_log.h) */
+	char *detail;            /* the evidence, one line */
+	int64_t time;
+} msg_job_nccl_t;
 
 typedef struct msg_launch_step {
 	uint32_t job_id, step_id;

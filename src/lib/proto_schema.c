@@ -186,6 +186,12 @@ static const proto_field_t job_info_f[] = {
 	U64(job_info_t, min_tmp_disk, 120),
 	I64(job_info_t, deadline, 121),
 	U32(job_info_t, time_min, 122),
+	/* tags from 150: the NCCL transport check (issue 11) */
+	STR(job_info_t, nccl_transport, 150),
+	STR(job_info_t, nccl_source, 151),
+	STR(job_info_t, nccl_node, 152),
+	STR(job_info_t, nccl_detail, 153),
+	I64(job_info_t, nccl_time, 154),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
@@ -387,6 +393,16 @@ static const proto_field_t prolog_complete_f[] = {
 	U32(msg_prolog_complete_t, flags, 5),
 };
 SCHEMA(prolog_complete_schema, msg_prolog_complete_t, "msg_prolog_complete", prolog_complete_f);
+static const proto_field_t job_nccl_f[] = {
+	U32(msg_job_nccl_t, job_id, 1),
+	U32(msg_job_nccl_t, launch_seq, 2),
+	STR(msg_job_nccl_t, node, 3),
+	STR(msg_job_nccl_t, transport, 4),
+	U32(msg_job_nccl_t, source, 5),
+	STR(msg_job_nccl_t, detail, 6),
+	I64(msg_job_nccl_t, time, 7),
+};
+SCHEMA(job_nccl_schema, msg_job_nccl_t, "msg_job_nccl", job_nccl_f);
 
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
@@ -812,6 +828,7 @@ static const struct {
 	[MSG_STEP_INFO] = { "MSG_STEP_INFO", &msg_step_info_schema },
 	[MSG_LIST_PIDS_REQ] = { "MSG_LIST_PIDS_REQ", &list_pids_req_schema },
 	[MSG_LIST_PIDS] = { "MSG_LIST_PIDS", &list_pids_schema },
+	[MSG_JOB_NCCL] = { "MSG_JOB_NCCL", &job_nccl_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)
