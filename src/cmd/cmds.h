@@ -16,6 +16,7 @@ int cmd_scancel(int argc, char **argv);
 int cmd_sprio(int argc, char **argv);
 int cmd_sdiag(int argc, char **argv);
 int cmd_sacct(int argc, char **argv);
+int cmd_sstat(int argc, char **argv);
 int cmd_sacctmgr(int argc, char **argv);
 int cmd_sshare(int argc, char **argv);
 int cmd_sreport(int argc, char **argv);

@@ -208,6 +208,8 @@ void acct_job_recorded(struct job *j);
  * as sacct's queries use them (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err);
+/* Migration: acct_job.array_task_str (an array's pending tasks). */
+int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
 
 /* ---- acct_steps.c ---- */

@@ -177,6 +177,7 @@ static const struct db_migration {
 	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
 	{ "job record indexes for sacct (acct_job)", acct_jobs_migrate_indexes },
 	{ "job arrays (jobs.array_*)", migrate_job_arrays },
+	{ "pending array tasks in job records (acct_job.array_task_str)", acct_jobs_migrate_array_tasks },
 	{ "NCCL transport verdicts (jobs.nccl_*)", job_nccl_migrate },
 };
 

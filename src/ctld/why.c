@@ -635,6 +635,11 @@ static void why_pending(ctld_t *cd, job_t *j, int64_t now, json_t *o)
 			add_blocker(blockers, "resources", "not enough of its partition's nodes are free "
 				    "now (Resources): %u could now, it needs %u", now_ok, need);
 	}
+	if (!hard && j->reason == WAIT_NODE_NOT_AVAIL && j->reason_detail &&
+	    !strncmp(j->reason_detail, "UnavailableNodes:", 17))
+		add_blocker(blockers, "nodes_unavailable",
+			    "it cannot run without nodes that are down, drained, not responding or "
+			    "kept for a job ahead of it: %s (ReqNodeNotAvail)", j->reason_detail + 17);
 	json_object_set_new(o, "rank", rank_of(cd, j));
 	if (j->start_time > now) {
 		json_object_set_new(o, "expected_start", jtime(j->start_time));

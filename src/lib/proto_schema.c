@@ -82,6 +82,10 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, as_ids, 56),
 	STR(job_desc_t, request_id, 64),
 	STR(job_desc_t, array_inx, 70),
+	/* 120-129: --mincpus, --tmp, --deadline (branch sbopts) */
+	U32(job_desc_t, pn_min_cpus, 120),
+	U64(job_desc_t, pn_min_tmp, 121),
+	I64(job_desc_t, deadline, 122),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
@@ -89,6 +93,11 @@ static const proto_field_t submit_reply_f[] = {
 	I32(msg_submit_reply_t, rc, 1),
 	U32(msg_submit_reply_t, job_id, 2),
 	STR(msg_submit_reply_t, msg, 3),
+	/* 20-29: --test-only (branch sbopts) */
+	I64(msg_submit_reply_t, start_time, 20),
+	U32(msg_submit_reply_t, test_cpus, 21),
+	STR(msg_submit_reply_t, test_nodes, 22),
+	STR(msg_submit_reply_t, test_partition, 23),
 };
 SCHEMA(submit_reply_schema, msg_submit_reply_t, "msg_submit_reply", submit_reply_f);
 
@@ -173,6 +182,10 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, array_max_tasks, 70),
 	/* tags from 101: squeue parity (issue 10), apart from other work */
 	U32(job_info_t, assoc_id, 101),
+	/* 120-129: --tmp, --deadline (branch sbopts) */
+	U64(job_info_t, min_tmp_disk, 120),
+	I64(job_info_t, deadline, 121),
+	U32(job_info_t, time_min, 122),
 	/* tags from 150: the NCCL transport check (issue 11) */
 	STR(job_info_t, nccl_transport, 150),
 	STR(job_info_t, nccl_source, 151),
@@ -362,6 +375,21 @@ static const proto_field_t set_debug_f[] = {
 };
 SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
 
+static const proto_field_t launch_prolog_f[] = {
+	U32(msg_launch_prolog_t, job_id, 1),
+	U32(msg_launch_prolog_t, launch_seq, 2),
+	STRV(msg_launch_prolog_t, prolog_env, 3),
+};
+SCHEMA(launch_prolog_schema, msg_launch_prolog_t, "msg_launch_prolog", launch_prolog_f);
+
+static const proto_field_t prolog_complete_f[] = {
+	U32(msg_prolog_complete_t, job_id, 1),
+	U32(msg_prolog_complete_t, launch_seq, 2),
+	STR(msg_prolog_complete_t, node, 3),
+	U32(msg_prolog_complete_t, rc, 4),
+	U32(msg_prolog_complete_t, flags, 5),
+};
+SCHEMA(prolog_complete_schema, msg_prolog_complete_t, "msg_prolog_complete", prolog_complete_f);
 static const proto_field_t job_nccl_f[] = {
 	U32(msg_job_nccl_t, job_id, 1),
 	U32(msg_job_nccl_t, launch_seq, 2),
@@ -514,6 +542,8 @@ static const proto_field_t launch_step_f[] = {
 	STR(msg_launch_step_t, cpu_bind, 25),
 	STR(msg_launch_step_t, cpu_ids, 26),
 	U32(msg_launch_step_t, cpus_per_task, 27),
+	U32(msg_launch_step_t, pty_rows, 28),
+	U32(msg_launch_step_t, pty_cols, 29),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 
@@ -648,6 +678,47 @@ static const proto_field_t acct_reply_f[] = {
 };
 SCHEMA(acct_reply_schema, msg_acct_reply_t, "msg_acct_reply", acct_reply_f);
 
+static const proto_field_t step_stat_f[] = {
+	U32(msg_step_stat_t, job_id, 1),
+	U32(msg_step_stat_t, step_id, 2),
+	STR(msg_step_stat_t, cred, 3),
+};
+SCHEMA(step_stat_schema, msg_step_stat_t, "msg_step_stat", step_stat_f);
+
+static const proto_field_t step_stat_auth_f[] = {
+	I32(msg_step_stat_auth_t, rc, 1),
+	U32(msg_step_stat_auth_t, job_id, 2),
+	U32(msg_step_stat_auth_t, job_state, 3),
+	STRV(msg_step_stat_auth_t, node_names, 4),
+	STRV(msg_step_stat_auth_t, node_addrs, 5),
+	ARR(msg_step_stat_auth_t, ports, nports, 6, FT_U32ARR),
+	STR(msg_step_stat_auth_t, cred, 7),
+};
+SCHEMA(step_stat_auth_schema, msg_step_stat_auth_t, "msg_step_stat_auth", step_stat_auth_f);
+
+static const proto_field_t stat_task_f[] = {
+	U32(stat_task_t, step_id, 1), U32(stat_task_t, rank, 2),
+	U64(stat_task_t, rss_kb, 3), U64(stat_task_t, vmsize_kb, 4), U64(stat_task_t, pages, 5),
+	U64(stat_task_t, cpu_us, 6), U64(stat_task_t, disk_read, 7),
+	U64(stat_task_t, disk_write, 8),
+};
+SCHEMA(stat_task_schema, stat_task_t, "stat_task", stat_task_f);
+
+static const proto_field_t stat_step_f[] = {
+	U32(stat_step_t, step_id, 1),
+	STR(stat_step_t, pids, 2),
+};
+SCHEMA(stat_step_schema, stat_step_t, "stat_step", stat_step_f);
+
+static const proto_field_t step_stat_reply_f[] = {
+	I32(msg_step_stat_reply_t, rc, 1),
+	STR(msg_step_stat_reply_t, msg, 2),
+	STR(msg_step_stat_reply_t, node, 3),
+	LIST(msg_step_stat_reply_t, steps, nsteps, 4, stat_step_schema),
+	LIST(msg_step_stat_reply_t, tasks, ntasks, 5, stat_task_schema),
+};
+SCHEMA(step_stat_reply_schema, msg_step_stat_reply_t, "msg_step_stat_reply", step_stat_reply_f);
+
 static const struct {
 	const char *name;
 	const proto_schema_t *schema;
@@ -693,6 +764,12 @@ static const struct {
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
 	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
 	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
+	[MSG_STEP_STAT_AUTH] = { "MSG_STEP_STAT_AUTH", &step_stat_schema },
+	[MSG_STEP_STAT_AUTH_REPLY] = { "MSG_STEP_STAT_AUTH_REPLY", &step_stat_auth_schema },
+	[MSG_STEP_STAT] = { "MSG_STEP_STAT", &step_stat_schema },
+	[MSG_STEP_STAT_REPLY] = { "MSG_STEP_STAT_REPLY", &step_stat_reply_schema },
+	[MSG_LAUNCH_PROLOG] = { "MSG_LAUNCH_PROLOG", &launch_prolog_schema },
+	[MSG_PROLOG_COMPLETE] = { "MSG_PROLOG_COMPLETE", &prolog_complete_schema },
 	[MSG_JOB_NCCL] = { "MSG_JOB_NCCL", &job_nccl_schema },
 };
 

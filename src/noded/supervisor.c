@@ -524,8 +524,9 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
 	int job_out = -1;        /* its stdout, for the NCCL check (nccl_watch.c) */
-	/* The node's Prolog (prolog.c), here and not in noded's loop. */
-	uint32_t node_rc = prolog_job(nd, m->job_id, &m->prolog_env, 0) ? ESLURMD_PROLOG_FAILED : 0;
+	/* The node's Prolog (prolog_node.c: once per job on the node; with
+	 * PrologFlags=Alloc it already ran), here and not in noded's loop. */
+	uint32_t node_rc = prolog_node_once(nd, m->job_id, &m->prolog_env) ? ESLURMD_PROLOG_FAILED : 0;
 	if (node_rc) {
 		/* no job: the controller requeues it held and drains the node */
 	} else if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
@@ -597,6 +598,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		int timed_out = 0, orphaned = 0, cancelled = 0, st = 0;
 		int64_t warned_for = 0;  /* the limit the --signal warning went for */
 		jobacct_task_start(ja, 0, pid, 0, mono_ms());
+		jobacct_save(ja, dir);    /* sstat finds the script at once */
 		for (;;) {
 			int64_t now = time(NULL);
 			int64_t warn_at = warn_due(m, time_limit_at);
@@ -649,6 +651,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			int64_t due = jobacct_due_ms(ja, mono_ms());
 			if (due == 0) {
 				jobacct_sample(ja, mono_ms());
+				jobacct_save(ja, dir);
 				due = jobacct_due_ms(ja, mono_ms());
 			}
 			if (due >= 0 && due < wait_ms)
@@ -777,7 +780,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
 	}
 	/* The Epilog, once the job is gone, before its end is reported. */
-	if (prolog_job(nd, m->job_id, &m->prolog_env, 1) && !node_rc)
+	if (epilog_node_once(nd, m->job_id, &m->prolog_env) < 0 && !node_rc)
 		node_rc = ESLURMD_EPILOG_FAILED;
 	report_complete(nd, dir, &rec, node_rc);
 	rm_rf(dir);
