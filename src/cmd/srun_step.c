@@ -414,7 +414,14 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		.flags = (o->sr.exact ? STEP_CREATE_EXACT : 0u) |
 			 (o->sr.overlap ? STEP_CREATE_OVERLAP : 0u),
 		.cpus_per_task = o->desc.cpus_per_task,
+		.time_limit = tmpl.time_limit,
+		.srun_pid = (uint32_t)getpid(),
 	};
+	/* scontrol show step SrunHost (kept for the process's life) */
+	static char *srun_host;
+	if (!srun_host)
+		srun_host = cmd_short_hostname();
+	sc.srun_host = srun_host;
 	/* SrunProlog: before the step exists; a failure aborts it */
 	const char *sp = conf_get(conf, "SrunProlog");
 	if (sp && *sp) {

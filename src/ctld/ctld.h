@@ -329,6 +329,16 @@ int db_load(ctld_t *cd);             /* recovery at start */
 typedef int (*db_migrate_f)(sqlite3 *db, char **err);
 /* sqlite3_exec: 0, or -1 with *err (malloc'd). */
 int db_exec(sqlite3 *db, const char *sql, char **err);
+/* Does TABLE have COLUMN? (for idempotent ADD COLUMN migration steps) */
+int db_has_column(sqlite3 *db, const char *table, const char *column);
+/* A column a migration adds, with its declaration ("INTEGER DEFAULT 0"). */
+typedef struct db_column {
+	const char *table, *column, *decl;
+} db_column_t;
+/* ALTER TABLE ... ADD COLUMN for each of cols[n] the DB lacks (a step
+ * must be idempotent: a DB whose version was set back reruns it). 0, or
+ * -1 with *err naming the column (malloc'd). */
+int db_add_columns(sqlite3 *db, const db_column_t *cols, size_t n, char **err);
 /* How many migration steps this sluice knows (PRAGMA user_version of a
  * DB it has opened). */
 int db_schema_version(void);
@@ -672,8 +682,44 @@ void do_step_stat_auth(ctld_t *cd, conn_t *c, const msg_step_stat_t *m, uint32_t
  * by other steps. */
 int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tasks,
 		    uint32_t cpus_per_task, uint32_t flags);
-/* Node node_id of the step reported its end: its CPUs there are free. */
+/* Node node_id of the step reported its end: its CPUs there are free;
+ * once every node reported, the step's record is gone. */
 void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id);
 void step_alloc_free(job_t *j);
+
+/* A running srun step: its CPU holds and what squeue -s shows of it. */
+struct step_hold {
+	uint32_t step_id;
+	int64_t job_start;         /* j->start_time when it was made */
+	uint32_t nnodes;           /* the job's first nnodes nodes */
+	uint32_t *cpus;            /* held per node; 0 once that node reported */
+	uint8_t *reported;         /* per node: 1 once it reported the end */
+	char *name, *nodes, *tres, *srun_host;
+	uint32_t ntasks, ncpus, time_limit, srun_pid;   /* time_limit: minutes, 0 none */
+	int64_t start;
+};
+/* What a step shows (borrowed strings; step_alloc_describe copies). */
+typedef struct step_desc {
+	const char *name, *nodes, *tres, *srun_host;
+	uint32_t ntasks, ncpus, time_limit, srun_pid;
+	int64_t start;
+} step_desc_t;
+/* Set the shown fields of step step_id (taken by step_alloc_take). */
+void step_alloc_describe(job_t *j, uint32_t step_id, const step_desc_t *d);
+/* Recovery: a running step of a running job, from its accounting row
+ * (done: the nodes_done bitmap, NULL = none reported). Holds no CPUs. */
+void step_alloc_recover(job_t *j, uint32_t step_id, uint32_t nnodes, const uint8_t *done,
+			size_t done_len, const step_desc_t *d);
+/* The job's running steps of its current run (*n of them). */
+const step_hold_t *step_alloc_list(job_t *j, uint32_t *n);
+
+/* ---- step_info.c ---- */
+
+/* MSG_STEP_INFO_REQ: the running steps (req->job_id: of one job). */
+void step_info_reply(ctld_t *cd, conn_t *c, const msg_info_req_t *req);
+/* After db_load: the running steps' records from their acct_step rows. */
+void step_info_recover(ctld_t *cd);
+/* Migration step: the columns acct_step gains for live steps. */
+int step_info_migrate(sqlite3 *db, char **err);
 
 #endif

@@ -380,6 +380,14 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	}
 	acct_step_start(cd, j->job_id, r.step_id, m->name && *m->name ? m->name : "", r.nodes, nn,
 			ntasks, (uint32_t)scpus, smem, ctld_now());
+	acct_step_launch_info(cd, j->job_id, r.step_id, m->time_limit, m->srun_host, m->srun_pid);
+	/* what squeue -s and scontrol show step show of it (step_info.c) */
+	char *stres = tres_string(scpus, smem, nn, 0, 0, NULL, 0);
+	step_alloc_describe(j, r.step_id, &(step_desc_t){
+		.name = m->name, .nodes = r.nodes, .tres = stres, .srun_host = m->srun_host,
+		.ntasks = ntasks, .ncpus = (uint32_t)scpus, .time_limit = m->time_limit,
+		.srun_pid = m->srun_pid, .start = ctld_now() });
+	free(stres);
 	/* each node's share of the job, for the step's cgroup there */
 	strbuf_t alloc = STRBUF_INIT;
 	const sched_alloc_t *a = &j->alloc;
@@ -506,6 +514,9 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	}
 	case MSG_JOB_WAIT:
 		do_wait(cd, c, msg, uid);
+		break;
+	case MSG_STEP_INFO_REQ:
+		step_info_reply(cd, c, msg);
 		break;
 	case MSG_STEP_CREATE:
 		do_step_create(cd, c, msg, uid);

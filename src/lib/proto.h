@@ -89,6 +89,10 @@ enum msg_type {
 	MSG_PROLOG_COMPLETE,     /* msg_prolog_complete_t -> MSG_RC (noded -> ctld): a
 	                          * node's Prolog (Alloc) or Epilog (not on the batch
 	                          * host) ended */
+	MSG_STEP_INFO_REQ,       /* msg_info_req_t -> MSG_STEP_INFO (squeue -s, scontrol show step) */
+	MSG_STEP_INFO,           /* msg_step_info_t */
+	MSG_LIST_PIDS_REQ,       /* msg_list_pids_req_t -> MSG_LIST_PIDS (scontrol listpids -> noded) */
+	MSG_LIST_PIDS,           /* msg_list_pids_t */
 	MSG_JOB_NCCL,            /* msg_job_nccl_t -> MSG_RC (batch supervisor -> ctld):
 	                          * the job's NCCL transport verdict */
 	MSG_TYPE_END
@@ -439,6 +443,11 @@ typedef struct msg_step_create {
 	                               * will send (hex); signed into the cred */
 	uint32_t flags;               /* STEP_CREATE_* */
 	uint32_t cpus_per_task;       /* srun -c (0 = the job's) */
+	uint32_t time_limit;          /* the step's own limit (srun -t in an
+	                               * allocation), minutes, 0 = none */
+	char *srun_host;              /* srun's host name and pid (scontrol
+	                               * show step SrunHost:Pid) */
+	uint32_t srun_pid;
 } msg_step_create_t;
 #define STEP_CREATE_EXACT   0x1u  /* --exact (or -c): only the tasks' CPUs */
 #define STEP_CREATE_OVERLAP 0x2u  /* --overlap: share CPUs, never wait */
@@ -472,6 +481,52 @@ typedef struct msg_job_complete {
 	int64_t end_time;
 	uint32_t rc;             /* the node's error: ESLURMD_PROLOG_FAILED, ESLURMD_EPILOG_FAILED */
 } msg_job_complete_t;
+
+/* One running step as the controller shows it (squeue -s, scontrol show
+ * step): the srun steps it created and, per running job, its batch and
+ * extern pseudo-steps (step ids STEP_BATCH, STEP_EXTERN of jobid.h). */
+typedef struct step_info {
+	uint32_t job_id, step_id;
+	uint32_t array_job_id, array_task_id;   /* 0 / NO_VAL32 when not an array */
+	char *name;
+	uint32_t user_id;
+	char *user_name, *partition;
+	int64_t start_time;
+	uint32_t time_limit;     /* minutes; TIME_INFINITE = none (UNLIMITED) */
+	uint32_t state;          /* JOB_RUNNING */
+	char *nodes;             /* ranged */
+	uint32_t num_nodes, num_tasks, num_cpus;
+	char *tres_alloc;        /* "cpu=4,mem=4G,node=2"; NULL for batch */
+	char *srun_host;         /* NULL: (null) */
+	uint32_t srun_pid;
+	uint32_t dist;           /* STEP_DIST_*: Dist= of scontrol show step */
+} step_info_t;
+enum { STEP_DIST_NONE = 0, STEP_DIST_BLOCK, STEP_DIST_CYCLIC };
+
+typedef struct msg_step_info {
+	int64_t last_update;
+	uint32_t nsteps;
+	step_info_t *steps;
+} msg_step_info_t;
+
+/* scontrol listpids: the processes of a job's (or a step's, or every
+ * job's) steps on one node, from that node's daemon. */
+typedef struct msg_list_pids_req {
+	uint32_t job_id;         /* 0 = every job on the node */
+	uint32_t step_id;        /* NO_VAL32 = every step of the job */
+} msg_list_pids_req_t;
+
+typedef struct list_pid {
+	uint32_t pid, job_id, step_id;
+	uint32_t local_id, global_id;   /* NO_VAL32: not a task (a descendant) */
+} list_pid_t;
+
+typedef struct msg_list_pids {
+	int32_t rc;              /* 0, or ESLURM_INVALID_JOB_ID: no such job/step here */
+	char *node;              /* the answering node's name */
+	uint32_t npids;
+	list_pid_t *pids;
+} msg_list_pids_t;
 
 /* Resource use of a step's tasks (jobacct.c gathers it on the node;
  * step_usage.c merges it: tasks into a node's, nodes into the step's).

@@ -350,6 +350,9 @@ static const proto_field_t step_create_f[] = {
 	STR(msg_step_create_t, digest, 5),
 	U32(msg_step_create_t, flags, 6),
 	U32(msg_step_create_t, cpus_per_task, 7),
+	U32(msg_step_create_t, time_limit, 8),
+	STR(msg_step_create_t, srun_host, 9),
+	U32(msg_step_create_t, srun_pid, 10),
 };
 SCHEMA(step_create_schema, msg_step_create_t, "msg_step_create", step_create_f);
 
@@ -606,6 +609,57 @@ static const proto_field_t prio_info_f[] = {
 };
 SCHEMA(prio_info_schema, msg_prio_info_t, "msg_prio_info", prio_info_f);
 
+static const proto_field_t step_info_f[] = {
+	U32(step_info_t, job_id, 1),
+	U32(step_info_t, step_id, 2),
+	U32(step_info_t, array_job_id, 3),
+	U32(step_info_t, array_task_id, 4),
+	STR(step_info_t, name, 5),
+	U32(step_info_t, user_id, 6),
+	STR(step_info_t, user_name, 7),
+	STR(step_info_t, partition, 8),
+	I64(step_info_t, start_time, 9),
+	U32(step_info_t, time_limit, 10),
+	U32(step_info_t, state, 11),
+	STR(step_info_t, nodes, 12),
+	U32(step_info_t, num_nodes, 13),
+	U32(step_info_t, num_tasks, 14),
+	U32(step_info_t, num_cpus, 15),
+	STR(step_info_t, tres_alloc, 16),
+	STR(step_info_t, srun_host, 17),
+	U32(step_info_t, srun_pid, 18),
+	U32(step_info_t, dist, 19),
+};
+SCHEMA(step_info_schema, step_info_t, "step_info", step_info_f);
+
+static const proto_field_t msg_step_info_f[] = {
+	I64(msg_step_info_t, last_update, 1),
+	LIST(msg_step_info_t, steps, nsteps, 2, step_info_schema),
+};
+SCHEMA(msg_step_info_schema, msg_step_info_t, "msg_step_info", msg_step_info_f);
+
+static const proto_field_t list_pids_req_f[] = {
+	U32(msg_list_pids_req_t, job_id, 1),
+	U32(msg_list_pids_req_t, step_id, 2),
+};
+SCHEMA(list_pids_req_schema, msg_list_pids_req_t, "msg_list_pids_req", list_pids_req_f);
+
+static const proto_field_t list_pid_f[] = {
+	U32(list_pid_t, pid, 1),
+	U32(list_pid_t, job_id, 2),
+	U32(list_pid_t, step_id, 3),
+	U32(list_pid_t, local_id, 4),
+	U32(list_pid_t, global_id, 5),
+};
+SCHEMA(list_pid_schema, list_pid_t, "list_pid", list_pid_f);
+
+static const proto_field_t list_pids_f[] = {
+	I32(msg_list_pids_t, rc, 1),
+	STR(msg_list_pids_t, node, 2),
+	LIST(msg_list_pids_t, pids, npids, 3, list_pid_schema),
+};
+SCHEMA(list_pids_schema, msg_list_pids_t, "msg_list_pids", list_pids_f);
+
 static const proto_field_t stats_req_f[] = {
 	U32(msg_stats_req_t, flags, 1),
 };
@@ -770,6 +824,10 @@ static const struct {
 	[MSG_STEP_STAT_REPLY] = { "MSG_STEP_STAT_REPLY", &step_stat_reply_schema },
 	[MSG_LAUNCH_PROLOG] = { "MSG_LAUNCH_PROLOG", &launch_prolog_schema },
 	[MSG_PROLOG_COMPLETE] = { "MSG_PROLOG_COMPLETE", &prolog_complete_schema },
+	[MSG_STEP_INFO_REQ] = { "MSG_STEP_INFO_REQ", &info_req_schema },
+	[MSG_STEP_INFO] = { "MSG_STEP_INFO", &msg_step_info_schema },
+	[MSG_LIST_PIDS_REQ] = { "MSG_LIST_PIDS_REQ", &list_pids_req_schema },
+	[MSG_LIST_PIDS] = { "MSG_LIST_PIDS", &list_pids_schema },
 	[MSG_JOB_NCCL] = { "MSG_JOB_NCCL", &job_nccl_schema },
 };
 

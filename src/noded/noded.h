@@ -145,6 +145,13 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
  * is left of them (groups and sessions; pid reuse is checked with the
  * recorded start times) and returns how many were signalled. */
 int spool_tasks_write(const char *dir, const pid_t *pgids, uint32_t n);
+/* Same, recording each task's global rank (first + i) and local id i
+ * (scontrol listpids). */
+int spool_tasks_write_ranks(const char *dir, const pid_t *pgids, uint32_t n, uint32_t first);
+
+/* scontrol listpids (listpids.c): answer MSG_LIST_PIDS_REQ on c with the
+ * processes of the matching steps' supervisors on this node. */
+void listpids_answer(noded_t *nd, conn_t *c, const msg_list_pids_req_t *m);
 int spool_tasks_kill(const char *dir);
 
 /* The node's lease on its jobs (<spool>/lease, see spool.c): CLOCK_BOOTTIME

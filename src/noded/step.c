@@ -491,7 +491,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	int timed_out = 0;
 
 	/* what noded kills should this process die (supervisor_watch) */
-	if (spool_tasks_write(dir, pgids, n) < 0)
+	if (spool_tasks_write_ranks(dir, pgids, n, m->first_task) < 0)
 		error("step %u.%u: cannot record its process groups: %m", m->job_id, m->step_id);
 
 	int64_t limit_at = m->time_limit ? (int64_t)time(NULL) + (int64_t)m->time_limit * 60 : 0;
@@ -839,6 +839,11 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		conn_close(c);
 		return;
 	}
+	if (type == MSG_LIST_PIDS_REQ) {   /* scontrol listpids (listpids.c) */
+		listpids_answer(nd, c, msg);
+		conn_close(c);
+		return;
+	}
 	if (type != MSG_LAUNCH_STEP) {
 		/* Launch/signal from ctld come only on the ctld link. */
 		error("step port: refusing %s from %s", proto_name(type), conn_peer(c));
@@ -911,15 +916,18 @@ static void step_on_close(conn_t *c, void *arg)
 {
 }
 
-/* The step port takes MSG_LAUNCH_STEP and sstat's MSG_STEP_STAT only,
- * unsigned allowed (srun or sstat run by a user cannot sign; the
- * credential inside is the proof), and
+/* The step port takes MSG_LAUNCH_STEP, sstat's MSG_STEP_STAT and
+ * scontrol's MSG_LIST_PIDS_REQ, unsigned allowed (srun or sstat run by a
+ * user cannot sign; the credential inside is the proof), and
  * hands the conn to the step supervisor at once: a conn has 10 s to
  * deliver its launch, 64 such conns at a time, 32 MB of launches in
  * flight. */
 static const net_policy_t step_policy = {
-	.name = "step port", .allowed = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT),
-	.unsigned_ok = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT),
+	.name = "step port",
+	.allowed = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT) | NET_MSG(MSG_LIST_PIDS_REQ),
+	/* listpids: any local user may list, as with Slurm's stepd sockets
+	 * (what it shows, pids, every user sees in /proc anyway) */
+	.unsigned_ok = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT) | NET_MSG(MSG_LIST_PIDS_REQ),
 	.max_unauth = 64, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
 	.idle_ms = 60000,
 };

@@ -475,6 +475,7 @@ static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r, 
 }
 
 static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig);
+static void end_steps_here(noded_t *nd, uint32_t job_id, uint32_t kill_wait);
 
 /* --signal: when the warning is due (0 = none: no signal or no limit). */
 static int64_t warn_due(const msg_launch_job_t *m, int64_t time_limit_at)
@@ -769,6 +770,12 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		error("job %u: cannot record the result: %m", m->job_id);
 	/* before the controller hears of the end, so no step starts after */
 	spool_revoke(nd->spool, m->job_id, rec.end_time);
+	/* The job ends with its script: a step still running here (an srun
+	 * the script left in the background, or one started from outside
+	 * with --jobid) ends with it, as Slurm's job termination does, and
+	 * before the Epilog runs and the controller hears of the end. */
+	if (pid > 0)
+		end_steps_here(nd, m->job_id, m->kill_wait);
 	sc.end_time = rec.end_time;
 	jobacct_usage(ja, &sc.usage);
 	noded_cgroup_usage(&cg_end, jc.type == JAG_CGROUP, &sc.usage);
@@ -882,6 +889,50 @@ static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig)
 	struct sig_scan ss = { &m, 0, 1 };
 	spool_scan(nd->spool, sig_one, &ss);
 	return ss.reached;
+}
+
+struct steps_left {
+	uint32_t job_id;
+	int n;
+};
+
+static void count_step(const char *dir, const spool_rec_t *r, void *arg)
+{
+	struct steps_left *sl = arg;
+	(void)dir;
+	if (r && r->job_id == sl->job_id && r->step_id != NODED_BATCH_STEP && !r->done &&
+	    spool_rec_alive(r))
+		sl->n++;
+}
+
+/* Ask every step supervisor of the job on this node to end its step
+ * (SIGCONT, SIGTERM, SIGKILL after kill_wait: CANCELLED) and wait for
+ * them, at most kill_wait + 5 s: a supervisor that does not end by then
+ * is left to supervisor_watch. Cost: one spool scan per 100 ms. */
+static void end_steps_here(noded_t *nd, uint32_t job_id, uint32_t kill_wait)
+{
+	msg_signal_job_t m = { .job_id = job_id, .signal = SIGKILL, .flags = SIGNAL_F_KILL_JOB,
+			       .kill_wait = kill_wait, .end_state = JOB_CANCELLED };
+	struct sig_scan ss = { &m, 0, 1 };
+	spool_scan(nd->spool, sig_one, &ss);
+	if (!ss.reached)
+		return;
+	info("job %u: ended with %d step%s still running here: ending them", job_id, ss.reached,
+	     ss.reached == 1 ? "" : "s");
+	int64_t until = mono_ms() + ((int64_t)kill_wait + 5) * 1000;
+	for (;;) {
+		struct steps_left sl = { job_id, 0 };
+		spool_scan(nd->spool, count_step, &sl);
+		if (!sl.n)
+			return;
+		if (mono_ms() >= until) {
+			error("job %u: %d step%s still running %us after the job ended", job_id,
+			      sl.n, sl.n == 1 ? "" : "s", kill_wait + 5);
+			return;
+		}
+		struct timespec ts = { 0, 100000000L };
+		nanosleep(&ts, NULL);
+	}
 }
 
 int supervisor_signal(noded_t *nd, const msg_signal_job_t *m)
