@@ -33,7 +33,7 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun salloc sbcast squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
+LINKS := sbatch srun salloc sbcast squeue sinfo scontrol scancel sprio sdiag sacct sstat sacctmgr sshare sreport sluice
 
 .PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ctld.h"
+#include "ctld/job_array.h"
 #include "log.h"
 #include "states.h"
 #include "strbuf.h"
@@ -29,7 +30,8 @@
 	" derived_ec, submit, eligible, start, end, suspended, timelimit, priority," \
 	" nice, req_cpus, req_mem, req_mem_per_cpu, req_nodes, alloc_cpus," \
 	" alloc_nodes, nodelist, req_tres, alloc_tres, workdir, comment," \
-	" constraints, std_out, std_err, flags, requeues, requid, reservation"
+	" constraints, std_out, std_err, flags, requeues, requid, reservation," \
+	" array_task_str"
 
 int acct_jobs_migrate(sqlite3 *db, char **err)
 {
@@ -63,6 +65,12 @@ int acct_jobs_migrate(sqlite3 *db, char **err)
 		" CASE WHEN state & 255 >= 3 THEN end_time ELSE 0 END, 0, time_limit, priority,"
 		" CASE WHEN state & 255 = 0 THEN NULL ELSE nodes END, restarts FROM jobs;",
 		err);
+}
+
+int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err)
+{
+	/* NULL for every record but an array's pending one */
+	return db_exec(db, "ALTER TABLE acct_job ADD COLUMN array_task_str TEXT;", err);
 }
 
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err)
@@ -174,11 +182,12 @@ static void record_keys(const job_t *j, int64_t k[K_N])
 	k[K_END] = JOB_IS_FINISHED(j->state) ? j->end_time : 0;
 }
 
-/* Bind every column of j's record to st (parameters ?1..?44 in the order
- * of ACCT_JOB_COLS; a statement may leave some unused); returns the
- * fingerprint of what was bound. */
+/* Bind every column of j's record to st (parameters ?1..?45 in the order
+ * of ACCT_JOB_COLS; a statement may leave some unused); rq, al and tasks
+ * are the requested and allocated TRES and the pending tasks of an array
+ * as written. Returns the fingerprint of what was bound. */
 static uint64_t bind_record(ctld_t *cd, const job_t *j, sqlite3_stmt *st, const int64_t k[K_N],
-			    const char *rq, const char *al)
+			    const char *rq, const char *al, const char *tasks)
 {
 	const job_desc_t *d = j->desc;
 	uint64_t h = 14695981039346656037ull;   /* FNV-1a of what is bound */
@@ -242,6 +251,7 @@ static uint64_t bind_record(ctld_t *cd, const job_t *j, sqlite3_stmt *st, const 
 	else
 		bind_null(st, 43, &h);
 	bind_t(st, &h, 44, d->reservation);
+	bind_t(st, &h, 45, tasks);
 	return h;
 }
 
@@ -270,7 +280,8 @@ static sqlite3_stmt *update_stmt(ctld_t *cd, unsigned mask)
 		      " req_mem=?28, req_mem_per_cpu=?29, req_nodes=?30, alloc_cpus=?31,"
 		      " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35, workdir=?36,"
 		      " comment=?37, constraints=?38, std_out=?39, std_err=?40, flags=?41,"
-		      " requeues=?42, requid=COALESCE(?43, requid), reservation=?44");
+		      " requeues=?42, requid=COALESCE(?43, requid), reservation=?44,"
+		      " array_task_str=?45");
 	for (int i = 0; i < K_N; i++)
 		if (mask & (1u << i))
 			strbuf_addf(&sb, ", \"%s\"=?%d", keycols[i].col, keycols[i].param);
@@ -309,7 +320,7 @@ void acct_job_record(ctld_t *cd, job_t *j)
 		cd->st_acct_job = prep_or_fail(cd, "INSERT INTO acct_job(" ACCT_JOB_COLS ") VALUES("
 				       "?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
 				       "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,"
-				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44)"
+				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44,?45)"
 				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
 				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
 				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
@@ -320,7 +331,8 @@ void acct_job_record(ctld_t *cd, job_t *j)
 				       " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35,"
 				       " workdir=?36, comment=?37, constraints=?38, std_out=?39,"
 				       " std_err=?40, flags=?41, requeues=?42,"
-				       " requid=COALESCE(?43, requid), reservation=?44", "upsert");
+				       " requid=COALESCE(?43, requid), reservation=?44,"
+				       " array_task_str=?45", "upsert");
 		if (!cd->st_acct_job)
 			return;
 	}
@@ -332,13 +344,22 @@ void acct_job_record(ctld_t *cd, job_t *j)
 	char *rq = tres_sorted(req);
 	char *al = started ? tres_sorted(j->tres) : NULL;
 	free(req);
-	uint64_t h = bind_record(cd, j, st, k, rq, al);
+	/* the pending record of an array: its tasks not started yet, as
+	 * sacct prints them in its JobID ("3-6%2" of 70_[3-6%2]) */
+	char *tasks = NULL;
+	if (j->array_pending) {
+		char *p = job_array_pending_str(j);
+		tasks = j->array_throttle ? xasprintf("%s%%%u", p, j->array_throttle) : xstrdup(p);
+		free(p);
+	}
+	uint64_t h = bind_record(cd, j, st, k, rq, al, tasks);
 	if (h == j->acct_sum) {
 		/* the record holds this already: no write (a job is often
 		 * dirty for what sacct does not show) */
 		sqlite3_clear_bindings(st);
 		free(rq);
 		free(al);
+		free(tasks);
 		j->acct_sum_new = h;
 		return;
 	}
@@ -351,15 +372,17 @@ void acct_job_record(ctld_t *cd, job_t *j)
 		if (!(st = update_stmt(cd, (unsigned)mask))) {
 			free(rq);
 			free(al);
+			free(tasks);
 			return;
 		}
-		bind_record(cd, j, st, k, rq, al);
+		bind_record(cd, j, st, k, rq, al, tasks);
 	}
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	free(rq);
 	free(al);
+	free(tasks);
 	if (rc != SQLITE_DONE) {
 		if (!cd->store_failing && !cd->db_failed)
 			error("state db: job %u: record: %s", j->job_id, sqlite3_errmsg(cd->db));
