@@ -33,6 +33,25 @@ static char *db_text(ctld_t *cd, const char *sql)
 	return r ? r : xstrdup("(no row)");
 }
 
+/* Has the connection prepared an UPDATE of acct_job that sets none of
+ * the indexed columns? */
+static int update_without_keys(ctld_t *cd)
+{
+	static const char *const keys[] = { "\"start\"=", "\"end\"=", "\"submit\"=", "\"uid\"=",
+					    "\"array_job_id\"=", "\"array_task_id\"=" };
+	for (sqlite3_stmt *st = sqlite3_next_stmt(cd->db, NULL); st; st = sqlite3_next_stmt(cd->db, st)) {
+		const char *q = sqlite3_sql(st);
+		if (!q || strncmp(q, "UPDATE acct_job SET", 19))
+			continue;
+		int any = 0;
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			any |= strstr(q, keys[i]) != NULL;
+		if (!any)
+			return 1;
+	}
+	return 0;
+}
+
 /* The UPDATEs of acct_job the connection has prepared, as one text
  * ("|"-separated): which columns each write sets. */
 static char *updates(ctld_t *cd)
@@ -134,9 +153,7 @@ int main(void)
 	is_int(db_commit(cd), 0, "priority change committed");
 	snprintf(q, sizeof(q), "SELECT priority FROM acct_job WHERE job_id = %u", b);
 	is_int(db_int(cd, q), jb->priority, "the new priority is recorded");
-	s = updates(cd);
-	ok(strstr(s, "reservation=?44 WHERE job_id=?1|") != NULL, "an UPDATE that sets no key was used");
-	free(s);
+	ok(update_without_keys(cd), "an UPDATE that sets no key was used");
 
 	/* the end: the end key */
 	ja->state = JOB_COMPLETE;
