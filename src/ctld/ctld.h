@@ -237,6 +237,8 @@ typedef struct ctld {
 	sqlite3_stmt *st_node_notes;   /* nodes.comment/extra, after st_node_save */
 	sqlite3_stmt *st_node_weight;  /* nodes.weight, after st_node_save */
 	sqlite3_stmt *st_acct_job;     /* acct_jobs.c: upsert of a job's record */
+	sqlite3_stmt *st_acct_job_keys;      /* acct_jobs.c: its indexed columns */
+	sqlite3_stmt *st_acct_job_upd[64];   /* acct_jobs.c: updates by changed keys */
 	sqlite3_stmt *st_job_array;    /* jobs.array_*, after a save of an array job */
 	int in_txn;
 	int db_failed;          /* a statement of the open transaction failed */
