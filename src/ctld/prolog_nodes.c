@@ -162,6 +162,12 @@ void prolog_nodes_recover(ctld_t *cd)
 		j->prolog_seq = j->launch_seq;
 		wait_set(j);
 		info("job %u: waiting again for the prolog of its nodes", j->job_id);
+		/* those registered already are asked now, the others when
+		 * they register */
+		strv_t env = prolog_nodes_env(cd, j);
+		for (uint32_t i = 0; i < j->alloc.nnodes; i++)
+			send_prolog(cd, j, &cd->nodes[j->alloc.nodes[i]], &env);
+		strv_free(&env);
 	}
 }
 
