@@ -35,6 +35,7 @@ test_expect_success 'a batch job is CONFIGURING until every node ran its Prolog,
 	wait_for 10 ran 1 p $id comp001 &&
 	test "$(squeue -h -j $id -o %t)" = CF &&
 	test "$(job_state $id)" = CONFIGURING &&
+	test "$(job_field $id Reason)" = Prolog &&
 	! test -e $PD/seen.$id &&
 	rm -f $PD/gate &&
 	wait_job_state $id COMPLETED 30 &&
