@@ -66,6 +66,15 @@ void srun_setup_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+void srun_catch_signal(int sig)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(sig, &sa, NULL);
+}
+
 
 void srun_env_set(strv_t *env, const char *key, const char *val)
 {
@@ -302,7 +311,7 @@ int cmd_srun(int argc, char **argv)
 		o.desc.min_nodes = o.desc.max_nodes = 0;
 		o.ntasks_set = o.nodes_set = 0;
 	}
-	if ((rc = jobopts_parse_argv(&o, argc, argv, 0))) {
+	if ((rc = jobopts_parse_argv(&o, argc, argv, 0)) || (rc = jobopts_check(&o))) {
 		jobopts_release(&o);
 		return rc;
 	}
@@ -311,11 +320,6 @@ int cmd_srun(int argc, char **argv)
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
 	jobopts_print_defined(&o, stderr);
-	if (o.pty) {
-		error("--pty is not supported yet");
-		jobopts_release(&o);
-		return 1;
-	}
 	if (o.argi >= argc) {
 		fprintf(stderr, "srun: fatal: No command given to execute.\n");
 		jobopts_release(&o);
@@ -350,6 +354,18 @@ int cmd_srun(int argc, char **argv)
 
 	srun_desc_defaults(d, cmd[0]);
 
+	if (d->flags & JOB_F_TEST_ONLY) {
+		/* a job's will_run, inside an allocation too (as Slurm) */
+		d->flags |= JOB_F_INTERACTIVE;
+		if (!d->ntasks)
+			d->ntasks = 1;
+		for (int k = 0; k < ncmd; k++)
+			strv_push(&d->argv, cmd[k]);
+		jobopts_build_env(&o, environ);
+		rc = jobopts_test_only(&o);
+		jobopts_release(&o);
+		return rc;
+	}
 	srun_setup_signals();
 	if (standalone) {
 		d->flags |= JOB_F_INTERACTIVE;

@@ -76,6 +76,14 @@ void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
+void cred_stat_digest(char out[CRED_DIGEST_HEX + 1])
+{
+	uint8_t d[32];
+	digest_sha256("sluice-stat 1", 14, d);    /* with its NUL */
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
 /* A digest as the credential carries it: CRED_DIGEST_HEX lowercase hex. */
 static int digest_ok(const char *s)
 {

@@ -56,6 +56,11 @@ typedef struct cred {
  * stdin_task: srun's own stdin) and the credential itself. */
 void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1]);
 
+/* The digest of a stat credential (sstat: read the usage of a job's
+ * steps, nothing else). Its input differs from every launch digest's in
+ * its first bytes, so a stat credential can never launch anything. */
+void cred_stat_digest(char out[CRED_DIGEST_HEX + 1]);
+
 /* Sign c; returns the malloc'd credential string or NULL with *err. */
 char *cred_create(auth_t *a, const cred_t *c, char **err);
 /* Verify s: 0 and *out filled (free with cred_release), or -1 with *err
