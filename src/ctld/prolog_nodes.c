@@ -124,6 +124,7 @@ int prolog_nodes_start(ctld_t *cd, job_t *j)
 		return 0;      /* the steps wait on the nodes instead */
 	wait_set(j);
 	j->state |= JOB_CONFIGURING;
+	j->reason = WAIT_PROLOG;   /* scontrol show job: Reason=Prolog, as Slurm */
 	job_dirty(cd, j);
 	debug("job %u: waiting for the prolog of %u node(s)", j->job_id, j->alloc.nnodes);
 	return 1;
@@ -162,12 +163,20 @@ void prolog_nodes_recover(ctld_t *cd)
 		j->prolog_seq = j->launch_seq;
 		wait_set(j);
 		info("job %u: waiting again for the prolog of its nodes", j->job_id);
+		/* those registered already are asked now, the others when
+		 * they register */
+		strv_t env = prolog_nodes_env(cd, j);
+		for (uint32_t i = 0; i < j->alloc.nnodes; i++)
+			send_prolog(cd, j, &cd->nodes[j->alloc.nodes[i]], &env);
+		strv_free(&env);
 	}
 }
 
 void job_configured(ctld_t *cd, job_t *j)
 {
 	j->state &= ~JOB_CONFIGURING;
+	if (j->reason == WAIT_PROLOG)
+		j->reason = WAIT_NO_REASON;
 	job_dirty(cd, j);
 	cd->last_job_update = ctld_now();
 	if (j->desc->flags & JOB_F_INTERACTIVE) {
@@ -182,6 +191,8 @@ void job_configured(ctld_t *cd, job_t *j)
 void job_prolog_failed(ctld_t *cd, job_t *j, const char *node)
 {
 	xfree(j->prolog_wait);
+	if (j->reason == WAIT_PROLOG)
+		j->reason = WAIT_NO_REASON;
 	/* its other nodes end it too (their Epilog runs) */
 	job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
 	if (j->desc->flags & JOB_F_INTERACTIVE) {

@@ -184,6 +184,7 @@ static const char *const reasons[WAIT_REASON_END] = {
 	[WAIT_ARRAY_TASK_LIMIT] = "JobArrayTaskLimit",
 	[FAIL_OOM] = "OutOfMemory",
 	[FAIL_DEADLINE] = "DeadLine",
+	[WAIT_PROLOG] = "Prolog",
 };
 
 const char *job_reason_string(uint32_t reason)

@@ -143,6 +143,8 @@ enum job_reason {
 	WAIT_ARRAY_TASK_LIMIT,             /* "JobArrayTaskLimit" */
 	FAIL_OOM,               /* "OutOfMemory": ended OUT_OF_MEMORY */
 	FAIL_DEADLINE,                     /* "DeadLine": --deadline passed */
+	WAIT_PROLOG,            /* "Prolog": CONFIGURING while the nodes' Prolog
+	                         * runs (PrologFlags=Alloc) */
 	WAIT_REASON_END
 };
 const char *job_reason_string(uint32_t reason);

@@ -19,12 +19,12 @@ runs() { cat "$PD/$1.$2.$3" 2>/dev/null | wc -l; }
 # ran COUNT p|e JOB NODE: it ran COUNT times (for wait_for)
 ran() { test "$(runs "$2" "$3" "$4")" = "$1"; }
 
-# The Prolog waits while $PD/gate exists (at most 20 s), fails on a node
-# with $PD/fail.<node>.
+# The Prolog waits while $PD/gate or $PD/gate.<node> exists (at most 20 s,
+# PrologEpilogTimeout is 10 s), fails on a node with $PD/fail.<node>.
 test_expect_success 'cluster of 3 nodes with PrologFlags=Alloc' '
-	script "$PD/prolog" "echo run >>$PD/p.\$SLURM_JOB_ID.\$SLURMD_NODENAME; env >$PD/penv.\$SLURM_JOB_ID.\$SLURMD_NODENAME; i=0; while test -e $PD/gate && test \$i -lt 200; do sleep 0.1; i=\$((i+1)); done; test -e $PD/fail.\$SLURMD_NODENAME && exit 3; exit 0" &&
+	script "$PD/prolog" "echo run >>$PD/p.\$SLURM_JOB_ID.\$SLURMD_NODENAME; env >$PD/penv.\$SLURM_JOB_ID.\$SLURMD_NODENAME; i=0; while test -e $PD/gate -o -e $PD/gate.\$SLURMD_NODENAME && test \$i -lt 200; do sleep 0.1; i=\$((i+1)); done; test -e $PD/fail.\$SLURMD_NODENAME && exit 3; exit 0" &&
 	script "$PD/epilog" "echo run >>$PD/e.\$SLURM_JOB_ID.\$SLURMD_NODENAME; exit 0" &&
-	cluster_start 3 "Prolog=$PD/prolog" "Epilog=$PD/epilog" "PrologFlags=Alloc"
+	cluster_start 3 "Prolog=$PD/prolog" "Epilog=$PD/epilog" "PrologFlags=Alloc" "PrologEpilogTimeout=10"
 '
 
 test_expect_success 'a batch job is CONFIGURING until every node ran its Prolog, then runs' '
@@ -35,6 +35,7 @@ test_expect_success 'a batch job is CONFIGURING until every node ran its Prolog,
 	wait_for 10 ran 1 p $id comp001 &&
 	test "$(squeue -h -j $id -o %t)" = CF &&
 	test "$(job_state $id)" = CONFIGURING &&
+	test "$(job_field $id Reason)" = Prolog &&
 	! test -e $PD/seen.$id &&
 	rm -f $PD/gate &&
 	wait_job_state $id COMPLETED 30 &&
@@ -71,6 +72,33 @@ test_expect_success 'srun alone waits too; its steps do not run the Prolog again
 	test "$(runs p $id comp002)" = 1 &&
 	test "$(runs p $id comp003)" = 1 &&
 	test "$(runs p $id comp001)" = 0
+'
+
+test_expect_success 'a controller restarted while the job is CONFIGURING asks the nodes again' '
+	touch $PD/gate &&
+	id=$(sbatch --parsable -N2 -w comp[002-003] -D /tmp -o /dev/null \
+		--wrap="touch $PD/ran.\$SLURM_JOB_ID") &&
+	wait_for 10 ran 1 p $id comp002 &&
+	wait_for 10 ran 1 p $id comp003 &&
+	ctld_kill9 && ctld_start &&
+	wait_for 10 test_job_state $id CONFIGURING &&
+	rm -f $PD/gate &&
+	wait_job_state $id COMPLETED 30 &&
+	test -e $PD/ran.$id &&
+	test "$(runs p $id comp002)" = 1 &&
+	test "$(runs p $id comp003)" = 1
+'
+
+test_expect_success 'a Prolog past PrologEpilogTimeout on one node: drained, requeued held' '
+	touch $PD/gate.comp001 &&
+	id=$(sbatch --parsable -N2 -w comp[001-002] -D /tmp -o /dev/null --wrap=true) &&
+	wait_for 30 test_node_state comp001 drained &&
+	wait_for 10 sh -c "squeue -h -j $id -o %R | grep -qx \"(launch failed requeued held)\"" &&
+	grep -q "prolog failed: $PD/prolog timed out after 10s" "$CL"/log/noded-comp001.* &&
+	test_node_state comp002 idle &&
+	rm -f $PD/gate.comp001 &&
+	scancel $id &&
+	scontrol update nodename=comp001 state=resume
 '
 
 test_expect_success 'a Prolog failing on one node: drained, the batch job requeued held, never run' '
