@@ -427,10 +427,12 @@ static void stat_one(const params_t *p, const sel_t *sel, int pidformat)
 				first++;
 			while (first + cnt < r->ntasks && r->tasks[first + cnt].step_id == sid)
 				cnt++;
-			sstat_step_add(&steps[at], q[i].name, r->steps[k].pids, r->tasks + first, cnt);
+			sstat_step_add(&steps[at], q[i].name, r->steps[k].pids,
+				       cnt ? r->tasks + first : NULL, cnt);
 		}
 	}
-	qsort(steps, nsteps, sizeof(*steps), step_order);
+	if (nsteps > 1)
+		qsort(steps, nsteps, sizeof(*steps), step_order);
 	int node_errors = 0;
 	for (size_t i = 0; i < nn; i++)
 		node_errors += q[i].err != 0;
