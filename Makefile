@@ -15,7 +15,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -Isrc -Isrc/lib -MMD -MP
-LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lmicrohttpd -lm
+LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lm
 
 LIB_SRC := $(sort $(wildcard src/lib/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
@@ -62,7 +62,7 @@ $(eval $(call layer_lib,libcmd,$(CMD_OBJ)))
 ifeq ($(SAN),1)
 BIN_LDLIBS := $(LDLIBS)
 else
-BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lmicrohttpd -lm
+BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lm
 endif
 $(BUILD)/sluice: $(BUILD)/obj/src/sluice.o $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/src/sluice.o -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(BIN_LDLIBS)
