@@ -35,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
 LINKS := sbatch srun salloc sbcast squeue sinfo scontrol scancel sprio sdiag sacct sstat sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health bench-nccl
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -186,6 +186,14 @@ $(BUILD)/bench/health_round: bench/health_round.c $(ALL_LIBS)
 $(BUILD)/bench/node_scrape: bench/node_scrape.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(LDLIBS)
+
+# The NCCL transport check's reading of job output (bench/nccl_scan.c).
+bench-nccl: $(BUILD)/bench/nccl_scan
+	$(BUILD)/bench/nccl_scan
+
+$(BUILD)/bench/nccl_scan: bench/nccl_scan.c $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a $(LDLIBS)
 
 # `sluice why` behind 100,000 pending jobs (bench/why_large.c).
 bench-why: $(BUILD)/bench/why_large

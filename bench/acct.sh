@@ -15,6 +15,9 @@
 #   sacct_j_ms        sacct -j ID (one job among N)
 #   sacct_day_ms      sacct -a -S D -E D+1 over one day's 10,000 jobs
 #   sacct_day_rows    the rows it printed
+#   *_cpu_ms          the same commands' own CPU (user+sys of the client
+#                     processes, mean of 100 runs): what a loaded machine
+#                     does not inflate the way it inflates wall time
 # and the controller loop's longest turn (logged at its stop) while
 # sbatch -H is run 200 times, without and then with 4 heavy sacct (-a over
 # ten days, 100,000 jobs) running meanwhile:
@@ -37,6 +40,13 @@ latency_ms() { # median of 5 runs (after 1 warm-up) of a command, in ms
 		t0=$(now); "$@" >/dev/null 2>&1; t1=$(now)
 		calc "($t1 - $t0) * 1000 / 1" 1
 	done | sort -n | sed -n 3p
+}
+cpu_ms() { # mean user+sys CPU of the command's process over 100 runs, in ms
+	local out
+	out=$( ( for _ in $(seq 100); do "$@" >/dev/null 2>&1; done; times ) | sed -n 2p)
+	# "0m0.120s 0m0.080s": the children's user and system time
+	echo "$out" | awk '{ split($1, u, "[ms]"); split($2, s, "[ms]");
+		printf "%.2f", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 / 100 }'
 }
 trap 'cluster_stop' EXIT
 
@@ -86,6 +96,9 @@ rec base_true_ms "$(latency_ms /bin/true)"
 rec base_sacct_V_ms "$(latency_ms sacct -V)"
 rec base_ping_ms "$(latency_ms scontrol ping)"
 rec sacct_j_ms "$(latency_ms sacct -j $(( N / 2 )))"
+rec base_true_cpu_ms "$(cpu_ms /bin/true)"
+rec base_sacct_V_cpu_ms "$(cpu_ms sacct -V)"
+rec sacct_j_cpu_ms "$(cpu_ms sacct -j $(( N / 2 )))"
 test "$(sacct -n -X -P -j $(( N / 2 )) -o JobID)" = $(( N / 2 )) || echo "sacct -j: wrong answer" >&2
 d0=$(date -d "@$(( midnight - 2 * 86400 ))" +%Y-%m-%dT%H:%M:%S)
 d1=$(date -d "@$(( midnight - 86400 ))" +%Y-%m-%dT%H:%M:%S)

@@ -70,7 +70,8 @@ int acct_jobs_migrate(sqlite3 *db, char **err)
 int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err)
 {
 	/* NULL for every record but an array's pending one */
-	return db_exec(db, "ALTER TABLE acct_job ADD COLUMN array_task_str TEXT;", err);
+	static const db_column_t added[] = { { "acct_job", "array_task_str", "TEXT" } };
+	return db_add_columns(db, added, 1, err);
 }
 
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err)
@@ -151,51 +152,59 @@ static void bind_t(sqlite3_stmt *st, uint64_t *h, int i, const char *s)
 	}
 }
 
-void acct_job_record(ctld_t *cd, job_t *j)
+/* The record's indexed columns (acct_job's indexes are on end, start,
+ * submit, (uid, submit) and array_job_id), with their parameter numbers
+ * in the statements below. An UPDATE that sets one of them rewrites that
+ * index's entry even to the same value, so a record already written is
+ * updated by a statement that sets only those whose value changed: a job
+ * that starts touches the start index, one that ends the end index, and
+ * other changes no index at all (the upsert set them all: three more
+ * index pages in the commit of every job's start and end). */
+enum { K_ARRAY_JOB, K_ARRAY_TASK, K_UID, K_SUBMIT, K_START, K_END, K_N };
+static const struct { const char *col; int param; } keycols[K_N] = {
+	{ "array_job_id", 2 }, { "array_task_id", 3 }, { "uid", 10 }, { "submit", 19 },
+	{ "start", 21 }, { "end", 22 },
+};
+
+/* The key columns' values for job j, as bound below. */
+static void record_keys(const job_t *j, int64_t k[K_N])
 {
-	if (!cd->st_acct_job) {
-		sqlite3_stmt *st = NULL;
-		/* requid is kept once known: memory forgets it at a restart */
-		if (sqlite3_prepare_v3(cd->db, "INSERT INTO acct_job(" ACCT_JOB_COLS ") VALUES("
-				       "?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
-				       "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,"
-				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44,?45)"
-				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
-				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
-				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
-				       " name=?14, state=?15, reason=COALESCE(?16, reason), exit_code=?17, derived_ec=?18,"
-				       " submit=?19, eligible=?20, start=?21, end=?22, suspended=?23,"
-				       " timelimit=?24, priority=?25, nice=?26, req_cpus=?27, req_mem=?28,"
-				       " req_mem_per_cpu=?29, req_nodes=?30, alloc_cpus=?31,"
-				       " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35,"
-				       " workdir=?36, comment=?37, constraints=?38, std_out=?39,"
-				       " std_err=?40, flags=?41, requeues=?42,"
-				       " requid=COALESCE(?43, requid), reservation=?44, array_task_str=?45",
-				       -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-			error("state db: cannot prepare the job record upsert: %s", sqlite3_errmsg(cd->db));
-			cd->db_failed = 1;
-			return;
-		}
-		cd->st_acct_job = st;
-	}
-	sqlite3_stmt *st = cd->st_acct_job;
+	uint32_t base = j->state & JOB_STATE_BASE;
+	int started = base != JOB_PENDING && j->alloc.nnodes;
+	k[K_ARRAY_JOB] = j->array_job_id;
+	/* an array task: its array and task ids (the pending record of an
+	 * array: its array id, no task) */
+	k[K_ARRAY_TASK] = j->array_pending || !j->array_job_id ? NO_VAL32 : j->array_task_id;
+	k[K_UID] = j->user_id;
+	k[K_SUBMIT] = j->submit_time;
+	/* Pending: start and end are the scheduler's plans, not facts; a job
+	 * cancelled before it ran never started. */
+	k[K_START] = started ? j->start_time : 0;
+	k[K_END] = JOB_IS_FINISHED(j->state) ? j->end_time : 0;
+}
+
+/* Bind every column of j's record to st (parameters ?1..?45 in the order
+ * of ACCT_JOB_COLS; a statement may leave some unused); rq, al and tasks
+ * are the requested and allocated TRES and the pending tasks of an array
+ * as written. Returns the fingerprint of what was bound. */
+static uint64_t bind_record(ctld_t *cd, const job_t *j, sqlite3_stmt *st, const int64_t k[K_N],
+			    const char *rq, const char *al, const char *tasks)
+{
 	const job_desc_t *d = j->desc;
 	uint64_t h = 14695981039346656037ull;   /* FNV-1a of what is bound */
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int started = base != JOB_PENDING && j->alloc.nnodes;
 	int64_t now = ctld_now();
 	bind_i(st, 1, &h, j->job_id);
-	/* an array task: its array and task ids (the pending record of an
-	 * array: its array id, no task) */
-	bind_i(st, 2, &h, j->array_job_id);
-	bind_i(st, 3, &h, j->array_pending || !j->array_job_id ? NO_VAL32 : j->array_task_id);
+	bind_i(st, 2, &h, k[K_ARRAY_JOB]);
+	bind_i(st, 3, &h, k[K_ARRAY_TASK]);
 	bind_t(st, &h, 4, cd->acct.cluster ? cd->acct.cluster : cd->conf->cluster_name);
 	bind_t(st, &h, 5, cd->parts[j->part].cf->name);
 	bind_t(st, &h, 6, d->account);
 	bind_t(st, &h, 7, d->qos);
 	bind_i(st, 8, &h, j->assoc_id);
 	bind_i(st, 9, &h, j->qos_id);
-	bind_i(st, 10, &h, j->user_id);
+	bind_i(st, 10, &h, k[K_UID]);
 	bind_i(st, 11, &h, j->group_id);
 	bind_t(st, &h, 12, d->user_name);
 	bind_t(st, &h, 13, j->group_name);
@@ -209,12 +218,10 @@ void acct_job_record(ctld_t *cd, job_t *j)
 		bind_null(st, 16, &h);
 	bind_i(st, 17, &h, j->exit_code);
 	bind_i(st, 18, &h, 0);
-	bind_i(st, 19, &h, j->submit_time);
+	bind_i(st, 19, &h, k[K_SUBMIT]);
 	bind_i(st, 20, &h, job_eligible(j, started, now));
-	/* Pending: start and end are the scheduler's plans, not facts; a job
-	 * cancelled before it ran never started. */
-	bind_i(st, 21, &h, started ? j->start_time : 0);
-	bind_i(st, 22, &h, JOB_IS_FINISHED(j->state) ? j->end_time : 0);
+	bind_i(st, 21, &h, k[K_START]);
+	bind_i(st, 22, &h, k[K_END]);
 	bind_i(st, 23, &h, 0);
 	bind_i(st, 24, &h, j->time_limit);   /* the partition's if no -t */
 	bind_i(st, 25, &h, j->hold ? 0 : j->priority);
@@ -231,10 +238,6 @@ void acct_job_record(ctld_t *cd, job_t *j)
 	bind_i(st, 31, &h, (int64_t)cpus);
 	bind_i(st, 32, &h, started ? j->alloc.nnodes : 0);
 	bind_t(st, &h, 33, started ? j->nodes : NULL);
-	char *req = job_req_tres(cd, j);
-	char *rq = tres_sorted(req);
-	char *al = started ? tres_sorted(j->tres) : NULL;
-	free(req);
 	bind_t(st, &h, 34, rq);
 	bind_t(st, &h, 35, al);
 	bind_t(st, &h, 36, d->work_dir);
@@ -249,6 +252,99 @@ void acct_job_record(ctld_t *cd, job_t *j)
 	else
 		bind_null(st, 43, &h);
 	bind_t(st, &h, 44, d->reservation);
+	bind_t(st, &h, 45, tasks);
+	return h;
+}
+
+static sqlite3_stmt *prep_or_fail(ctld_t *cd, const char *sql, const char *what)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v3(cd->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+		error("state db: cannot prepare the job record %s: %s", what, sqlite3_errmsg(cd->db));
+		cd->db_failed = 1;
+		return NULL;
+	}
+	return st;
+}
+
+/* The UPDATE of a written record that sets the key columns of mask
+ * (bits 1 << K_*) and every other column; prepared once per mask. */
+static sqlite3_stmt *update_stmt(ctld_t *cd, unsigned mask)
+{
+	if (cd->st_acct_job_upd[mask])
+		return cd->st_acct_job_upd[mask];
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "UPDATE acct_job SET cluster=?4, partition=?5, account=?6, qos=?7,"
+		      " assoc_id=?8, qos_id=?9, gid=?11, user=?12, grp=?13, name=?14, state=?15,"
+		      " reason=COALESCE(?16, reason), exit_code=?17, derived_ec=?18, eligible=?20,"
+		      " suspended=?23, timelimit=?24, priority=?25, nice=?26, req_cpus=?27,"
+		      " req_mem=?28, req_mem_per_cpu=?29, req_nodes=?30, alloc_cpus=?31,"
+		      " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35, workdir=?36,"
+		      " comment=?37, constraints=?38, std_out=?39, std_err=?40, flags=?41,"
+		      " requeues=?42, requid=COALESCE(?43, requid), reservation=?44,"
+		      " array_task_str=?45");
+	for (int i = 0; i < K_N; i++)
+		if (mask & (1u << i))
+			strbuf_addf(&sb, ", \"%s\"=?%d", keycols[i].col, keycols[i].param);
+	strbuf_addstr(&sb, " WHERE job_id=?1");
+	cd->st_acct_job_upd[mask] = prep_or_fail(cd, sb.buf, "update");
+	strbuf_release(&sb);
+	return cd->st_acct_job_upd[mask];
+}
+
+/* Which key columns of job_id's written record differ from k: a mask of
+ * 1 << K_* bits, or -1 if no record is written. */
+static int changed_keys(ctld_t *cd, uint32_t job_id, const int64_t k[K_N])
+{
+	if (!cd->st_acct_job_keys &&
+	    !(cd->st_acct_job_keys = prep_or_fail(cd, "SELECT array_job_id, array_task_id, uid,"
+						  " submit, start, end FROM acct_job WHERE job_id=?1",
+						  "read")))
+		return -1;
+	sqlite3_stmt *st = cd->st_acct_job_keys;
+	sqlite3_bind_int64(st, 1, job_id);
+	int mask = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		mask = 0;
+		for (int i = 0; i < K_N; i++)
+			if (sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_int64(st, i) != k[i])
+				mask |= 1 << i;
+	}
+	sqlite3_reset(st);
+	return mask;
+}
+
+void acct_job_record(ctld_t *cd, job_t *j)
+{
+	if (!cd->st_acct_job) {
+		/* requid is kept once known: memory forgets it at a restart */
+		cd->st_acct_job = prep_or_fail(cd, "INSERT INTO acct_job(" ACCT_JOB_COLS ") VALUES("
+				       "?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
+				       "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,"
+				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44,?45)"
+				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
+				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
+				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
+				       " name=?14, state=?15, reason=COALESCE(?16, reason), exit_code=?17, derived_ec=?18,"
+				       " submit=?19, eligible=?20, start=?21, end=?22, suspended=?23,"
+				       " timelimit=?24, priority=?25, nice=?26, req_cpus=?27, req_mem=?28,"
+				       " req_mem_per_cpu=?29, req_nodes=?30, alloc_cpus=?31,"
+				       " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35,"
+				       " workdir=?36, comment=?37, constraints=?38, std_out=?39,"
+				       " std_err=?40, flags=?41, requeues=?42,"
+				       " requid=COALESCE(?43, requid), reservation=?44,"
+				       " array_task_str=?45", "upsert");
+		if (!cd->st_acct_job)
+			return;
+	}
+	sqlite3_stmt *st = cd->st_acct_job;
+	int64_t k[K_N];
+	record_keys(j, k);
+	int started = (j->state & JOB_STATE_BASE) != JOB_PENDING && j->alloc.nnodes;
+	char *req = job_req_tres(cd, j);
+	char *rq = tres_sorted(req);
+	char *al = started ? tres_sorted(j->tres) : NULL;
+	free(req);
 	/* the pending record of an array: its tasks not started yet, as
 	 * sacct prints them in its JobID ("3-6%2" of 70_[3-6%2]) */
 	char *tasks = NULL;
@@ -257,7 +353,7 @@ void acct_job_record(ctld_t *cd, job_t *j)
 		tasks = j->array_throttle ? xasprintf("%s%%%u", p, j->array_throttle) : xstrdup(p);
 		free(p);
 	}
-	bind_t(st, &h, 45, tasks);
+	uint64_t h = bind_record(cd, j, st, k, rq, al, tasks);
 	if (h == j->acct_sum) {
 		/* the record holds this already: no write (a job is often
 		 * dirty for what sacct does not show) */
@@ -269,6 +365,19 @@ void acct_job_record(ctld_t *cd, job_t *j)
 		return;
 	}
 	j->acct_sum_new = h;
+	/* A record already written (a later change of this job, or the
+	 * first after a restart): an UPDATE of what changed. */
+	int mask = changed_keys(cd, j->job_id, k);
+	if (mask >= 0) {
+		sqlite3_clear_bindings(st);
+		if (!(st = update_stmt(cd, (unsigned)mask))) {
+			free(rq);
+			free(al);
+			free(tasks);
+			return;
+		}
+		bind_record(cd, j, st, k, rq, al, tasks);
+	}
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -295,4 +404,10 @@ void acct_jobs_close(ctld_t *cd)
 {
 	sqlite3_finalize(cd->st_acct_job);
 	cd->st_acct_job = NULL;
+	sqlite3_finalize(cd->st_acct_job_keys);
+	cd->st_acct_job_keys = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(cd->st_acct_job_upd); i++) {
+		sqlite3_finalize(cd->st_acct_job_upd[i]);
+		cd->st_acct_job_upd[i] = NULL;
+	}
 }

@@ -1243,3 +1243,51 @@ fail:;
 	errno = e;
 	return -1;
 }
+
+/* The IPv4 address of an AF_INET or v4-mapped AF_INET6 one (host order),
+ * 1; else 0. */
+static int addr_v4(const struct sockaddr *a, uint32_t *v4)
+{
+	if (a->sa_family == AF_INET) {
+		*v4 = ntohl(((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr);
+		return 1;
+	}
+	const struct in6_addr *x = &((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
+	if (a->sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(x)) {
+		*v4 = (uint32_t)x->s6_addr[12] << 24 | (uint32_t)x->s6_addr[13] << 16
+			| (uint32_t)x->s6_addr[14] << 8 | x->s6_addr[15];
+		return 1;
+	}
+	return 0;
+}
+
+int net_addr_same_host(const struct sockaddr *local, const struct sockaddr *peer)
+{
+	if (peer->sa_family == AF_UNIX)
+		return 1;
+	uint32_t p4, l4;
+	if (addr_v4(peer, &p4)) {
+		if ((p4 >> 24) == 127)
+			return 1;
+		return addr_v4(local, &l4) && l4 == p4;
+	}
+	if (peer->sa_family != AF_INET6)
+		return 0;
+	const struct in6_addr *p6 = &((const struct sockaddr_in6 *)(const void *)peer)->sin6_addr;
+	if (IN6_IS_ADDR_LOOPBACK(p6))
+		return 1;
+	return local->sa_family == AF_INET6 &&
+		!memcmp(p6, &((const struct sockaddr_in6 *)(const void *)local)->sin6_addr,
+			sizeof(*p6));
+}
+
+int conn_peer_is_local(const conn_t *c)
+{
+	struct sockaddr_storage l, p;
+	socklen_t ll = sizeof(l), pl = sizeof(p);
+	int fd = conn_fd(c);
+	if (getsockname(fd, (struct sockaddr *)&l, &ll) < 0 ||
+	    getpeername(fd, (struct sockaddr *)&p, &pl) < 0)
+		return 0;
+	return net_addr_same_host((struct sockaddr *)&l, (struct sockaddr *)&p);
+}

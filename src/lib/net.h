@@ -166,4 +166,13 @@ void *conn_get_data(const conn_t *c);
 const char *conn_peer(const conn_t *c);        /* "127.0.0.1:40000" */
 int conn_fd(const conn_t *c);
 
+struct sockaddr;
+/* Is a TCP peer at address peer on this host, the connection's local end
+ * being local? Loopback (127/8, ::1, v4-mapped forms) or the same address
+ * as local: a peer elsewhere cannot complete a handshake from either.
+ * A Unix socket's peer is local. Pure, for tests. */
+int net_addr_same_host(const struct sockaddr *local, const struct sockaddr *peer);
+/* net_addr_same_host of c's two ends (0 if they cannot be read). */
+int conn_peer_is_local(const conn_t *c);
+
 #endif

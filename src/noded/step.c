@@ -840,6 +840,16 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		return;
 	}
 	if (type == MSG_LIST_PIDS_REQ) {   /* scontrol listpids (listpids.c) */
+		/* unsigned: answered on this host only, as Slurm's stepd
+		 * sockets are (a /proc scan for anyone on the network would
+		 * cost us and tell them who runs what) */
+		if (!conn_peer_is_local(c)) {
+			error("step port: refusing listpids from %s (not this host)", conn_peer(c));
+			conn_send_rc(c, ESLURM_ACCESS_DENIED,
+				     "scontrol listpids is answered on the node itself only");
+			conn_close(c);
+			return;
+		}
 		listpids_answer(nd, c, msg);
 		conn_close(c);
 		return;

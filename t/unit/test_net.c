@@ -735,10 +735,49 @@ static void test_emfile(void)
 	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+static struct sockaddr_storage sa_of(const char *ip)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *b = (struct sockaddr_in6 *)&ss;
+	if (inet_pton(AF_INET, ip, &a->sin_addr) == 1)
+		a->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, ip, &b->sin6_addr) == 1)
+		b->sin6_family = AF_INET6;
+	return ss;
+}
+
+/* Who counts as "this host" for requests answered to local clients only
+ * (scontrol listpids on the node daemon's step port). */
+static void test_same_host(void)
+{
+	static const struct { const char *local, *peer; int same; } cases[] = {
+		{ "127.0.0.1", "127.0.0.1", 1 },
+		{ "127.0.0.1", "127.0.0.5", 1 },          /* all of 127/8 is loopback */
+		{ "10.1.2.3", "10.1.2.3", 1 },            /* NodeAddr to itself */
+		{ "10.1.2.3", "10.1.2.4", 0 },            /* another node */
+		{ "0.0.0.0", "10.1.2.4", 0 },
+		{ "::1", "::1", 1 },
+		{ "fd00::1", "fd00::1", 1 },
+		{ "fd00::1", "fd00::2", 0 },
+		{ "::ffff:10.1.2.3", "::ffff:10.1.2.3", 1 },
+		{ "::ffff:10.1.2.3", "::ffff:10.9.9.9", 0 },
+		{ "::ffff:10.1.2.3", "::ffff:127.0.0.1", 1 },
+		{ "10.1.2.3", "::ffff:10.1.2.3", 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sockaddr_storage l = sa_of(cases[i].local), p = sa_of(cases[i].peer);
+		is_int(net_addr_same_host((struct sockaddr *)&l, (struct sockaddr *)&p), cases[i].same,
+		       "same host: local %s, peer %s", cases[i].local, cases[i].peer);
+	}
+}
+
 int main(void)
 {
 	log_init("test_net", 0, LOG_LVL_ERROR, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	test_same_host();
 	test_loop();
 
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_net.XXXXXX");

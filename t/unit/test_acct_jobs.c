@@ -1,0 +1,213 @@
+/* Unit tests for the job records of accounting (src/ctld/acct_jobs.c):
+ * the row written at submission, at the start and at the end of a job,
+ * and after a restart; each later write is an UPDATE that sets only the
+ * indexed columns whose value changed (the others' index entries are not
+ * rewritten), and the indexes still find every row by its new values. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld_fixture.h"
+#include "tap.h"
+#include "timefmt.h"
+
+static char dir[] = "/tmp/test_acct_jobs.XXXXXX";
+
+static int64_t db_int(ctld_t *cd, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(cd->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *db_text(ctld_t *cd, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	char *r = NULL;
+	if (sqlite3_prepare_v2(cd->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		r = xstrdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
+	sqlite3_finalize(st);
+	return r ? r : xstrdup("(no row)");
+}
+
+/* Has the connection prepared an UPDATE of acct_job that sets none of
+ * the indexed columns? */
+static int update_without_keys(ctld_t *cd)
+{
+	static const char *const keys[] = { "\"start\"=", "\"end\"=", "\"submit\"=", "\"uid\"=",
+					    "\"array_job_id\"=", "\"array_task_id\"=" };
+	for (sqlite3_stmt *st = sqlite3_next_stmt(cd->db, NULL); st; st = sqlite3_next_stmt(cd->db, st)) {
+		const char *q = sqlite3_sql(st);
+		if (!q || strncmp(q, "UPDATE acct_job SET", 19))
+			continue;
+		int any = 0;
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			any |= strstr(q, keys[i]) != NULL;
+		if (!any)
+			return 1;
+	}
+	return 0;
+}
+
+/* The UPDATEs of acct_job the connection has prepared, as one text
+ * ("|"-separated): which columns each write sets. */
+static char *updates(ctld_t *cd)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (sqlite3_stmt *st = sqlite3_next_stmt(cd->db, NULL); st; st = sqlite3_next_stmt(cd->db, st)) {
+		const char *q = sqlite3_sql(st);
+		if (q && !strncmp(q, "UPDATE acct_job SET", 19))
+			strbuf_addf(&sb, "%s|", q);
+	}
+	return strbuf_detach(&sb);
+}
+
+static uint32_t submit(ctld_t *cd, uint32_t uid)
+{
+	job_desc_t *d = xcalloc(1, sizeof(*d));
+	d->script = xstrdup("#!/bin/sh\ntrue\n");
+	d->work_dir = xstrdup("/tmp");
+	d->time_limit = TIME_NO_VAL;
+	uint32_t id = 0;
+	char *msg = NULL;
+	int rc = job_submit(cd, d, uid, uid, &id, &msg);
+	if (rc)
+		printf("# submit: %d %s\n", rc, msg ? msg : "");
+	free(msg);
+	return id;
+}
+
+static void run_on_node0(job_t *j, int64_t start)
+{
+	sched_alloc_t *a = &j->alloc;
+	a->nnodes = 1;
+	a->nodes = xcalloc(1, sizeof(uint32_t));
+	a->cpus = xcalloc(1, sizeof(uint32_t));
+	a->mem = xcalloc(1, sizeof(uint64_t));
+	a->gpus = xcalloc(1, sizeof(uint64_t));
+	a->tasks = xcalloc(1, sizeof(uint32_t));
+	a->cpus[0] = 2;
+	a->tasks[0] = 1;
+	free(j->nodes);
+	j->nodes = xstrdup("n00001");
+	j->state = JOB_RUNNING;
+	j->start_time = start;
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	(void)fixture_job;
+	ctld_t *cd = fixture_ctld(dir, 2, NULL);
+	char *err = NULL;
+	char *dbp = xasprintf("%s/sluice.db", dir);
+	if (db_open(cd, dbp, &err)) {
+		printf("Bail out! %s\n", err);
+		return 1;
+	}
+	char q[256], *s;
+
+	/* submission: the record with every column, no UPDATE yet */
+	uint32_t a = submit(cd, 1000), b = submit(cd, 1001);
+	ok(a && b, "two jobs submitted");
+	is_int(db_commit(cd), 0, "committed");
+	job_t *ja = job_find(cd, a), *jb = job_find(cd, b);
+	snprintf(q, sizeof(q), "SELECT uid || '|' || state || '|' || start || '|' || end || '|' ||"
+		 " (submit > 0) FROM acct_job WHERE job_id = %u", a);
+	s = db_text(cd, q);
+	is_str(s, "1000|0|0|0|1", "the pending job's record");
+	free(s);
+	s = updates(cd);
+	is_str(s, "", "a new record is inserted, not updated");
+	free(s);
+
+	/* the start: only the start key is set */
+	int64_t t0 = ctld_now();
+	run_on_node0(ja, t0 - 5);
+	job_dirty(cd, ja);
+	is_int(db_commit(cd), 0, "start committed");
+	snprintf(q, sizeof(q), "SELECT state || '|' || start || '|' || end || '|' || nodelist || '|' ||"
+		 " alloc_cpus FROM acct_job WHERE job_id = %u", a);
+	s = db_text(cd, q);
+	char *want = xasprintf("%u|%lld|0|n00001|2", JOB_RUNNING, (long long)(t0 - 5));
+	is_str(s, want, "the running job's record");
+	free(want);
+	free(s);
+	s = updates(cd);
+	ok(strstr(s, "\"start\"=?21") && !strstr(s, "\"end\"=") && !strstr(s, "\"submit\"=") &&
+	   !strstr(s, "\"uid\"=") && !strstr(s, "array_job_id="), "the start's UPDATE sets start, no other key");
+	free(s);
+	snprintf(q, sizeof(q), "SELECT job_id FROM acct_job INDEXED BY acct_job_start WHERE start = %lld",
+		 (long long)(t0 - 5));
+	is_int(db_int(cd, q), a, "the start index finds it by its start");
+
+	/* a change that no key sees: no key is set */
+	jb->priority += 7;
+	job_dirty(cd, jb);
+	is_int(db_commit(cd), 0, "priority change committed");
+	snprintf(q, sizeof(q), "SELECT priority FROM acct_job WHERE job_id = %u", b);
+	is_int(db_int(cd, q), jb->priority, "the new priority is recorded");
+	ok(update_without_keys(cd), "an UPDATE that sets no key was used");
+
+	/* the end: the end key */
+	ja->state = JOB_COMPLETE;
+	ja->end_time = t0;
+	job_dirty(cd, ja);
+	is_int(db_commit(cd), 0, "end committed");
+	snprintf(q, sizeof(q), "SELECT state || '|' || start || '|' || end FROM acct_job WHERE job_id = %u", a);
+	s = db_text(cd, q);
+	want = xasprintf("%u|%lld|%lld", JOB_COMPLETE, (long long)(t0 - 5), (long long)t0);
+	is_str(s, want, "the finished job's record");
+	free(want);
+	free(s);
+	s = updates(cd);
+	ok(strstr(s, "\"end\"=?22 WHERE") != NULL, "the end's UPDATE sets end");
+	free(s);
+	snprintf(q, sizeof(q), "SELECT count(*) FROM acct_job INDEXED BY acct_job_end WHERE end = %lld",
+		 (long long)t0);
+	is_int(db_int(cd, q), 1, "the end index finds it by its end");
+	is_int(db_int(cd, "SELECT count(*) FROM acct_job INDEXED BY acct_job_end WHERE end = 0"), 1,
+	       "and only the other job has no end");
+
+	/* after a restart the fingerprint is unknown: the row is read and the
+	 * changed keys (here the submit time and uid) are set */
+	jb->acct_sum = 0;
+	jb->submit_time -= 100;
+	jb->user_id = 1002;
+	job_dirty(cd, jb);
+	is_int(db_commit(cd), 0, "rewrite committed");
+	snprintf(q, sizeof(q), "SELECT job_id FROM acct_job INDEXED BY acct_job_submit WHERE submit = %lld",
+		 (long long)jb->submit_time);
+	is_int(db_int(cd, q), b, "the submit index finds the new submit time");
+	snprintf(q, sizeof(q), "SELECT job_id FROM acct_job INDEXED BY acct_job_uid WHERE uid = 1002"
+		 " AND submit = %lld", (long long)jb->submit_time);
+	is_int(db_int(cd, q), b, "the uid index finds the new uid");
+	is_int(db_int(cd, "SELECT count(*) FROM acct_job INDEXED BY acct_job_uid WHERE uid = 1001"), 0,
+	       "and not the old one");
+
+	/* nothing changed: no write at all */
+	int before = sqlite3_total_changes(cd->db);
+	job_dirty(cd, jb);
+	is_int(db_commit(cd), 0, "unchanged commit");
+	is_int(sqlite3_total_changes(cd->db) - before, 1, "only the jobs row is written, not the record");
+
+	s = db_text(cd, "PRAGMA integrity_check");
+	is_str(s, "ok", "the DB and its indexes agree");
+	free(s);
+	is_int(db_int(cd, "SELECT count(*) FROM acct_job"), 2, "one record per job");
+
+	acct_jobs_close(cd);
+	sqlite3_close(cd->db);
+	char *cmd = xasprintf("rm -rf %s", dir);
+	if (system(cmd) != 0)
+		printf("# cannot remove %s\n", dir);
+	free(cmd);
+	free(dbp);
+	return done_testing();
+}
