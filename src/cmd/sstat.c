@@ -427,10 +427,17 @@ static void stat_one(const params_t *p, const sel_t *sel, int pidformat)
 				first++;
 			while (first + cnt < r->ntasks && r->tasks[first + cnt].step_id == sid)
 				cnt++;
-			sstat_step_add(&steps[at], q[i].name, r->steps[k].pids, r->tasks + first, cnt);
+			sstat_step_add(&steps[at], q[i].name, r->steps[k].pids,
+				       cnt ? r->tasks + first : NULL, cnt);
 		}
 	}
-	qsort(steps, nsteps, sizeof(*steps), step_order);
+	if (nsteps > 1)
+		qsort(steps, nsteps, sizeof(*steps), step_order);
+	int node_errors = 0;
+	for (size_t i = 0; i < nn; i++)
+		node_errors += q[i].err != 0;
+	if (!nsteps && !node_errors && sel->step_id == STEP_ALL)
+		fprintf(stderr, "sstat: error: No steps running for job %u\n", sel->job_id);
 	int shown = 0;
 	for (size_t k = 0; k < nsteps; k++) {
 		uint32_t sid = steps[k].step_id;

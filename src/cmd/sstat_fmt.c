@@ -265,7 +265,9 @@ static void tres_fmt(strbuf_t *sb, const sstat_step_t *s, int out, int t, const 
 void sstat_value(strbuf_t *sb, const sstat_field_t *f, const sstat_step_t *s, int node,
 		 const sstat_opts_t *o)
 {
-	const sstat_measure_t *x = &s->m[f->m];
+	/* f->m is a measure for the K_AVE..K_MIN_TASK kinds, a TRES view for
+	 * K_TRES_*: x only for the former */
+	const sstat_measure_t *x = f->kind < K_TRES_IN && f->m < SM_N ? &s->m[f->m] : &s->m[0];
 	switch (f->kind) {
 	case K_JOBID:
 		if (s->step_id == STEP_BATCH)

@@ -128,6 +128,17 @@ test_expect_success 'errors as Slurm words them (exit status 0, as Slurm)' '
 	scancel $held
 '
 
+test_expect_success 'a job with only its batch step: no row without -a, as Slurm' '
+	b=$(sbatch --parsable -o /dev/null --wrap="sleep 30") &&
+	wait_job_state $b RUNNING 20 &&
+	wait_for 10 job_launched $b &&
+	sstat -n -j $b >out 2>err &&
+	test_must_be_empty out &&
+	test_must_be_empty err &&
+	wait_for 10 sh -c "sstat -n -P -j $b.batch -o JobID,NTasks | grep -qx $b.batch\|1" &&
+	scancel $b
+'
+
 test_expect_success 'bad options exit 1 with Slurm errors' '
 	test_expect_code 1 sstat 2>err &&
 	grep -qx "sstat: error: You didn.t give me any jobs to stat." err &&

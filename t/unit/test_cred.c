@@ -112,6 +112,14 @@ int main(void)
 	cred_launch_digest(&m, d);
 	is_str(d, base, "stable");
 
+	/* sstat's stat credential: its own digest, never a launch's */
+	char sd[CRED_DIGEST_HEX + 1], sd2[CRED_DIGEST_HEX + 1];
+	cred_stat_digest(sd);
+	cred_stat_digest(sd2);
+	is_str(sd, sd2, "stat digest stable");
+	ok(strspn(sd, "0123456789abcdef") == CRED_DIGEST_HEX, "stat digest: 64 hex digits");
+	ok(strcmp(sd, base), "a stat digest is not a launch digest");
+
 	/* per node and after the step exists: not covered */
 	m.node_id = 3;
 	m.first_task = 12;
