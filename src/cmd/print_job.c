@@ -955,6 +955,14 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 		nl(sb, one_liner);
 		strbuf_addf(sb, "TresPerTask=%s", j->tres_per_task);
 	}
+	/* Sluice's own line, last and only with a verdict (the NCCL
+	 * transport check): Key=Value tokens, so parsers of the record
+	 * take it like any other line. */
+	if (j->nccl_transport && *j->nccl_transport) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "NcclTransport=%s NcclCheck=%s NcclNode=%s", j->nccl_transport,
+			    nz(j->nccl_source, "(null)"), nz(j->nccl_node, "(null)"));
+	}
 	if (one_liner) {
 		strbuf_addch(sb, '\n');
 	} else {

@@ -281,9 +281,8 @@ int cmd_salloc(int argc, char **argv)
 
 	srun_setup_signals();
 	uint32_t job_id = 0;
-	if ((rc = srun_allocate(&o, &job_id, 1)))
+	if ((rc = srun_allocate(&o, &job_id, 1)))   /* says "Granted job allocation" */
 		goto out;
-	info("Granted job allocation %u", job_id);
 	if (no_shell)
 		goto out;
 

@@ -41,9 +41,10 @@ static int hold_action(ctld_t *cd, job_t *j, const char *action, uint32_t uid, i
 		return ESLURM_ALREADY_DONE;
 	if (base != JOB_PENDING)
 		return 0;                 /* Slurm: accepted, nothing to do */
-	/* else a user could turn an admin hold into her own and release it */
+	/* else a user could turn an admin hold into her own and release it;
+	 * her hold/uhold of it is accepted and changes nothing (Slurm: 0) */
 	if (j->hold == WAIT_HELD && !admin)
-		return ESLURM_ACCESS_DENIED;
+		return release ? ESLURM_ACCESS_DENIED : 0;
 	if (release) {
 		if (!j->hold)
 			return 0;

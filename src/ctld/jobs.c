@@ -24,6 +24,7 @@
 #include "ctld/names.h"
 #include "ctld/intern.h"
 #include "ctld/job_array.h"
+#include "ctld/job_nccl.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -243,6 +244,8 @@ void job_free(job_t *j)
 	strv_free(&j->gres_detail);
 	intern_put(j->tres);
 	step_alloc_free(j);
+	free(j->prolog_wait);
+	job_nccl_free(j);
 	free(j);
 }
 
@@ -809,7 +812,8 @@ void job_release(ctld_t *cd, job_t *j)
 void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t now)
 {
 	/* A pending job's start_time is backfill's estimate, not a start. */
-	if ((j->state & JOB_STATE_BASE) == JOB_PENDING)
+	int was_pending = (j->state & JOB_STATE_BASE) == JOB_PENDING;
+	if (was_pending)
 		j->start_time = 0;
 	else if (!JOB_IS_FINISHED(j->state))
 		acct_steps_job_end(cd, j, state, exit_code, now);   /* its open steps */
@@ -819,10 +823,21 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 	j->state = state;
 	j->exit_code = exit_code;
 	j->end_time = now;
+	/* The end reasons Slurm 22.05 gives: a job killed by a signal
+	 * failed "JobLaunchFailure" (not NonZeroExitCode); one cancelled
+	 * while pending keeps the reason it waited for (JobHeldUser, ...). */
 	switch (state & JOB_STATE_BASE) {
-	case JOB_FAILED: j->reason = FAIL_EXIT_CODE; break;
+	case JOB_FAILED:
+		j->reason = (exit_code & 0x7f) && (exit_code & 0x7f) != 0x7f ? FAIL_LAUNCH
+									     : FAIL_EXIT_CODE;
+		break;
 	case JOB_TIMEOUT: j->reason = FAIL_TIMEOUT; break;
 	case JOB_NODE_FAIL: j->reason = FAIL_DOWN_NODE; break;
+	case JOB_OOM: j->reason = FAIL_OOM; break;
+	case JOB_CANCELLED:
+		if (!was_pending)
+			j->reason = WAIT_NO_REASON;
+		break;
 	case JOB_DEADLINE: j->reason = FAIL_DEADLINE; break;
 	default: j->reason = WAIT_NO_REASON; break;
 	}
@@ -1388,6 +1403,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 			ji->mem_alloc = j->mem_alloc;
 			ji->gres_detail = j->gres_detail;   /* borrowed like the rest */
 		}
+		job_nccl_fill_info(j, ji);
 	}
 }
 

@@ -599,8 +599,11 @@ void ctld_schedule(ctld_t *cd)
 			job_start(cd, j, &d[i].alloc, now);
 			info("job %u started on %s%s", j->job_id, j->nodes,
 			     j->backfilled ? " (backfill)" : "");
-			if (prolog_ctld_start(cd, j)) {
-				continue;       /* launched when PrologSlurmctld ends */
+			/* launched when PrologSlurmctld and, with
+			 * PrologFlags=Alloc, the nodes' Prolog are done */
+			int wait_ctld = prolog_ctld_start(cd, j);
+			if (prolog_nodes_start(cd, j) || wait_ctld) {
+				continue;
 			} else if (j->desc->flags & JOB_F_INTERACTIVE) {
 				jobs_wake_waiters(cd, j);
 			} else if (job_launch(cd, j)) {

@@ -141,6 +141,7 @@ enum job_reason {
 	WAIT_HELD_REQUEUE,      /* scontrol requeuehold: Slurm's state_desc
 	                         * "job requeued in held state" */
 	WAIT_ARRAY_TASK_LIMIT,             /* "JobArrayTaskLimit" */
+	FAIL_OOM,               /* "OutOfMemory": ended OUT_OF_MEMORY */
 	FAIL_DEADLINE,                     /* "DeadLine": --deadline passed */
 	WAIT_REASON_END
 };

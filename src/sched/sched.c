@@ -82,8 +82,9 @@ static uint32_t job_static_reason(const sched_t *s, const ctx_t *c, const sched_
 	if (j->time_limit == TIME_INFINITE && part_max_time(p) != TIME_INFINITE)
 		return WAIT_PART_TIME_LIMIT;
 	sched_req_init(s, j, r);
+	/* Slurm caps a partition's MaxNodes at its node count. */
 	if (r->min_nodes > pc->n)
-		return WAIT_PART_CONFIG;
+		return WAIT_PART_NODE_LIMIT;
 	if ((p->max_nodes && p->max_nodes != UINT32_MAX && r->min_nodes > p->max_nodes) ||
 	    (p->min_nodes && r->max_nodes < p->min_nodes))
 		return WAIT_PART_NODE_LIMIT;
@@ -160,6 +161,21 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 			dd->reason = WAIT_NODE_NOT_AVAIL;
 			dd->reason_detail = detail;
 			cand[k] = 0;
+		} else if ((rc = sched_fit_class(&c, j, &r, &detail)) != SEL_BUSY) {
+			/* Only down/drained/withheld nodes, or no nodes at
+			 * all, could hold it: it blocks no one. */
+			dd->reason = rc == SEL_NEVER ? WAIT_PART_NODE_LIMIT : WAIT_NODE_NOT_AVAIL;
+			dd->reason_detail = detail;
+			cand[k] = 0;
+		} else if (j->nreq_nodes && j->nreq_nodes >= r.min_nodes) {
+			/* Busy on the nodes it names: later jobs may not take
+			 * them this pass, but the partition is not blocked. */
+			dd->reason = WAIT_RESOURCES;
+			if (!c.withheld)
+				c.withheld = xcalloc(s->nnodes ? s->nnodes : 1, 1);
+			for (uint32_t i = 0; i < j->nreq_nodes; i++)
+				if (j->req_nodes[i] < s->nnodes)
+					c.withheld[j->req_nodes[i]] = 1;
 		} else {
 			dd->reason = WAIT_RESOURCES;
 			pc->blocked = 1;
@@ -167,6 +183,9 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 				sched_try_preempt(&c, j, &r, dd);
 		}
 	}
+	/* Backfill plans with every node, as Slurm's own cycle does. */
+	free(c.withheld);
+	c.withheld = NULL;
 	if (backfill_on)
 		sched_backfill(&c, jobs, idx, n, d, cand);
 	lim_ctx_free(c.lim);

@@ -88,10 +88,15 @@ typedef struct ctx {
 	int64_t now;
 	lim_ctx_t *lim;          /* accounting limits, NULL = none */
 	uint8_t *preempted;      /* per sched_t.running: chosen to go */
+	uint8_t *withheld;       /* per node, main pass only (NULL = none):
+	                          * required by a --nodelist job found busy,
+	                          * kept from later jobs as Slurm takes them
+	                          * out of avail_node_bitmap */
 } ctx_t;
 
-/* sched_select_nodes: placed, busy now, or required nodes not usable. */
-enum { SEL_OK = 0, SEL_BUSY, SEL_NOT_AVAIL };
+/* sched_select_nodes: placed, busy now, or required nodes not usable;
+ * sched_fit_class adds SEL_NEVER. */
+enum { SEL_OK = 0, SEL_BUSY, SEL_NOT_AVAIL, SEL_NEVER };
 
 /* ---- sched_select.c ---- */
 
@@ -134,6 +139,16 @@ int sched_switches_refused(ctx_t *c, const sched_job_t *j, const cand_t *cd, uin
  * to the required nodes that are not usable. */
 int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		       sched_alloc_t *a, char **detail);
+
+/* Job j found no nodes now (SEL_BUSY): would it fit if the nodes it may
+ * use were empty? SEL_BUSY: yes, on available nodes (it waits for running
+ * jobs: Resources); SEL_NOT_AVAIL: only with nodes that are down, drained,
+ * not responding or withheld (*detail "UnavailableNodes:..." as Slurm
+ * lists them: the partition's unavailable nodes, only the required ones
+ * among them when the job names some); SEL_NEVER: not even on every node
+ * of its partition (Slurm: "not runnable with present config",
+ * PartitionNodeLimit). O(nodes of the partition). */
+int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detail);
 
 /* CPUs an oversubscribing job (share > 1) can have on node n: whole
  * units whose CPUs are each free or shared by fewer than share jobs. */

@@ -1163,7 +1163,7 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		if (x >= s->nnodes || c->mark[x])
 			continue;
 		const sched_node_t *nd = &s->nodes[x];
-		if (!nd->usable) {
+		if (!nd->usable || (c->withheld && c->withheld[x])) {
 			rc = SEL_NOT_AVAIL;
 			c->mark[x] = 3;
 			continue;
@@ -1228,7 +1228,7 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 	for (uint32_t i = seg_find(pc, 0, needc, needg); i < pc->n;
 	     i = seg_find(pc, i + 1, needc, needg)) {
 		uint32_t x = pc->order[i];
-		if (c->mark[x])
+		if (c->mark[x] || (c->withheld && c->withheld[x]))
 			continue;
 		const sched_node_t *nd = &s->nodes[x];
 		if (r->share > 1 ? !nd->usable || nd->exclusive : node_dead(nd))

@@ -104,6 +104,7 @@ test_expect_success 'a job over its time limit gets SIGTERM and ends TIMEOUT; so
 	st=$(sbatch --parsable -t 5 -o step.out --wrap="srun -t 1 sleep 300; echo srun rc=\$?") &&
 	wait_job_state $id RUNNING &&
 	wait_job_state $id TIMEOUT 100 &&
+	test "$(job_field $id Reason)" = TimeLimit &&
 	wait_for 60 grep -q "^srun rc=143\$" step.out &&
 	grep -Eq "^slurmstepd: error: \*\*\* STEP $st\.0 ON comp00[12] CANCELLED AT [0-9T:-]+ DUE TO TIME LIMIT \*\*\*\$" step.out &&
 	grep -q "^srun: error: comp00[12]: task 0: Terminated\$" step.out &&

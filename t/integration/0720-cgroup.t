@@ -75,6 +75,7 @@ test_expect_success CGV1,OOMCOUNT 'a job the OOM killer hits ends OUT_OF_MEMORY 
 	cd "$CL/work" &&
 	id=$(sbatch --parsable --mem=40 -o oom.out --wrap="head -c 400M /dev/zero | tail; echo survived") &&
 	wait_job_state $id OUT_OF_MEMORY 60 &&
+	test "$(job_field $id Reason)" = OutOfMemory &&
 	grep -q "^slurmstepd: error: Detected [1-9][0-9]* oom-kill event(s) in StepId=$id.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.\$" oom.out &&
 	test "$(job_field $id ExitCode)" = 0:125 &&
 	wait_for 10 sh -c "sacct -n -P -j $id -o JobID,State,ExitCode | grep -qx \"$id.batch|OUT_OF_MEMORY|0:125\"" &&

@@ -165,7 +165,7 @@ static void test_gpus(void)
 	big.min_nodes = big.max_nodes = 100;
 	is_int(sched_job_validate(s, &big), 0, "too many nodes accepted (pends)");
 	sched_decision_t *db = pass(s, &big, 1, 2000);
-	is_int(db[0].reason, WAIT_PART_CONFIG, "and pends PartitionConfig");
+	is_int(db[0].reason, WAIT_PART_NODE_LIMIT, "and pends PartitionNodeLimit (as Slurm 22.05)");
 	sched_job_t gj = job(7);
 	gj.gpus_per_job = 10;
 	gj.max_nodes = UINT32_MAX;
