@@ -60,6 +60,20 @@ test_expect_success 'a pending job passing its deadline ends DEADLINE; a held on
 	scancel $b
 '
 
+test_expect_success 'squeue -O Deadline and MinTime, as Slurm prints them' '
+	a=$(sbatch --parsable -H --deadline=2037-01-01T10:00:00 --wrap=true) &&
+	b=$(sbatch --parsable -H --deadline=2037-01-01T10:00:00 -t 10 --wrap=true) &&
+	c=$(sbatch --parsable -H --wrap=true) &&
+	for j in $a $b $c; do squeue -h -j $j -O "Deadline:25,MinTime:12"; done >got &&
+	cat >expect <<-\EOF &&
+	2037-01-01T10:00:00      1:00        
+	2037-01-01T10:00:00      0:00        
+	N/A                      0:00        
+	EOF
+	test_cmp expect got &&
+	scancel $a $b $c
+'
+
 test_expect_success 'the DEADLINE state survives a controller restart' '
 	ctld_kill9 && ctld_start &&
 	test_job_state $h DEADLINE &&
