@@ -33,7 +33,9 @@ test_expect_success 'a time limit past the deadline: DEADLINE at once, DeadLine,
 	st=$(job_field $id StartTime) && test "$(job_field $id EndTime)" = "$st" &&
 	grep -q "Deadline=20" show &&
 	test "$(squeue -h -t all -j $id -o "%T %r")" = "DEADLINE DeadLine" &&
-	test "$(squeue -h -t DL -o %i)" = "$id"
+	test "$(squeue -h -t DL -o %i)" = "$id" &&
+	sluice why $id >why &&
+	grep -q "could not end by its deadline 20.* with a time limit of 00:05:00, so it was never started (DeadLine)" why
 '
 
 test_expect_success 'within the deadline it runs; no time limit: TimeMin 1 minute, the limit the minutes left' '
