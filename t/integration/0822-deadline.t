@@ -73,6 +73,9 @@ test_expect_success 'squeue -O Deadline and MinTime, as Slurm prints them' '
 	N/A                      0:00        
 	EOF
 	test_cmp expect got &&
+	squeue --json -j $a >json &&
+	grep -q "\"deadline\": $(date -d 2037-01-01T10:00:00 +%s)," json &&
+	grep -q "\"time_minimum\": 1," json &&
 	scancel $a $b $c
 '
 
