@@ -27,7 +27,7 @@ enum {
 	 * text for "none" (the field's `none` in the table below). */
 	JF_CONST, JF_CONST_LAST = JF_CONST + 64,
 	JF_ASSOC_ID, JF_CPUS_PER_TRES, JF_DERIVED_EC, JF_MAX_CPUS, JF_MAX_NODES,
-	JF_MEM_PER_TRES, JF_NT_PER_NODE, JF_TRES_PER_TASK,
+	JF_MEM_PER_TRES, JF_NT_PER_NODE, JF_TRES_PER_TASK, JF_DEADLINE,
 };
 
 struct jfield {
@@ -123,7 +123,7 @@ static const struct jfield jfields[] = {
 	{ JF_CONST + 3, "BurstBufferState", "BURST_BUFFER_STATE", "(null)" },
 	{ JF_CONST + 4, "ClusterFeature", "CLUSTER_FEATURES", "(null)" },
 	{ JF_CONST + 5, "Container", "CONTAINER", "(null)" },
-	{ JF_CONST + 6, "Deadline", "DEADLINE", "N/A" },
+	{ JF_DEADLINE, "Deadline", "DEADLINE" },
 	{ JF_CONST + 7, "DelayBoot", "DELAY_BOOT", "0:00" },
 	{ JF_CONST + 8, "HetJobID", "HET_JOB_ID", "N/A" },
 	{ JF_CONST + 9, "HetJobIDSet", "HET_JOB_ID_SET", "N/A" },
@@ -567,7 +567,11 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case JF_RESTARTS: fmt_add_u(sb, j->restarts, w, r); break;
 	case JF_CPUS_PER_TASK: fmt_add_u(sb, j->cpus_per_task ? j->cpus_per_task : 1, w, r); break;
 	case JF_NTASKS: fmt_add_u(sb, j->num_tasks, w, r); break;
-	case JF_MIN_TIME: fmt_add(sb, "0:00", w, r); break;
+	case JF_MIN_TIME:
+		limit_str(buf, sizeof(buf), j->time_min);
+		fmt_add(sb, buf, w, r);
+		break;
+	case JF_DEADLINE: add_time(sb, j->deadline, "N/A", w, r); break;
 	case JF_PENDING_TIME: {
 		/* From submission to the start (or now while pending). */
 		long pend = 0;
@@ -634,7 +638,7 @@ uint32_t job_fmt_fields(int code)
 	case 'H': case 'I': case 'J': case 'X': case 'i': case 'j': case 'K':
 	case 'M': case 'N': case 'p': case 'P': case 'Q': case 'r': case 'R':
 	case 's': case 'S': case 't': case 'T': case 'u': case 'U': case 'v':
-	case 'w': case 'W': case 'z': case JF_MIN_TIME: case JF_CLUSTER:
+	case 'w': case 'W': case 'z': case JF_CLUSTER:
 		return 0;
 	case JF_ASSOC_ID: return JINFO_ACCT;
 	case JF_CPUS_PER_TRES: case JF_MEM_PER_TRES: case JF_TRES_PER_TASK:
@@ -652,6 +656,7 @@ uint32_t job_fmt_fields(int code)
 	case 'V': case 'y': case JF_ELIGIBLE: case JF_ACCRUE: case JF_LAST_SCHED:
 	case JF_EXIT_CODE: case JF_BATCH_FLAG: case JF_REQUEUE: case JF_RESTARTS:
 	case JF_CPUS_PER_TASK: case JF_NTASKS: case JF_PENDING_TIME: case JF_ALLOC_SID:
+	case JF_MIN_TIME: case JF_DEADLINE:
 		return JINFO_NUMS;
 	default:
 		if (code >= JF_CONST && code < JF_CONST_LAST)

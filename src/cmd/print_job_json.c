@@ -422,7 +422,7 @@ static void one_job(struct jw *w, const job_info_t *j, const struct node_index *
 		jw_int(w, "time_limit", j->time_limit);
 	else
 		jw_null(w, "time_limit");
-	jw_int(w, "time_minimum", 0);
+	jw_int(w, "time_minimum", j->time_min);
 	jw_null(w, "threads_per_core");
 	jw_s(w, "tres_bind", NULL);
 	jw_s(w, "tres_freq", NULL);

@@ -374,6 +374,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	srun_env_seti(env, "SLURM_PRIO_PROCESS", (uint32_t)o->desc.nice);
 	/* srun's log level as Slurm numbers it (3 = info, -v 4, -Q 2) */
 	srun_env_seti(env, "SRUN_DEBUG", o->quiet ? 2u : 3u + (uint32_t)o->verbose);
+	if (o->desc.flags & JOB_F_OVERCOMMIT)
+		srun_env_set(env, "SLURM_OVERCOMMIT", "1");
 	if (standalone)
 		srun_alloc_env(env, o, ji, dir);
 	msg_launch_step_t tmpl = {

@@ -698,9 +698,16 @@ static void why_ended(ctld_t *cd, job_t *j, json_t *o)
 	case JOB_BOOT_FAIL:
 		add_blocker(facts, "boot_fail", "its nodes failed to boot");
 		break;
-	case JOB_DEADLINE:
-		add_blocker(facts, "deadline", "reached its deadline");
+	case JOB_DEADLINE: {
+		/* ended pending: its time limit (or TimeMin) from then on would
+		 * have run past --deadline (job_deadline.c) */
+		char dl[32], l[32];
+		time_fmt_iso((time_t)(j->desc ? j->desc->deadline : 0), dl, sizeof(dl));
+		mins_fmt_limit(j->time_limit, l, sizeof(l));
+		add_blocker(facts, "deadline", "could not end by its deadline %s with a time limit of "
+			    "%s, so it was never started (DeadLine)", dl, l);
 		break;
+	}
 	default:
 		break;
 	}

@@ -77,7 +77,9 @@ test_expect_success '-O: 20 tasks on one 8-CPU node hold one CPU; SLURM_OVERCOMM
 	test_cmp expect ov.out &&
 	test "$(job_field $id NumCPUs)" = 1 &&
 	SBATCH_OVERCOMMIT=1 sbatch -H -N1 -n20 --wrap=true >out &&
-	scancel $(awk "{print \$4}" out)
+	scancel $(awk "{print \$4}" out) &&
+	srun -O -N1 -n12 printenv SLURM_OVERCOMMIT >out &&
+	test "$(sort -u out)" = 1 && test $(wc -l <out) = 12
 '
 
 test_expect_success '-N -MAX: at least one node; -N MIN-MAX kept' '

@@ -33,7 +33,9 @@ test_expect_success 'a time limit past the deadline: DEADLINE at once, DeadLine,
 	st=$(job_field $id StartTime) && test "$(job_field $id EndTime)" = "$st" &&
 	grep -q "Deadline=20" show &&
 	test "$(squeue -h -t all -j $id -o "%T %r")" = "DEADLINE DeadLine" &&
-	test "$(squeue -h -t DL -o %i)" = "$id"
+	test "$(squeue -h -t DL -o %i)" = "$id" &&
+	sluice why $id >why &&
+	grep -q "could not end by its deadline 20.* with a time limit of 00:05:00, so it was never started (DeadLine)" why
 '
 
 test_expect_success 'within the deadline it runs; no time limit: TimeMin 1 minute, the limit the minutes left' '
@@ -58,6 +60,23 @@ test_expect_success 'a pending job passing its deadline ends DEADLINE; a held on
 	scontrol release $h &&
 	wait_job_state $h DEADLINE &&
 	scancel $b
+'
+
+test_expect_success 'squeue -O Deadline and MinTime, as Slurm prints them' '
+	a=$(sbatch --parsable -H --deadline=2037-01-01T10:00:00 --wrap=true) &&
+	b=$(sbatch --parsable -H --deadline=2037-01-01T10:00:00 -t 10 --wrap=true) &&
+	c=$(sbatch --parsable -H --wrap=true) &&
+	for j in $a $b $c; do squeue -h -j $j -O "Deadline:25,MinTime:12"; done >got &&
+	cat >expect <<-\EOF &&
+	2037-01-01T10:00:00      1:00        
+	2037-01-01T10:00:00      0:00        
+	N/A                      0:00        
+	EOF
+	test_cmp expect got &&
+	squeue --json -j $a >json &&
+	grep -q "\"deadline\": $(date -d 2037-01-01T10:00:00 +%s)," json &&
+	grep -q "\"time_minimum\": 1," json &&
+	scancel $a $b $c
 '
 
 test_expect_success 'the DEADLINE state survives a controller restart' '
