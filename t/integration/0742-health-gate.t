@@ -36,7 +36,7 @@ test_expect_success CC 'the gate refuses the next job on a GPU with an ECC error
 	wait_for 20 test_node_state comp001 drained &&
 	test "$(reason comp001 | sed "s/ \[.*//")" = "health: gpu6 ECC uncorrectable=1" &&
 	cat "$CL"/log/noded-comp001.* | grep -q "job $j: refused by the health gate: gpu: gpu6 ECC uncorrectable=1" &&
-	wait_for 20 sh -c "scontrol show job $j | grep -Eq \"JobState=(FAILED|PENDING)\"" &&
+	wait_for 20 sh -c "scontrol show job $j | grep -q \"JobState=PENDING Reason=launch_failed_requeued_held\"" &&
 	test ! -e "$CL/work/ran2"
 '
 
