@@ -40,6 +40,24 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 	uint64_t etasks = 0, atasks = 0, egpus = 0, agpus = 0;
 
 	*detail = NULL;
+	/* Its own nodes, all usable, would hold it: busy (the common case of
+	 * a --nodelist job, without a look at the whole partition). */
+	if (j->nreq_nodes && j->nreq_nodes >= r->min_nodes) {
+		uint32_t cnt = 0, gf;
+		uint64_t tasks = 0, gpus = 0;
+		int unavail = 0;
+		for (uint32_t i = 0; i < j->nreq_nodes; i++) {
+			uint32_t x = j->req_nodes[i], cap;
+			if (x >= s->nnodes || !(cap = cap_empty(&s->nodes[x], j, r, &gf)))
+				return SEL_NEVER;
+			cnt++;
+			tasks += cap;
+			gpus += gf;
+			unavail |= node_unavail(c, x);
+		}
+		if (!unavail && sched_enough(r, cnt, tasks, gpus))
+			return SEL_BUSY;
+	}
 	for (uint32_t i = 0; i < j->nexc_nodes; i++)
 		if (j->exc_nodes[i] < s->nnodes)
 			c->mark[j->exc_nodes[i]] = 1;
