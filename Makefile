@@ -15,7 +15,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -Isrc -Isrc/lib -MMD -MP
-LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lmicrohttpd -lm
+LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lm
 
 LIB_SRC := $(sort $(wildcard src/lib/*.c))
 SCHED_SRC := $(sort $(wildcard src/sched/*.c))
@@ -33,7 +33,7 @@ CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_LIBS := $(BUILD)/libctld.a $(BUILD)/libnoded.a $(BUILD)/libcmd.a $(BUILD)/libsched.a $(BUILD)/libsluice.a
 UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
-LINKS := sbatch srun salloc sbcast squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sshare sreport sluice
+LINKS := sbatch srun salloc sbcast squeue sinfo scontrol scancel sprio sdiag sacct sstat sacctmgr sshare sreport sluice
 
 .PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-reasons bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
@@ -62,7 +62,7 @@ $(eval $(call layer_lib,libcmd,$(CMD_OBJ)))
 ifeq ($(SAN),1)
 BIN_LDLIBS := $(LDLIBS)
 else
-BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lmicrohttpd -lm
+BIN_LDLIBS := -Wl,-Bstatic -lsqlite3 -lnettle -ljansson -Wl,-Bdynamic -lmunge -lcrypto -lm
 endif
 $(BUILD)/sluice: $(BUILD)/obj/src/sluice.o $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/src/sluice.o -Wl,--start-group $(ALL_LIBS) -Wl,--end-group $(BIN_LDLIBS)

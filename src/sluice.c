@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "sprio", cmd_sprio, 1, "view the factors of pending jobs' priority" },
 	{ "sdiag", cmd_sdiag, 1, "view scheduling and RPC statistics" },
 	{ "sacct", cmd_sacct, 1, "view job and step accounting records" },
+	{ "sstat", cmd_sstat, 1, "view the live resource use of running job steps" },
 	{ "sacctmgr", cmd_sacctmgr, 1, "view and change accounts, users, associations and QOS" },
 	{ "sshare", cmd_sshare, 1, "view fair-share usage and factors" },
 	{ "sreport", cmd_sreport, 1, "reports from the usage rollups" },

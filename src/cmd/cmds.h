@@ -12,10 +12,13 @@ int cmd_sbcast(int argc, char **argv);
 int cmd_squeue(int argc, char **argv);
 int cmd_sinfo(int argc, char **argv);
 int cmd_scontrol(int argc, char **argv);
+/* scontrol listpids (scontrol_listpids.c): its arguments after the word. */
+int scontrol_listpids(int nargs, char **args);
 int cmd_scancel(int argc, char **argv);
 int cmd_sprio(int argc, char **argv);
 int cmd_sdiag(int argc, char **argv);
 int cmd_sacct(int argc, char **argv);
+int cmd_sstat(int argc, char **argv);
 int cmd_sacctmgr(int argc, char **argv);
 int cmd_sshare(int argc, char **argv);
 int cmd_sreport(int argc, char **argv);

@@ -27,6 +27,8 @@ static const cmd_opt_help_t sbatch_opts[] = {
 	{ 0, "comment=name", "free text kept with the job" },
 	{ 'c', "cpus-per-task=ncpus", "CPUs each task needs" },
 	{ 'd', "dependency=type:jobid[:time]", "start only once the condition on jobid holds" },
+	{ 0, "deadline=time", "end the job if it cannot end before this time\n"
+	  "(start > (deadline - time limit))" },
 	{ 'D', "chdir=directory", "working directory of the batch script" },
 	{ 'e', "error=err", "file for the batch script's standard error" },
 	{ 0, "export[=names]", "environment variables passed to the job\n"
@@ -46,6 +48,7 @@ static const cmd_opt_help_t sbatch_opts[] = {
 	{ 0, "ntasks-per-node=n", "tasks on each node" },
 	{ 'N', "nodes=N", "node count, N = min[-max]" },
 	{ 'o', "output=out", "file for the batch script's standard output" },
+	{ 'O', "overcommit", "one CPU per node holds any number of tasks" },
 	{ 0, "open-mode=append|truncate", "how the output and error files are opened" },
 	{ 'p', "partition=partition", "partition to run in" },
 	{ 0, "parsable", "print only the job id (and cluster), nothing else,\n"
@@ -68,7 +71,9 @@ static const cmd_opt_help_t sbatch_opts[] = {
 	{ 0, "contiguous", "nodes must be contiguous" },
 	{ 'C', "constraint=list", "node features the job needs" },
 	{ 0, "mem=MB", "memory per node" },
+	{ 0, "mincpus=n", "at least n CPUs on each node" },
 	{ 0, "reservation=name", "run in this reservation" },
+	{ 0, "tmp=MB", "at least this much TmpDisk on each node" },
 	{ 'w', "nodelist=hosts...", "nodes the job must have" },
 	{ 'x', "exclude=hosts...", "nodes the job must not have" },
 	HEAD("Consumable resources related options:"),
@@ -125,6 +130,8 @@ static const cmd_opt_help_t srun_opts[] = {
 	{ 0, "comment=name", "free text kept with the job" },
 	{ 0, "cpu-bind=type", "bind each task to CPUs (cores, rank, map_cpu:...)" },
 	{ 'd', "dependency=type:jobid[:time]", "start only once the condition on jobid holds" },
+	{ 0, "deadline=time", "end the job if it cannot end before this time\n"
+	  "(start > (deadline - time limit))" },
 	{ 'D', "chdir=path", "working directory of the tasks" },
 	{ 0, "exact", "the step takes only the CPUs its tasks need" },
 	{ 0, "export=env_vars|NONE", "environment variables passed to the tasks\n"
@@ -148,6 +155,7 @@ static const cmd_opt_help_t srun_opts[] = {
 	{ 0, "ntasks-per-node=n", "tasks on each node" },
 	{ 'N', "nodes=N", "node count, N = min[-max]" },
 	{ 'o', "output=out", "where the tasks' standard output goes" },
+	{ 'O', "overcommit", "one CPU per node holds any number of tasks" },
 	{ 0, "open-mode=append|truncate", "how the output and error files are opened" },
 	{ 0, "overlap", "share the job's CPUs with its other steps" },
 	{ 'p', "partition=partition", "partition to run in" },
@@ -171,7 +179,9 @@ static const cmd_opt_help_t srun_opts[] = {
 	{ 0, "contiguous", "nodes must be contiguous" },
 	{ 'C', "constraint=list", "node features the job needs" },
 	{ 0, "mem=MB", "memory per node" },
+	{ 0, "mincpus=n", "at least n CPUs on each node" },
 	{ 0, "reservation=name", "run in this reservation" },
+	{ 0, "tmp=MB", "at least this much TmpDisk on each node" },
 	{ 'w', "nodelist=hosts...", "nodes the job must have" },
 	{ 'x', "exclude=hosts...", "nodes the job must not have" },
 	HEAD("Consumable resources related options:"),

@@ -42,7 +42,7 @@ enum opt_id {
 	ID_REQUEUE, ID_NO_REQUEUE, ID_RESERVATION, ID_SIGNAL, ID_WCKEY, ID_WRAP,
 	ID_USAGE, ID_CONTIGUOUS, ID_CPU_BIND, ID_DISTRIBUTION, ID_SWITCHES,
 	ID_GPUS_PER_TASK, ID_CPUS_PER_GPU, ID_MEM_PER_GPU, ID_PROPAGATE, ID_UID, ID_GID,
-	ID_KILL_INV_DEP,
+	ID_KILL_INV_DEP, ID_MINCPUS, ID_TMP, ID_DEADLINE, ID_TEST_ONLY,
 };
 
 struct optdef {
@@ -63,6 +63,7 @@ static const struct optdef optdefs[] = {
 	{ "cpu-bind", required_argument, SRUN_ID_CPU_BIND, O_SR },
 	{ "cpus-per-gpu", required_argument, ID_CPUS_PER_GPU, O_BOTH },
 	{ "cpus-per-task", required_argument, 'c', O_BOTH },
+	{ "deadline", required_argument, ID_DEADLINE, O_BOTH },
 	{ "dependency", required_argument, 'd', O_BOTH },
 	{ "distribution", required_argument, 'm', O_BOTH },
 	{ "error", required_argument, 'e', O_BOTH },
@@ -88,6 +89,7 @@ static const struct optdef optdefs[] = {
 	{ "mem", required_argument, ID_MEM, O_BOTH },
 	{ "mem-per-cpu", required_argument, ID_MEM_PER_CPU, O_BOTH },
 	{ "mem-per-gpu", required_argument, ID_MEM_PER_GPU, O_BOTH },
+	{ "mincpus", required_argument, ID_MINCPUS, O_BOTH },
 	{ "mpi", required_argument, ID_MPI, O_SR },
 	{ "nice", optional_argument, ID_NICE, O_BOTH },
 	{ "nodelist", required_argument, 'w', O_BOTH },
@@ -97,6 +99,7 @@ static const struct optdef optdefs[] = {
 	{ "no-requeue", no_argument, ID_NO_REQUEUE, O_SB },
 	{ "open-mode", required_argument, ID_OPEN_MODE, O_BOTH },
 	{ "output", required_argument, 'o', O_BOTH },
+	{ "overcommit", no_argument, 'O', O_BOTH },
 	{ "oversubscribe", no_argument, 's', O_BOTH },
 	{ "parsable", no_argument, ID_PARSABLE, O_SB },
 	{ "partition", required_argument, 'p', O_BOTH },
@@ -109,7 +112,9 @@ static const struct optdef optdefs[] = {
 	{ "reservation", required_argument, ID_RESERVATION, O_BOTH },
 	{ "signal", required_argument, ID_SIGNAL, O_BOTH },
 	{ "switches", required_argument, ID_SWITCHES, O_BOTH },
+	{ "test-only", no_argument, ID_TEST_ONLY, O_BOTH },
 	{ "time", required_argument, 't', O_BOTH },
+	{ "tmp", required_argument, ID_TMP, O_BOTH },
 	{ "unbuffered", no_argument, 'u', O_SR },
 	{ "uid", required_argument, ID_UID, O_SB },
 	{ "usage", no_argument, ID_USAGE, O_BOTH },
@@ -405,8 +410,12 @@ static void note_shown(jobopts_t *o, int id, const char *arg)
 		time_fmt_iso((time_t)d->begin_time, buf, sizeof(buf));
 		v = buf;
 		break;
-	case ID_MEM: case ID_MEM_PER_CPU: case ID_MEM_PER_GPU: {
-		uint64_t mb = id == ID_MEM ? d->mem_per_node :
+	case ID_DEADLINE:
+		time_fmt_iso((time_t)d->deadline, buf, sizeof(buf));
+		v = buf;
+		break;
+	case ID_MEM: case ID_MEM_PER_CPU: case ID_MEM_PER_GPU: case ID_TMP: {
+		uint64_t mb = id == ID_TMP ? d->pn_min_tmp : id == ID_MEM ? d->mem_per_node :
 			id == ID_MEM_PER_CPU ? d->mem_per_cpu : d->mem_per_gpu;
 		if (mb && mb % 1024 == 0)
 			mem_fmt_mb(mb, buf, sizeof(buf));
@@ -565,6 +574,26 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 		d->cpus_per_task = u;
 		break;
 	case 'd': set_str(&d->dependency, arg); break;
+	case ID_DEADLINE: {
+		time_t t;
+		if (time_abs_parse(arg, time(NULL), &t) < 0)
+			return fail255(o, "Invalid --deadline specification");
+		d->deadline = (int64_t)t;
+		break;
+	}
+	case ID_MINCPUS:
+		if ((rc = parse_pos_int(o, "--mincpus", arg, &u)))
+			return rc;
+		d->pn_min_cpus = u;
+		break;
+	case ID_TMP:
+		/* [K|M|G|T], megabytes without a unit, as --mem */
+		if (mem_parse_mb(arg, &mb) < 0)
+			return fail255(o, "Invalid --tmp specification");
+		d->pn_min_tmp = mb;
+		break;
+	case 'O': d->flags |= JOB_F_OVERCOMMIT; break;
+	case ID_TEST_ONLY: d->flags |= JOB_F_TEST_ONLY; break;
 	case 'e': set_str(&d->std_err, arg); break;
 	case 'x': set_str(&d->exc_nodes, arg); break;
 	case ID_EXCLUSIVE:
@@ -906,6 +935,7 @@ static const struct envdef envdefs[] = {
 	{ "SBATCH_INPUT", 'i', O_SB }, { "SBATCH_JOB_NAME", 'J', O_SB },
 	{ "SBATCH_MEM_PER_CPU", ID_MEM_PER_CPU, O_SB }, { "SBATCH_MEM_PER_NODE", ID_MEM, O_SB },
 	{ "SBATCH_NO_REQUEUE", ID_NO_REQUEUE, O_SB }, { "SBATCH_OPEN_MODE", ID_OPEN_MODE, O_SB },
+	{ "SBATCH_OVERCOMMIT", 'O', O_SB },
 	{ "SBATCH_OUTPUT", 'o', O_SB }, { "SBATCH_PARTITION", 'p', O_SB },
 	{ "SBATCH_QOS", 'q', O_SB }, { "SBATCH_REQUEUE", ID_REQUEUE, O_SB },
 	{ "SBATCH_RESERVATION", ID_RESERVATION, O_SB }, { "SBATCH_SIGNAL", ID_SIGNAL, O_SB },
@@ -922,6 +952,7 @@ static const struct envdef envdefs[] = {
 	{ "SLURM_JOB_NAME", 'J', O_SR }, { "SLURM_LABELIO", 'l', O_SR },
 	{ "SLURM_MEM_PER_CPU", ID_MEM_PER_CPU, O_SR }, { "SLURM_MEM_PER_NODE", ID_MEM, O_SR },
 	{ "SLURM_NNODES", 'N', O_SR }, { "SLURM_NTASKS", 'n', O_SR },
+	{ "SLURM_OVERCOMMIT", 'O', O_SR },
 	{ "SLURM_NTASKS_PER_NODE", ID_NTASKS_PER_NODE, O_SR },
 	{ "SLURM_PARTITION", 'p', O_SR }, { "SLURM_QOS", 'q', O_SR },
 	{ "SLURM_TIMELIMIT", 't', O_SR }, { "SLURM_UNBUFFEREDIO", 'u', O_SR },
@@ -994,6 +1025,17 @@ int jobopts_parse_env(jobopts_t *o, char *const *env)
 				return rc;
 			break;
 		}
+	}
+	return 0;
+}
+
+int jobopts_check(jobopts_t *o)
+{
+	const job_desc_t *d = &o->desc;
+	if (d->deadline && d->begin_time > d->deadline) {
+		fprintf(stderr, "%s: error: Incompatible begin and deadline time specification\n",
+			o->prog);
+		return 1;
 	}
 	return 0;
 }

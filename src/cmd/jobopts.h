@@ -87,6 +87,15 @@ void jobopts_script_args(const char *script, strv_t *out);
  * Returns 0 or an exit status. */
 int jobopts_parse_env(jobopts_t *o, char *const *env);
 
+/* Checks across options, once every source is applied (Slurm's
+ * messages): --begin after --deadline. 0 or the exit status. */
+int jobopts_check(jobopts_t *o);
+
+/* jobtest.c: --test-only: send o->desc flagged JOB_F_TEST_ONLY and print
+ * the controller's answer as Slurm does ("PROG: Job N to start at ...",
+ * or "allocation failure: ..."). The exit status. */
+int jobopts_test_only(jobopts_t *o);
+
 /* Build desc.env from env (the submitting environment) following
  * o->export_spec. Returns 0, or 1 after printing an error. */
 int jobopts_build_env(jobopts_t *o, char *const *env);

@@ -122,6 +122,13 @@ static const struct alert alerts[] = {
 	  "sluice_job_rdma_fds{instance=\"gpu01:9818\",job_id=\"42\",user=\"alice\",account=\"phys\"} 4x15\n"
 	  "sluice_job_nodes{instance=\"gpu01:9818\",job_id=\"42\",user=\"alice\",account=\"phys\"} 2x15\n"
 	  "infiniband_port_state_id{instance=\"gpu01:9818\",device=\"mlx5_0\",port=\"1\"} 4x15" },
+	{ "SluiceNcclSocketFallback", "warning", "0m",
+	  "sluice_job_nccl_transport{transport=\"Socket\"} == 1",
+	  "Job {{ $labels.job_id }} of {{ $labels.user }} runs its NCCL collectives over TCP sockets, not the fabric",
+	  "Run `sluice why {{ $labels.job_id }}` for the evidence ({{ $labels.source }} on {{ $labels.node }}); check the fabric of its nodes (`scontrol show job {{ $labels.job_id }}`, `ibstat`) and NCCL_IB_HCA/NCCL_NET/NCCL_SOCKET_IFNAME in its environment.",
+	  "sluice_job_nccl_transport{job_id=\"42\",user=\"alice\",transport=\"Socket\",source=\"log\",node=\"gpu01\"} 1x5",
+	  "2m", "job_id=42,user=alice,transport=Socket,source=log,node=gpu01",
+	  "sluice_job_nccl_transport{job_id=\"42\",user=\"alice\",transport=\"IB\",source=\"log\",node=\"gpu01\"} 1x5" },
 	{ "SluiceSchedulerStuck", "critical", "10m",
 	  "sum by (partition) (slurm_jobs_pending_reason{reason=\"Resources\"}) > 0 "
 	  "and on(partition) slurm_partition_nodes_idle >= on(partition) slurm_partition_jobs_min_job_nodes_nohold "

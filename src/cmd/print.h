@@ -63,6 +63,27 @@ int job_state_sel_match(const job_state_sel_t *sel, size_t n, uint32_t state);
 void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 			int one_liner, time_t now);
 
+/* ---- steps (squeue -s, scontrol show step; print_step.c) ---- */
+
+#define SQUEUE_FMT_STEPS "%.15i %.8j %.9P %.8u %.9M %N"
+int step_fmt_valid(int c);               /* a -o letter valid for steps */
+int step_fmt_lookup(const char *name);   /* -O name -> code, -1 unknown */
+void print_step_header(strbuf_t *sb, const fmt_t *f);
+void print_step_row(strbuf_t *sb, const fmt_t *f, const step_info_t *s, time_t now);
+/* scontrol show step: one record (a blank line after it, or one line). */
+void print_step_scontrol(strbuf_t *sb, const step_info_t *s, int one_liner);
+/* "7.0", "7.batch", "7.extern"; array_form: "7_3.0" for an array task. */
+void step_id_fmt(char *buf, size_t len, const step_info_t *s, int array_form);
+/* "JOB" (*step_id = NO_VAL32), "JOB.STEP", "JOB.batch", "JOB.extern":
+ * 0, or -1 when s is none of those. */
+int step_id_parse(const char *s, uint32_t *job_id, uint32_t *step_id);
+long step_time_used(const step_info_t *s, time_t now);
+/* Stable sort by squeue -S keys (NULL: Slurm's "P,i" for steps). */
+void steps_sort(const step_info_t **v, size_t n, const char *keys);
+/* scontrol listpids: the header line and one process's line. */
+void print_listpids_header(strbuf_t *sb);
+void print_listpids_row(strbuf_t *sb, const list_pid_t *p);
+
 /* ---- nodes and partitions (sinfo, scontrol show node/partition) ---- */
 
 /* One sinfo output line: nodes of one partition grouped because they agree

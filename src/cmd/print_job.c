@@ -437,7 +437,12 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case 'B': fmt_add(sb, nz(j->batch_host, "n/a"), w, r); break;
 	case 'c': fmt_add_u(sb, j->pn_min_cpus, w, r); break;
 	case 'C': fmt_add_u(sb, j->num_cpus, w, r); break;
-	case 'd': fmt_add(sb, "0", w, r); break;
+	case 'd': {
+		char t[32];
+		mem_fmt_mb(j->min_tmp_disk, t, sizeof(t));
+		fmt_add(sb, t, w, r);
+		break;
+	}
 	case 'D': fmt_add_u(sb, j->num_nodes, w, r); break;
 	case 'e': add_time(sb, j->end_time, "N/A", w, r); break;
 	case 'E': {
@@ -625,7 +630,7 @@ uint32_t job_fmt_fields(int code)
 	 * (squeue asks the controller for these alone). A code not listed
 	 * asks for everything: a new field is then right, just not fast. */
 	switch (code) {
-	case 'A': case 'B': case 'd': case 'D': case 'e': case 'F': case 'G':
+	case 'A': case 'B': case 'D': case 'e': case 'F': case 'G':
 	case 'H': case 'I': case 'J': case 'X': case 'i': case 'j': case 'K':
 	case 'M': case 'N': case 'p': case 'P': case 'Q': case 'r': case 'R':
 	case 's': case 'S': case 't': case 'T': case 'u': case 'U': case 'v':
@@ -643,7 +648,7 @@ uint32_t job_fmt_fields(int code)
 	case 'o': case 'Z': case JF_STDERR: case JF_STDIN: case JF_STDOUT:
 		return JINFO_PATHS;
 	case 'b': case JF_TRES_ALLOC: case JF_TRES_PER_JOB: return JINFO_TRES;
-	case 'c': case 'C': case 'h': case 'l': case 'L': case 'm': case 'O':
+	case 'c': case 'C': case 'd': case 'h': case 'l': case 'L': case 'm': case 'O':
 	case 'V': case 'y': case JF_ELIGIBLE: case JF_ACCRUE: case JF_LAST_SCHED:
 	case JF_EXIT_CODE: case JF_BATCH_FLAG: case JF_REQUEUE: case JF_RESTARTS:
 	case JF_CPUS_PER_TASK: case JF_NTASKS: case JF_PENDING_TIME: case JF_ALLOC_SID:
@@ -836,7 +841,9 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	nl(sb, one_liner);
 	secs_fmt_hms(job_time_used(j, now), b1, sizeof(b1));
 	mins_fmt_limit(j->time_limit, b2, sizeof(b2));
-	strbuf_addf(sb, "RunTime=%s TimeLimit=%s TimeMin=N/A", b1, b2);
+	if (j->time_min)
+		mins_fmt_limit(j->time_min, b3, sizeof(b3));
+	strbuf_addf(sb, "RunTime=%s TimeLimit=%s TimeMin=%s", b1, b2, j->time_min ? b3 : "N/A");
 	nl(sb, one_liner);
 	iso_or(b1, sizeof(b1), j->submit_time, "Unknown");
 	iso_or(b2, sizeof(b2), j->eligible_time, "Unknown");
@@ -853,7 +860,8 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	    j->time_limit != TIME_INFINITE && j->time_limit != TIME_NO_VAL)
 		end = j->start_time + (int64_t)j->time_limit * 60;
 	iso_or(b2, sizeof(b2), end, "Unknown");
-	strbuf_addf(sb, "StartTime=%s EndTime=%s Deadline=N/A", b1, b2);
+	iso_or(b3, sizeof(b3), j->deadline, "N/A");
+	strbuf_addf(sb, "StartTime=%s EndTime=%s Deadline=%s", b1, b2, b3);
 	nl(sb, one_liner);
 	iso_or(b1, sizeof(b1), j->suspend_time, "None");
 	iso_or(b3, sizeof(b3), j->last_sched_eval, "Unknown");
@@ -889,9 +897,10 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 		detail_lines(sb, j, one_liner);
 	nl(sb, one_liner);
 	mem_fmt_mb(j->mem_per_node ? j->mem_per_node : j->mem_per_cpu, b1, sizeof(b1));
-	strbuf_addf(sb, "MinCPUsNode=%u %s=%s MinTmpDiskNode=0",
+	mem_fmt_mb(j->min_tmp_disk, b2, sizeof(b2));
+	strbuf_addf(sb, "MinCPUsNode=%u %s=%s MinTmpDiskNode=%s",
 		    j->pn_min_cpus ? j->pn_min_cpus : 1,
-		    j->mem_per_node ? "MinMemoryNode" : "MinMemoryCPU", b1);
+		    j->mem_per_node ? "MinMemoryNode" : "MinMemoryCPU", b1, b2);
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Features=%s DelayBoot=00:00:00", nz(j->features, "(null)"));
 	nl(sb, one_liner);
@@ -945,6 +954,14 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	if (j->tres_per_task && *j->tres_per_task) {
 		nl(sb, one_liner);
 		strbuf_addf(sb, "TresPerTask=%s", j->tres_per_task);
+	}
+	/* Sluice's own line, last and only with a verdict (the NCCL
+	 * transport check): Key=Value tokens, so parsers of the record
+	 * take it like any other line. */
+	if (j->nccl_transport && *j->nccl_transport) {
+		nl(sb, one_liner);
+		strbuf_addf(sb, "NcclTransport=%s NcclCheck=%s NcclNode=%s", j->nccl_transport,
+			    nz(j->nccl_source, "(null)"), nz(j->nccl_node, "(null)"));
 	}
 	if (one_liner) {
 		strbuf_addch(sb, '\n');

@@ -306,7 +306,7 @@ static void one_job(struct jw *w, const job_info_t *j, const struct node_index *
 	} else {
 		jw_s(w, "cpus_per_tres", NULL);
 	}
-	jw_int(w, "deadline", 0);
+	jw_int(w, "deadline", (long long)j->deadline);
 	jw_int(w, "delay_boot", 0);
 	char *dep = job_dep_fmt(j);
 	jw_s(w, "dependency", dep);
@@ -371,7 +371,7 @@ static void one_job(struct jw *w, const job_info_t *j, const struct node_index *
 	else
 		jw_null(w, "memory_per_cpu");
 	jw_int(w, "minimum_cpus_per_node", j->pn_min_cpus);
-	jw_int(w, "minimum_tmp_disk_per_node", 0);
+	jw_int(w, "minimum_tmp_disk_per_node", (long long)j->min_tmp_disk);
 	jw_int(w, "preempt_time", 0);
 	jw_int(w, "pre_sus_time", j->pre_sus_time);
 	jw_int(w, "priority", j->priority);

@@ -25,7 +25,7 @@ const char *const sacct_col_names[SC_N] = {
 	"end", "suspended", "timelimit", "priority", "nice", "req_cpus", "req_mem",
 	"req_mem_per_cpu", "req_nodes", "alloc_cpus", "alloc_nodes", "nodelist",
 	"req_tres", "alloc_tres", "workdir", "comment", "constraints", "flags",
-	"requid", "reservation",
+	"requid", "reservation", "array_task_str",
 	"ntasks", "req_cpufreq", "user_cpu_us", "sys_cpu_us",
 	"max_rss_kb", "max_rss_node", "max_rss_task", "ave_rss_kb",
 	"max_vmsize_kb", "max_vmsize_node", "max_vmsize_task", "ave_vmsize_kb",
@@ -202,7 +202,7 @@ const sacct_field_def_t *sacct_field_find(const char *name)
 void sacct_field_need(const sacct_field_def_t *d, unsigned char need[SC_N])
 {
 	static const struct { int kind; int cols[6]; } deps[] = {
-		{ K_JOBID, { SC_ARRAY_JOB_ID, SC_ARRAY_TASK_ID, -1 } },
+		{ K_JOBID, { SC_ARRAY_JOB_ID, SC_ARRAY_TASK_ID, SC_ARRAY_TASK_STR, -1 } },
 		{ K_USER, { SC_USER, SC_UID, -1 } },
 		{ K_GROUP, { SC_GRP, SC_GID, -1 } },
 		{ K_CPUS, { SC_ALLOC_CPUS, SC_REQ_CPUS, SC_START, -1 } },
@@ -465,8 +465,11 @@ static uint32_t step_id(const sacct_row_t *r)
 static void jobid(strbuf_t *sb, const sacct_row_t *r, int raw)
 {
 	int64_t aj = num(r, SC_ARRAY_JOB_ID), at = num(r, SC_ARRAY_TASK_ID);
+	const char *tasks = r->c[SC_ARRAY_TASK_STR];
 	if (!raw && aj && at != NO_VAL32 && has(r, SC_ARRAY_TASK_ID))
 		strbuf_addf(sb, "%" PRId64 "_%" PRId64, aj, at);
+	else if (!raw && aj && tasks && *tasks)   /* the tasks not started */
+		strbuf_addf(sb, "%" PRId64 "_[%s]", aj, tasks);
 	else
 		strbuf_addstr(sb, r->c[SC_JOB_ID] ? r->c[SC_JOB_ID] : "");
 	if (!r->step)

@@ -131,6 +131,8 @@ static void alloc_env(strv_t *env, const jobopts_t *o, const job_info_t *j, cons
 	}
 	if (o->desc.cpus_per_task)
 		srun_env_seti(env, "SLURM_CPUS_PER_TASK", o->desc.cpus_per_task);
+	if (o->desc.flags & JOB_F_OVERCOMMIT)
+		srun_env_set(env, "SLURM_OVERCOMMIT", "1");
 	srun_env_set(env, "SLURM_NODE_ALIASES", "(null)");
 }
 
@@ -238,6 +240,15 @@ int cmd_salloc(int argc, char **argv)
 	int rc = jobopts_parse_argv(&o, ac, av, 0);
 	if (rc)
 		goto out;
+	if (o.desc.flags & JOB_F_TEST_ONLY) {
+		/* srun's and sbatch's option; Slurm 22.05's salloc has none */
+		fprintf(stderr, "salloc: unrecognized option '--test-only'\n"
+			"Try \"salloc --help\" for more information\n");
+		rc = 255;
+		goto out;
+	}
+	if ((rc = jobopts_check(&o)))
+		goto out;
 	if (o.help || o.usage || o.version) {
 		if (o.help)
 			salloc_help();
@@ -270,9 +281,8 @@ int cmd_salloc(int argc, char **argv)
 
 	srun_setup_signals();
 	uint32_t job_id = 0;
-	if ((rc = srun_allocate(&o, &job_id, 1)))
+	if ((rc = srun_allocate(&o, &job_id, 1)))   /* says "Granted job allocation" */
 		goto out;
-	info("Granted job allocation %u", job_id);
 	if (no_shell)
 		goto out;
 

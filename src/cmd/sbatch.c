@@ -173,7 +173,8 @@ int cmd_sbatch(int argc, char **argv)
 	jobopts_init(&o, JOBOPTS_SBATCH);
 	if ((rc = jobopts_parse_script(&o, script)) ||
 	    (rc = jobopts_parse_env(&o, environ)) ||
-	    (rc = jobopts_parse_argv(&o, argc, argv, 0))) {
+	    (rc = jobopts_parse_argv(&o, argc, argv, 0)) ||
+	    (rc = jobopts_check(&o))) {
 		free(script);
 		jobopts_release(&o);
 		return rc;
@@ -220,6 +221,11 @@ int cmd_sbatch(int argc, char **argv)
 	d->alloc_sid = (uint32_t)getsid(0);
 	jobopts_build_env(&o, environ);
 
+	if (d->flags & JOB_F_TEST_ONLY) {
+		rc = jobopts_test_only(&o);
+		jobopts_release(&o);
+		return rc;
+	}
 	enum msg_type rtype = MSG_NONE;
 	void *reply = NULL;
 	int err = cmd_submit(d, &rtype, &reply);

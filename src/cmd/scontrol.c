@@ -397,6 +397,40 @@ static int show_topology(const char *name)
 	return rc;
 }
 
+/* scontrol show step [JOB[.STEP]]: the controller's live steps. */
+static int show_steps(const char *id)
+{
+	msg_info_req_t req = { 0 };
+	uint32_t step = NO_VAL32;
+	if (id && step_id_parse(id, &req.job_id, &step)) {
+		fprintf(stderr, "Invalid job step id: %s\n", id);
+		return 1;
+	}
+	msg_step_info_t *si = NULL;
+	if (cmd_call(MSG_STEP_INFO_REQ, &req, MSG_STEP_INFO, (void **)&si, "slurm_get_job_steps"))
+		return 1;
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < si->nsteps; i++)
+		if (step == NO_VAL32 || si->steps[i].step_id == step)
+			print_step_scontrol(&sb, &si->steps[i], one_liner);
+	int rc = 0;
+	if (!sb.len) {
+		/* Slurm's words: the id as typed, its step part empty */
+		if (id) {
+			const char *dot = strchr(id, '.');
+			printf("Job step %.*s.%s not found\n", (int)(dot ? dot - id : (long)strlen(id)),
+			       id, dot ? dot + 1 : "");
+		} else {
+			printf("No job steps in the system\n");
+		}
+		rc = 1;
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	proto_msg_destroy(MSG_STEP_INFO, si);
+	return rc;
+}
+
 static int show_hosts(const char *expr, int mode)
 {
 	if (!expr)
@@ -445,6 +479,8 @@ static int cmd_show(int argc, char **argv)
 	}
 	if (kw(what, "jobs", 1) || kw(what, "jobid", 4))
 		return show_jobs(id);
+	if (kw(what, "steps", 2))
+		return show_steps(id);
 	if (kw(what, "nodes", 1))
 		return show_nodes(id);
 	if (kw(what, "partitions", 2))
@@ -1041,6 +1077,8 @@ int cmd_scontrol(int argc, char **argv)
 		return cmd_notify(nargs, args);
 	if (kw(cmd, "write", 2))
 		return cmd_write(nargs, args);
+	if (kw(cmd, "listpids", 5))
+		return scontrol_listpids(nargs, args);
 	if (kw(cmd, "top", 3))
 		return cmd_hold("top", nargs, args);
 	if (kw(cmd, "reconfigure", 3))

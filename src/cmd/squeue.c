@@ -21,6 +21,7 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/print.h"
+#include "cmd/squeue_steps.h"
 #include "errors.h"
 #include "hostlist.h"
 #include "log.h"
@@ -92,6 +93,8 @@ struct opts {
 	uint32_t *job_tasks;      /* parallel to job_ids: "-j 11_3", NO_VAL32 = none */
 	hostlist_t *nodes;
 	int iterate;
+	int steps;                /* -s: steps instead of jobs */
+	const char *steps_list;   /* -s's optional list */
 	uint32_t fields;          /* JINFO_* groups to ask the controller for */
 };
 
@@ -573,12 +576,10 @@ int cmd_squeue(int argc, char **argv)
 		case 'p': cmd_split(&o.parts, optarg); break;
 		case 'q': cmd_split(&o.qos, optarg); break;
 		case 'r': o.array = 1; break;
-		case 's':
-			/* No live step table in the controller yet: say so
-			 * rather than print jobs where steps are expected. */
-			error("--steps: listing job steps is not supported yet (scontrol show job, sacct)");
-			rc = 1;
-			goto out;
+		case 's':   /* the live steps (squeue_steps.c) */
+			o.steps = 1;
+			o.steps_list = optarg;
+			break;
 		case 'S': o.sort = optarg; break;
 		case 't':
 			/* "all" alone means every state; inside a list it is
@@ -706,6 +707,17 @@ int cmd_squeue(int argc, char **argv)
 		o.states = xmalloc(sizeof(*o.states));
 		o.states[0] = (job_state_sel_t){ JOB_PENDING, 0 };
 		o.nstates = 1;
+	}
+
+	if (o.steps && !o.json) {   /* squeue --json -s lists jobs, as Slurm */
+		squeue_steps_opts_t so = {
+			.steps = o.steps_list, .format = o.format, .format_long = o.format_long,
+			.sort = o.sort, .job_ids = o.job_ids, .njob_ids = o.njob_ids,
+			.uids = o.uids, .nuids = o.nuids, .parts = &o.parts, .nodes = o.nodes,
+			.no_header = o.no_header, .long_fmt = o.long_fmt, .iterate = o.iterate,
+		};
+		rc = squeue_steps_run(&so);
+		goto out;
 	}
 
 	fmt_t fmt;

@@ -66,6 +66,15 @@ void srun_setup_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+void srun_catch_signal(int sig)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(sig, &sa, NULL);
+}
+
 
 void srun_env_set(strv_t *env, const char *key, const char *val)
 {
@@ -191,16 +200,30 @@ int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc)
 	msg_job_info_t *ji = reply;
 	uint32_t state = ji->njobs ? ji->jobs[0].state : JOB_PENDING;
 	proto_msg_destroy(MSG_JOB_INFO, reply);
-	if ((state & JOB_STATE_BASE) == JOB_RUNNING && !(state & JOB_CONFIGURING))
+	if ((state & JOB_STATE_BASE) == JOB_RUNNING && !(state & JOB_CONFIGURING)) {
+		if (salloc)
+			info("Granted job allocation %u", job_id);
 		return 0;
+	}
 	if (JOB_IS_FINISHED(state)) {
 		error("Unable to allocate resources: Job allocation %u has been revoked", job_id);
 		return 1;
 	}
 
-	if (salloc)
-		info("Pending job allocation %u", job_id);
-	info("job %u queued and waiting for resources", job_id);
+	/* Allocated but CONFIGURING: its nodes' Prolog (PrologFlags=Alloc)
+	 * or the PrologSlurmctld still runs; salloc says so as Slurm's does
+	 * (srun only with -v) */
+	int configuring = (state & JOB_STATE_BASE) == JOB_RUNNING;
+	if (configuring && salloc) {
+		info("Granted job allocation %u", job_id);
+		info("Waiting for resource configuration");
+	} else if (configuring) {
+		verbose("Waiting for resource configuration");
+	} else {
+		if (salloc)
+			info("Pending job allocation %u", job_id);
+		info("job %u queued and waiting for resources", job_id);
+	}
 	int cerr = 0;
 	rpc_t *r = rpc_connect_ctld(cmd_conf(), &cerr);
 	msg_job_wait_t wr = { .job_id = job_id, .until = WAIT_UNTIL_STARTED };
@@ -233,8 +256,19 @@ int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc)
 		      slurm_strerror(rc ? rc : ESLURM_ALREADY_DONE));
 		return 1;
 	}
+	msg_job_info_t *wi = msg;
+	if (configuring) {
+		const char *nl = wi->njobs && wi->jobs[0].nodes ? wi->jobs[0].nodes : "";
+		if (salloc)
+			info("Nodes %s are ready for job", nl);
+		else
+			verbose("Nodes %s are ready for job", nl);
+	} else {
+		info("job %u has been allocated resources", job_id);
+		if (salloc)
+			info("Granted job allocation %u", job_id);
+	}
 	proto_msg_destroy(t, msg);
-	info("job %u has been allocated resources", job_id);
 	return 0;
 }
 
@@ -277,7 +311,7 @@ int cmd_srun(int argc, char **argv)
 		o.desc.min_nodes = o.desc.max_nodes = 0;
 		o.ntasks_set = o.nodes_set = 0;
 	}
-	if ((rc = jobopts_parse_argv(&o, argc, argv, 0))) {
+	if ((rc = jobopts_parse_argv(&o, argc, argv, 0)) || (rc = jobopts_check(&o))) {
 		jobopts_release(&o);
 		return rc;
 	}
@@ -286,11 +320,6 @@ int cmd_srun(int argc, char **argv)
 	else if (o.verbose)
 		log_set_level((enum log_level)(LOG_LVL_INFO + o.verbose));
 	jobopts_print_defined(&o, stderr);
-	if (o.pty) {
-		error("--pty is not supported yet");
-		jobopts_release(&o);
-		return 1;
-	}
 	if (o.argi >= argc) {
 		fprintf(stderr, "srun: fatal: No command given to execute.\n");
 		jobopts_release(&o);
@@ -325,6 +354,18 @@ int cmd_srun(int argc, char **argv)
 
 	srun_desc_defaults(d, cmd[0]);
 
+	if (d->flags & JOB_F_TEST_ONLY) {
+		/* a job's will_run, inside an allocation too (as Slurm) */
+		d->flags |= JOB_F_INTERACTIVE;
+		if (!d->ntasks)
+			d->ntasks = 1;
+		for (int k = 0; k < ncmd; k++)
+			strv_push(&d->argv, cmd[k]);
+		jobopts_build_env(&o, environ);
+		rc = jobopts_test_only(&o);
+		jobopts_release(&o);
+		return rc;
+	}
 	srun_setup_signals();
 	if (standalone) {
 		d->flags |= JOB_F_INTERACTIVE;

@@ -47,6 +47,8 @@ char *srun_counts_str(const uint32_t *v, uint32_t n);
 
 /* Catch SIGINT/TERM/HUP/QUIT/USR1/USR2 into srun_sig_pipe. */
 void srun_setup_signals(void);
+/* Catch one more signal into srun_sig_pipe (--pty: SIGWINCH). */
+void srun_catch_signal(int sig);
 /* Submit o->desc as an interactive allocation and wait for it to start,
  * with Slurm's messages (salloc: also "Pending job allocation N"); a
  * signal while waiting cancels it. 0, or an exit status after the error. */
@@ -89,5 +91,19 @@ srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay,
 void srun_stdin_start(srun_stdin_t *s, rpc_t **conns);
 /* Stop the thread (before the connections close) and free s. */
 void srun_stdin_stop(srun_stdin_t *s);
+
+/* ---- srun_pty.c ---- */
+
+/* --pty: srun's stdout is a terminal: 1 and its size. Otherwise Slurm's
+ * two error lines and 0 (the step runs without a pseudo terminal). */
+int srun_pty_check(uint32_t *rows, uint32_t *cols);
+/* srun's window size now (stdout). 0, or -1 when it is no terminal. */
+int srun_pty_winsize(uint32_t *rows, uint32_t *cols);
+/* srun's terminal (stdin) in raw mode (cfmakeraw, as Slurm); restored
+ * by srun_pty_end, at exit, and on the fatal signals srun does not catch.
+ * Nothing when stdin is no terminal. */
+void srun_pty_raw(void);
+/* Put srun's terminal back as srun_pty_raw found it (again: nothing). */
+void srun_pty_end(void);
 
 #endif

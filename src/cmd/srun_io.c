@@ -254,7 +254,8 @@ static void plan_add(srun_stdin_t *s, int fd, uint32_t task)
 srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay,
 			      uint32_t *flags, uint32_t *stdin_task, int *failed)
 {
-	const char *in = o->desc.std_in;
+	/* --pty: srun's stdin is task 0's terminal input */
+	const char *in = o->pty ? "0" : o->desc.std_in;
 	*flags = 0;
 	*stdin_task = NO_VAL32;
 	*failed = 0;

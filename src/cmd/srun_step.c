@@ -201,6 +201,17 @@ static int report_ends(step_run_t *sr, int quiet_signals, uint32_t *worst_out)
 	return rc;
 }
 
+/* --pty: srun's window size now, to task 0's terminal (its node). */
+static void pty_send_winsize(rpc_t *r)
+{
+	uint32_t rows, cols;
+	if (srun_pty_winsize(&rows, &cols) < 0)
+		return;
+	uint8_t d[4] = { (uint8_t)(rows >> 8), (uint8_t)rows, (uint8_t)(cols >> 8), (uint8_t)cols };
+	msg_step_io_t io = { .task = 0, .stream = STEP_IO_WINSIZE, .len = 4, .data = d };
+	srun_send(r, MSG_STEP_IO, &io);
+}
+
 /* Launch on node i. Returns the connection, or NULL after the error. */
 static rpc_t *launch_node(const conf_t *conf, const msg_step_create_reply_t *cr,
 			  const msg_launch_step_t *ls, uint32_t i)
@@ -214,6 +225,13 @@ static rpc_t *launch_node(const conf_t *conf, const msg_step_create_reply_t *cr,
 		enum msg_type t = MSG_NONE;
 		void *m = NULL;
 		int timeout = (int)(conf->message_timeout ? conf->message_timeout : 10) * 1000;
+		/* the node answers once its Prolog ran (the job's first step
+		 * there): that long more, PrologEpilogTimeout or 5 minutes */
+		if (conf->prolog && *conf->prolog) {
+			const char *pt = conf_get(conf, "PrologEpilogTimeout");
+			long t = pt ? atol(pt) : 0;
+			timeout += (int)(t > 0 && t < 65534 ? t : 300) * 1000;
+		}
 		cerr = rpc_recv(r, &t, &m, timeout);
 		if (!cerr && t == MSG_RC && ((msg_rc_t *)m)->rc) {
 			msg_rc_t *rm = m;
@@ -284,6 +302,38 @@ static int srun_script(const char *path, const strv_t *env, char **cmd, int ncmd
 		;
 	return st;
 }
+/* srun -v, as Slurm 22.05 prints it (captured on realslurm):
+ *   srun: jobid 80: nodes(2):`comp[017-018]', cpu counts: 1(x2)
+ *   srun: launching StepId=80.0 on host comp017, 1 tasks: 0
+ *   srun: launching StepId=81.0 on host comp001, 4 tasks: [0-3]
+ * (the counts always with their repeat; tasks of a node are a block
+ * here: Sluice lays them out by node). */
+static void verbose_launch(uint32_t job_id, const msg_step_create_reply_t *cr,
+			   const srun_layout_t *lay)
+{
+	strbuf_t c = STRBUF_INIT;
+	uint32_t n = cr->ncpus_per_node < lay->nnodes ? cr->ncpus_per_node : lay->nnodes;
+	for (uint32_t i = 0; i < n; ) {
+		uint32_t k = i;
+		while (k < n && cr->cpus_per_node[k] == cr->cpus_per_node[i])
+			k++;
+		strbuf_addf(&c, "%s%u(x%u)", c.len ? "," : "", cr->cpus_per_node[i], k - i);
+		i = k;
+	}
+	verbose("jobid %u: nodes(%u):`%s', cpu counts: %s", job_id, lay->nnodes,
+		cr->nodes ? cr->nodes : "", c.buf);
+	strbuf_release(&c);
+	for (uint32_t i = 0; i < lay->nnodes; i++) {
+		char t[48];
+		if (lay->count[i] == 1)
+			snprintf(t, sizeof(t), "%u", lay->first[i]);
+		else
+			snprintf(t, sizeof(t), "[%u-%u]", lay->first[i], lay->first[i] + lay->count[i] - 1);
+		verbose("launching StepId=%u.%u on host %s, %u tasks: %s", job_id, cr->step_id,
+			lay->node_names[i], lay->count[i], t);
+	}
+}
+
 
 int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int standalone,
 		  const job_info_t *ji, uint32_t *worst_status)
@@ -306,6 +356,12 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 			return 1;
 	}
 
+	/* --pty: only where srun's stdout is a terminal (Slurm's lines
+	 * otherwise, and the step runs without one) */
+	uint32_t pty_rows = 0, pty_cols = 0;
+	if (o->pty && !srun_pty_check(&pty_rows, &pty_cols))
+		o->pty = 0;
+
 	/* The environment every task starts from. What depends on the step
 	 * (its id, tasks and nodes) the node daemons set from the launch and
 	 * its credential: the launch srun sends is then known before the
@@ -325,7 +381,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		.user_id = (uint32_t)getuid(), .group_id = (uint32_t)getgid(),
 		.env = *env, .cwd = (char *)dir,
 		.flags = (o->unbuffered ? STEP_F_UNBUFFERED : 0u) |
-			 (standalone ? STEP_F_STANDALONE : 0u),
+			 (standalone ? STEP_F_STANDALONE : 0u) |
+			 (o->pty ? STEP_F_PTY | STEP_F_UNBUFFERED : 0u),
+		.pty_rows = pty_rows, .pty_cols = pty_cols,
 		/* -t inside an allocation limits the step (standalone it is
 		 * the job's, which the controller enforces) */
 		.time_limit = !standalone && o->desc.time_limit != TIME_NO_VAL &&
@@ -356,7 +414,14 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		.flags = (o->sr.exact ? STEP_CREATE_EXACT : 0u) |
 			 (o->sr.overlap ? STEP_CREATE_OVERLAP : 0u),
 		.cpus_per_task = o->desc.cpus_per_task,
+		.time_limit = tmpl.time_limit,
+		.srun_pid = (uint32_t)getpid(),
 	};
+	/* scontrol show step SrunHost (kept for the process's life) */
+	static char *srun_host;
+	if (!srun_host)
+		srun_host = cmd_short_hostname();
+	sc.srun_host = srun_host;
 	/* SrunProlog: before the step exists; a failure aborts it */
 	const char *sp = conf_get(conf, "SrunProlog");
 	if (sp && *sp) {
@@ -469,6 +534,11 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	char *jcpn = srun_counts_str(cr->cpus_per_node,
 				     cr->ncpus_per_node < nnodes ? cr->ncpus_per_node : nnodes);
 	int live = 0;
+	if (o->pty) {
+		/* from here on every key goes to task 0's terminal */
+		srun_catch_signal(SIGWINCH);
+		srun_pty_raw();
+	}
 	for (uint32_t i = 0; i < nnodes; i++) {
 		msg_launch_step_t ls = tmpl;
 		ls.step_id = cr->step_id;
@@ -501,8 +571,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	}
 	free(tpn);
 	free(jcpn);
-	verbose("launching StepId=%u.%u on host%s %s, %u tasks", job_id, cr->step_id,
-		nnodes > 1 ? "s" : "", cr->nodes ? cr->nodes : "", total);
+	if (log_get_level() >= LOG_LVL_VERBOSE)
+		verbose_launch(job_id, cr, lay);
 	srun_stdin_start(in, sr.conns);
 
 	/* Relay output until every connection is closed. */
@@ -546,6 +616,12 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 			ssize_t got = read(srun_sig_pipe[0], sigs, sizeof(sigs));
 			for (ssize_t k = 0; k < got; k++) {
 				int sig = sigs[k];
+				if (sig == SIGWINCH) {
+					if (o->pty && total && sr.conns[lay->task_node[0]] &&
+					    sr.open[lay->task_node[0]])
+						pty_send_winsize(sr.conns[lay->task_node[0]]);
+					continue;
+				}
 				if (sig == SIGINT && !o->sr.quit_on_interrupt) {
 					int64_t t = now_ms();
 					if (last_int < 0 || t - last_int > 1000) {
@@ -556,6 +632,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 					}
 				}
 				if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+					/* --pty: the terminal is srun's again from here,
+					 * as Slurm's srun gives it back */
+					srun_pty_end();
 					interrupted++;
 					if (sig == SIGINT) {
 						info("sending Ctrl-C to StepId=%u.%u", job_id, cr->step_id);
@@ -617,6 +696,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	}
 	free(map);
 	free(pf);
+	srun_pty_end();
 	srun_stdin_stop(in);          /* before the connections it uses go */
 	for (uint32_t i = 0; i < nnodes; i++)
 		rpc_close(sr.conns[i]);

@@ -121,6 +121,28 @@ static void print_request(json_t *o)
 	strbuf_release(&sb);
 }
 
+/* The NCCL transport check's verdict (job_nccl.c), when there is one. */
+static void print_nccl(json_t *o)
+{
+	json_t *v = json_object_get(o, "nccl");
+	if (!json_is_object(v))
+		return;
+	int counters = !strcmp(s(v, "source"), "counters");
+	if (json_is_true(json_object_get(v, "socket")))
+		printf("NCCL: its collectives use TCP sockets, not the fabric: %s.\n",
+		       counters ? "the fabric ports of its batch node stayed nearly still" :
+		       "NCCL said so in its output");
+	else if (counters)
+		printf("NCCL: the fabric ports of its batch node carry traffic.\n");
+	else
+		printf("NCCL: its collectives use the %s network.\n", s(v, "transport"));
+	printf("  evidence (%s on %s at %s): %s\n", s(v, "source"), s(v, "node"), s(v, "time"),
+	       s(v, "detail"));
+	if (json_is_true(json_object_get(v, "socket")))
+		printf("  check the fabric of its nodes (`sinfo -R`, `scontrol show node`, ibstat) and "
+		       "NCCL_IB_HCA/NCCL_NET/NCCL_SOCKET_IFNAME in the job's environment\n");
+}
+
 /* The last lines of the job's stderr file, if the caller can read it. */
 static void print_stderr_tail(json_t *o)
 {
@@ -226,6 +248,7 @@ static void render_job(json_t *o)
 		printf("  ran on %s from %s%s%s\n", s(o, "nodes_allocated"), s(o, "start_time"),
 		       !strcmp(state, "RUNNING") ? ", time limit ends " : " to ", s(o, "end_time"));
 	print_items(json_object_get(o, "facts"), "How it ended:");
+	print_nccl(o);
 	if (strcmp(state, "RUNNING") && strcmp(state, "SUSPENDED"))
 		print_stderr_tail(o);
 }

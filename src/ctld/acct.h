@@ -208,6 +208,8 @@ void acct_job_recorded(struct job *j);
  * as sacct's queries use them (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err);
+/* Migration: acct_job.array_task_str (an array's pending tasks). */
+int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
 
 /* ---- acct_steps.c ---- */
@@ -221,6 +223,11 @@ void acct_steps_db_close(struct ctld *cd);
 void acct_step_start(struct ctld *cd, uint32_t job_id, uint32_t step_id, const char *name,
 		     const char *nodelist, uint32_t nnodes, uint32_t ntasks, uint32_t cpus,
 		     uint64_t mem_mb, int64_t start);
+/* The srun step just started (acct_step_start) also records its own time
+ * limit (minutes, 0 none) and srun's host and pid: what scontrol show step
+ * shows, kept for a controller restart (step_info.c). */
+void acct_step_launch_info(struct ctld *cd, uint32_t job_id, uint32_t step_id,
+			   uint32_t time_limit, const char *srun_host, uint32_t srun_pid);
 /* The job started (j->start_time, j->alloc set): its batch step, and its
  * extern step with PrologFlags=Contain. */
 void acct_steps_job_start(struct ctld *cd, const struct job *j);

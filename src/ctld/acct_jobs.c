@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ctld.h"
+#include "ctld/job_array.h"
 #include "log.h"
 #include "states.h"
 #include "strbuf.h"
@@ -29,7 +30,8 @@
 	" derived_ec, submit, eligible, start, end, suspended, timelimit, priority," \
 	" nice, req_cpus, req_mem, req_mem_per_cpu, req_nodes, alloc_cpus," \
 	" alloc_nodes, nodelist, req_tres, alloc_tres, workdir, comment," \
-	" constraints, std_out, std_err, flags, requeues, requid, reservation"
+	" constraints, std_out, std_err, flags, requeues, requid, reservation," \
+	" array_task_str"
 
 int acct_jobs_migrate(sqlite3 *db, char **err)
 {
@@ -63,6 +65,12 @@ int acct_jobs_migrate(sqlite3 *db, char **err)
 		" CASE WHEN state & 255 >= 3 THEN end_time ELSE 0 END, 0, time_limit, priority,"
 		" CASE WHEN state & 255 = 0 THEN NULL ELSE nodes END, restarts FROM jobs;",
 		err);
+}
+
+int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err)
+{
+	/* NULL for every record but an array's pending one */
+	return db_exec(db, "ALTER TABLE acct_job ADD COLUMN array_task_str TEXT;", err);
 }
 
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err)
@@ -151,7 +159,7 @@ void acct_job_record(ctld_t *cd, job_t *j)
 		if (sqlite3_prepare_v3(cd->db, "INSERT INTO acct_job(" ACCT_JOB_COLS ") VALUES("
 				       "?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
 				       "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,"
-				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44)"
+				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44,?45)"
 				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
 				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
 				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
@@ -162,7 +170,7 @@ void acct_job_record(ctld_t *cd, job_t *j)
 				       " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35,"
 				       " workdir=?36, comment=?37, constraints=?38, std_out=?39,"
 				       " std_err=?40, flags=?41, requeues=?42,"
-				       " requid=COALESCE(?43, requid), reservation=?44",
+				       " requid=COALESCE(?43, requid), reservation=?44, array_task_str=?45",
 				       -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
 			error("state db: cannot prepare the job record upsert: %s", sqlite3_errmsg(cd->db));
 			cd->db_failed = 1;
@@ -241,12 +249,22 @@ void acct_job_record(ctld_t *cd, job_t *j)
 	else
 		bind_null(st, 43, &h);
 	bind_t(st, &h, 44, d->reservation);
+	/* the pending record of an array: its tasks not started yet, as
+	 * sacct prints them in its JobID ("3-6%2" of 70_[3-6%2]) */
+	char *tasks = NULL;
+	if (j->array_pending) {
+		char *p = job_array_pending_str(j);
+		tasks = j->array_throttle ? xasprintf("%s%%%u", p, j->array_throttle) : xstrdup(p);
+		free(p);
+	}
+	bind_t(st, &h, 45, tasks);
 	if (h == j->acct_sum) {
 		/* the record holds this already: no write (a job is often
 		 * dirty for what sacct does not show) */
 		sqlite3_clear_bindings(st);
 		free(rq);
 		free(al);
+		free(tasks);
 		j->acct_sum_new = h;
 		return;
 	}
@@ -256,6 +274,7 @@ void acct_job_record(ctld_t *cd, job_t *j)
 	sqlite3_clear_bindings(st);
 	free(rq);
 	free(al);
+	free(tasks);
 	if (rc != SQLITE_DONE) {
 		if (!cd->store_failing && !cd->db_failed)
 			error("state db: job %u: record: %s", j->job_id, sqlite3_errmsg(cd->db));

@@ -78,6 +78,8 @@ typedef struct step_op {
 	char *name, *nodelist, *tres;
 	uint32_t nnodes, ntasks, cpus;
 	int64_t time;
+	uint32_t time_limit, srun_pid;   /* acct_step_launch_info */
+	char *srun_host;
 	/* OP_JOB_END */
 	uint32_t state, exit_status;
 	/* OP_REPORT */
@@ -101,8 +103,9 @@ int acct_steps_db_init(ctld_t *cd, char **err)
 	cd->steps = s;
 	static const char *sql[] = {
 		"INSERT OR REPLACE INTO acct_step(job_id, step_id, name, state, exit_code, start, end,"
-		" suspended, nodelist, nnodes, ntasks, alloc_cpus, alloc_tres, req_cpufreq, tasks_done)"
-		" VALUES(?1,?2,?3,?4,0,?5,0,0,?6,?7,?8,?9,?10,?11,0)",
+		" suspended, nodelist, nnodes, ntasks, alloc_cpus, alloc_tres, req_cpufreq, tasks_done,"
+		" time_limit, srun_host, srun_pid)"
+		" VALUES(?1,?2,?3,?4,0,?5,0,0,?6,?7,?8,?9,?10,?11,0,?12,?13,?14)",
 		"SELECT state, exit_code, end, nnodes, nodes_done, tasks_done, done_state, done_exit,"
 		" user_cpu_us, sys_cpu_us, max_rss_kb, max_rss_node, max_rss_task, max_vmsize_kb,"
 		" max_vmsize_node, max_vmsize_task, max_pages, max_pages_node, max_pages_task,"
@@ -144,6 +147,7 @@ static void op_release(step_op_t *o)
 	free(o->name);
 	free(o->nodelist);
 	free(o->tres);
+	free(o->srun_host);
 	free(o->rep.node);
 }
 
@@ -195,6 +199,22 @@ void acct_step_start(ctld_t *cd, uint32_t job_id, uint32_t step_id, const char *
 	o->ntasks = ntasks;
 	o->cpus = cpus;
 	o->time = start;
+}
+
+void acct_step_launch_info(ctld_t *cd, uint32_t job_id, uint32_t step_id, uint32_t time_limit,
+			   const char *srun_host, uint32_t srun_pid)
+{
+	struct acct_steps *s = cd->steps;
+	for (size_t i = s ? s->nops : 0; i-- > 0;) {
+		step_op_t *o = &s->ops[i];
+		if (o->kind != OP_START || o->job_id != job_id || o->step_id != step_id)
+			continue;
+		o->time_limit = time_limit;
+		o->srun_pid = srun_pid;
+		free(o->srun_host);
+		o->srun_host = srun_host && *srun_host ? xstrdup(srun_host) : NULL;
+		return;
+	}
 }
 
 /* PrologFlags=Contain (X11 implies it): the job gets an extern step. */
@@ -306,6 +326,12 @@ static void apply_start(ctld_t *cd, const step_op_t *o)
 	sqlite3_bind_text(st, 10, o->tres, -1, SQLITE_STATIC);
 	/* what sacct shows as ReqCPUFreq: 0 for batch and extern */
 	sqlite3_bind_text(st, 11, o->step_id >= STEP_BATCH - 1 ? "0" : "Unknown", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 12, o->time_limit);
+	if (o->srun_host)
+		sqlite3_bind_text(st, 13, o->srun_host, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 13);
+	sqlite3_bind_int64(st, 14, o->srun_pid);
 	db_exec_step(cd, st, "insert step");
 }
 

@@ -125,6 +125,11 @@ typedef struct job {
 	struct step_hold *step_holds;   /* CPUs its running steps hold
 	                                 * (step_alloc.c); in memory only */
 	uint32_t nstep_holds;
+	uint64_t *prolog_wait;    /* PrologFlags=Alloc: bit i set while node i
+	                           * of the allocation has not answered its
+	                           * Prolog (prolog_nodes.c); in memory only */
+	uint32_t prolog_seq;      /* the run those answers are for */
+	struct job_nccl *nccl;    /* job_nccl.c: the NCCL transport verdict, NULL none */
 } job_t;
 
 typedef struct node {
@@ -324,6 +329,8 @@ int db_load(ctld_t *cd);             /* recovery at start */
 typedef int (*db_migrate_f)(sqlite3 *db, char **err);
 /* sqlite3_exec: 0, or -1 with *err (malloc'd). */
 int db_exec(sqlite3 *db, const char *sql, char **err);
+/* Does TABLE have COLUMN? (for idempotent ADD COLUMN migration steps) */
+int db_has_column(sqlite3 *db, const char *table, const char *column);
 /* How many migration steps this sluice knows (PRAGMA user_version of a
  * DB it has opened). */
 int db_schema_version(void);
@@ -340,6 +347,12 @@ job_t *job_find_request(ctld_t *cd, uint32_t uid, const char *rid);
 void job_dirty(ctld_t *cd, job_t *j);
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg);
+/* job_submit, and for a JOB_F_TEST_ONLY description (nothing submitted;
+ * the caller still owns d) the plan's answer in *test: job_id (an id is
+ * used up, as in Slurm), start_time, test_cpus, test_nodes and
+ * test_partition (malloc'd). */
+int job_submit_test(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
+		    uint32_t *job_id, char **msg, msg_submit_reply_t *test);
 void job_fill_info(ctld_t *cd, job_t *j, job_info_t *ji);
 /* Only the JINFO_* groups of strings in fields (proto.h); numbers always. */
 void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields);
@@ -393,6 +406,35 @@ int prolog_ctld_start(ctld_t *cd, job_t *j);
 void epilog_ctld_start(ctld_t *cd, job_t *j);
 /* Once after recovery: run again the PrologSlurmctld of CONFIGURING jobs. */
 void prolog_ctld_recover(ctld_t *cd);
+/* 1 while the PrologSlurmctld of job_id runs. */
+int prolog_ctld_running(uint32_t job_id);
+/* Requeue a started batch job held after a node's Prolog failed
+ * ("launch failed requeued held"; SchedulerParameters=
+ * nohold_on_prolog_fail: not held). */
+void job_requeue_held(ctld_t *cd, job_t *j);
+/* ---- prolog_nodes.c: the node Prolog/Epilog on every node ---- */
+/* 1 if slurm.conf has a Prolog or an Epilog. */
+int prolog_nodes_configured(const ctld_t *cd);
+/* The job's own variables a node's Prolog gets (never the submitter's
+ * exported ones); free with strv_free. */
+strv_t prolog_nodes_env(ctld_t *cd, job_t *j);
+/* A job just started: with PrologFlags=Alloc ask every node of it to run
+ * its Prolog; 1 if the job now waits for them (CONFIGURING), 0 if it
+ * goes on (no Alloc, or NoHold). */
+int prolog_nodes_start(ctld_t *cd, job_t *j);
+/* A node registered: ask it again for the Prolog of CONFIGURING jobs
+ * that wait for it. */
+void prolog_nodes_registered(ctld_t *cd, node_t *n);
+/* After recovery: CONFIGURING jobs wait again for their nodes. */
+void prolog_nodes_recover(ctld_t *cd);
+/* MSG_PROLOG_COMPLETE from a node daemon (root/SlurmUser). */
+int prolog_nodes_complete(ctld_t *cd, const msg_prolog_complete_t *m, uint32_t uid);
+/* Nothing more to wait for: clear CONFIGURING and launch the batch
+ * script, or answer the srun/salloc waiting for the allocation. */
+void job_configured(ctld_t *cd, job_t *j);
+/* A node's Prolog failed for running job j: end it everywhere; requeue
+ * a batch job held, end an srun/salloc allocation FAILED. */
+void job_prolog_failed(ctld_t *cd, job_t *j, const char *node);
 /* "launch failed requeued held": the reason text of such a job. */
 extern const char *const job_launch_failed_desc;
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state);
@@ -533,6 +575,24 @@ int job_launch(ctld_t *cd, job_t *j);
 /* Could the job ever run (sched_job_validate)? An errors.h number, and in
  * *msg (if not NULL and unset) Slurm's detail line for the refusal. */
 int job_sched_validate(ctld_t *cd, const job_t *j, char **msg);
+/* --test-only (sched_glue.c): when and where job j (not in the queue)
+ * would start by the backfill plan, as Slurm's will_run. 0 with *start,
+ * *cpus and *nodes (malloc'd), or an errors.h number. */
+int job_will_run(ctld_t *cd, const job_t *j, int64_t now, int64_t *start, uint32_t *cpus,
+		 char **nodes);
+
+/* job_deadline.c: --deadline. TimeMin the job shows for it (1 minute
+ * when it has no time limit, else 0 = N/A). */
+uint32_t job_deadline_time_min(const job_t *j);
+/* Submission: a deadline already past is ESLURM_INVALID_TIME_LIMIT. */
+int job_deadline_submit_check(const job_desc_t *d, int64_t now);
+/* Would the job, started now, end after its deadline? */
+int job_deadline_missed(const job_t *j, int64_t now);
+/* A pending job that missed its deadline ends DEADLINE (reason DeadLine);
+ * 1 if it did. */
+int job_deadline_check(ctld_t *cd, job_t *j, int64_t now);
+/* At its start: a job without a time limit gets the minutes left. */
+void job_deadline_fit(job_t *j, int64_t now);
 /* A partition's OverSubscribe value: PART_OS_*, and for YES/FORCE the
  * jobs per CPU in *max (":N", 4 by default as Slurm; 1 otherwise). */
 enum { PART_OS_NO, PART_OS_EXCLUSIVE, PART_OS_YES, PART_OS_FORCE };
@@ -602,6 +662,11 @@ char *alloc_nodes_string(ctld_t *cd, const sched_alloc_t *a);
 char *tres_string(uint64_t cpus, uint64_t mem, uint32_t nodes, int billing,
 		  uint64_t gpus, const char *gtype, uint64_t gtype_count);
 
+/* ---- step_stat.c ---- */
+/* sstat: may uid read the live usage of job m->job_id; its nodes and a
+ * stat credential (MSG_STEP_STAT_AUTH_REPLY). */
+void do_step_stat_auth(ctld_t *cd, conn_t *c, const msg_step_stat_t *m, uint32_t uid);
+
 /* ---- step_alloc.c ---- */
 
 /* Hold CPUs for step step_id on the job's first nn nodes (tasks per
@@ -609,8 +674,44 @@ char *tres_string(uint64_t cpus, uint64_t mem, uint32_t nodes, int billing,
  * by other steps. */
 int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tasks,
 		    uint32_t cpus_per_task, uint32_t flags);
-/* Node node_id of the step reported its end: its CPUs there are free. */
+/* Node node_id of the step reported its end: its CPUs there are free;
+ * once every node reported, the step's record is gone. */
 void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id);
 void step_alloc_free(job_t *j);
+
+/* A running srun step: its CPU holds and what squeue -s shows of it. */
+struct step_hold {
+	uint32_t step_id;
+	int64_t job_start;         /* j->start_time when it was made */
+	uint32_t nnodes;           /* the job's first nnodes nodes */
+	uint32_t *cpus;            /* held per node; 0 once that node reported */
+	uint8_t *reported;         /* per node: 1 once it reported the end */
+	char *name, *nodes, *tres, *srun_host;
+	uint32_t ntasks, ncpus, time_limit, srun_pid;   /* time_limit: minutes, 0 none */
+	int64_t start;
+};
+/* What a step shows (borrowed strings; step_alloc_describe copies). */
+typedef struct step_desc {
+	const char *name, *nodes, *tres, *srun_host;
+	uint32_t ntasks, ncpus, time_limit, srun_pid;
+	int64_t start;
+} step_desc_t;
+/* Set the shown fields of step step_id (taken by step_alloc_take). */
+void step_alloc_describe(job_t *j, uint32_t step_id, const step_desc_t *d);
+/* Recovery: a running step of a running job, from its accounting row
+ * (done: the nodes_done bitmap, NULL = none reported). Holds no CPUs. */
+void step_alloc_recover(job_t *j, uint32_t step_id, uint32_t nnodes, const uint8_t *done,
+			size_t done_len, const step_desc_t *d);
+/* The job's running steps of its current run (*n of them). */
+const step_hold_t *step_alloc_list(job_t *j, uint32_t *n);
+
+/* ---- step_info.c ---- */
+
+/* MSG_STEP_INFO_REQ: the running steps (req->job_id: of one job). */
+void step_info_reply(ctld_t *cd, conn_t *c, const msg_info_req_t *req);
+/* After db_load: the running steps' records from their acct_step rows. */
+void step_info_recover(ctld_t *cd);
+/* Migration step: the columns acct_step gains for live steps. */
+int step_info_migrate(sqlite3 *db, char **err);
 
 #endif

@@ -96,6 +96,8 @@ char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n)
 	}
 	if (d->cpus_per_task)
 		env_set(&ours, "SLURM_CPUS_PER_TASK", "%u", d->cpus_per_task);
+	if (d->flags & JOB_F_OVERCOMMIT)
+		env_set(&ours, "SLURM_OVERCOMMIT", "1");
 	if (d->mem_per_node)
 		env_set(&ours, "SLURM_MEM_PER_NODE", "%" PRIu64, d->mem_per_node);
 	else if (d->mem_per_cpu)

@@ -24,6 +24,7 @@
 #include "ctld/names.h"
 #include "ctld/intern.h"
 #include "ctld/job_array.h"
+#include "ctld/job_nccl.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -243,6 +244,8 @@ void job_free(job_t *j)
 	strv_free(&j->gres_detail);
 	intern_put(j->tres);
 	step_alloc_free(j);
+	free(j->prolog_wait);
+	job_nccl_free(j);
 	free(j);
 }
 
@@ -559,6 +562,12 @@ uint32_t job_next_id(ctld_t *cd)
 int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 	       uint32_t *job_id, char **msg)
 {
+	return job_submit_test(cd, d, uid, gid, job_id, msg, NULL);
+}
+
+int job_submit_test(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
+		    uint32_t *job_id, char **msg, msg_submit_reply_t *test)
+{
 	*job_id = 0;
 	int rc = 0;
 	long pi;
@@ -640,6 +649,29 @@ int job_submit(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 
 	int64_t now = ctld_now();
+	if ((rc = job_deadline_submit_check(d, now)))
+		goto fail;
+	if (d->flags & JOB_F_TEST_ONLY) {
+		/* --test-only: the plan's answer; nothing is kept. */
+		j->job_id = job_next_id(cd);
+		j->submit_time = now;
+		j->eligible_time = d->begin_time > now ? d->begin_time : now;
+		j->priority = job_priority(cd, j, now);
+		int64_t start = 0;
+		uint32_t cpus = 0;
+		char *nodes = NULL;
+		rc = job_will_run(cd, j, now, &start, &cpus, &nodes);
+		if (!rc && test) {
+			test->job_id = j->job_id;
+			test->start_time = start;
+			test->test_cpus = cpus;
+			test->test_nodes = nodes;
+			test->test_partition = xstrdup(p->cf->name);
+			nodes = NULL;
+		}
+		free(nodes);
+		goto fail;
+	}
 	j->job_id = job_next_id(cd);
 	if (j->array_pending)
 		j->array_job_id = j->job_id;
@@ -806,6 +838,7 @@ void job_end(ctld_t *cd, job_t *j, uint32_t state, uint32_t exit_code, int64_t n
 		if (!was_pending)
 			j->reason = WAIT_NO_REASON;
 		break;
+	case JOB_DEADLINE: j->reason = FAIL_DEADLINE; break;
 	default: j->reason = WAIT_NO_REASON; break;
 	}
 	if (!j->start_time)
@@ -1316,6 +1349,11 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->cpus_per_task = job_cpt(j);
 		ji->ntasks_per_node = d->ntasks_per_node;
 		ji->pn_min_cpus = job_cpt(j) * (d->ntasks_per_node ? d->ntasks_per_node : 1);
+		if (d->pn_min_cpus > ji->pn_min_cpus)
+			ji->pn_min_cpus = d->pn_min_cpus;
+		ji->min_tmp_disk = d->pn_min_tmp;
+		ji->deadline = d->deadline;
+		ji->time_min = job_deadline_time_min(j);
 		ji->mem_per_cpu = d->mem_per_cpu;
 		ji->mem_per_node = d->mem_per_node;
 		ji->flags = d->flags;
@@ -1365,6 +1403,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 			ji->mem_alloc = j->mem_alloc;
 			ji->gres_detail = j->gres_detail;   /* borrowed like the rest */
 		}
+		job_nccl_fill_info(j, ji);
 	}
 }
 

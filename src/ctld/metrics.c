@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ctld/ctld.h"
+#include "ctld/job_nccl.h"
 #include "ctld/names.h"
 
 #include "http.h"
@@ -764,8 +765,10 @@ void ctld_metrics_render(ctld_t *cd, const char *what, strbuf_t *sb)
 	scrape_t s = { .cd = cd, .sb = sb };
 	if (jobs || parts || ua)
 		jobs_collect(&s);
-	if (jobs)
+	if (jobs) {
 		jobs_write(&s);
+		job_nccl_metrics(cd, sb);
+	}
 	if (nodes || parts)
 		nodes_write(&s);   /* the per-partition node families come with it */
 	if (parts)

@@ -481,6 +481,7 @@ int node_register(ctld_t *cd, conn_t *c, msg_node_register_t *m, int heartbeat)
 		}
 	}
 	node_kill_strays(cd, n, c, m);
+	prolog_nodes_registered(cd, n);   /* PrologFlags=Alloc answers it owes */
 	/* A registration lists all there is (a launch sent on an older
 	 * connection can no longer arrive); a heartbeat counts only as the
 	 * answer to a ping sent after the kill. */

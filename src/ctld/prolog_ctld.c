@@ -76,8 +76,17 @@ int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m)
 	error("job %u: prolog error on %s, draining the node and requeueing the job", j->job_id,
 	      m->node ? m->node : "?");
 	node_drain_by_slurm(cd, m->node, "Prolog error");
-	int64_t now = ctld_now();
-	job_requeue_restart(cd, j, now);
+	/* the other nodes it started on end it too (their Epilog) */
+	if (j->alloc.nnodes > 1)
+		job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
+	job_requeue_held(cd, j);
+	return 1;
+}
+
+void job_requeue_held(ctld_t *cd, job_t *j)
+{
+	xfree(j->prolog_wait);
+	job_requeue_restart(cd, j, ctld_now());
 	if (!nohold_on_prolog_fail(cd)) {
 		j->hold = WAIT_HELD_USER;
 		j->reason = WAIT_HELD_USER;
@@ -87,7 +96,6 @@ int job_node_error(ctld_t *cd, job_t *j, const msg_job_complete_t *m)
 	}
 	job_dirty(cd, j);
 	ctld_sched_request(cd);
-	return 1;
 }
 
 /* ---- PrologSlurmctld / EpilogSlurmctld ----
@@ -184,19 +192,24 @@ static void prolog_done(ctld_t *cd, ctld_script_t *s, int ok, const char *why)
 	if (!j || !(j->state & JOB_CONFIGURING) || j->launch_seq != s->launch_seq ||
 	    (j->state & JOB_STATE_BASE) != JOB_RUNNING)
 		return;            /* cancelled or requeued meanwhile */
+	if (ok && j->prolog_wait) {
+		/* the nodes' Prolog still runs (PrologFlags=Alloc):
+		 * prolog_nodes.c goes on once they are done */
+		debug("job %u: PrologSlurmctld done, waiting for the nodes' prolog", j->job_id);
+		return;
+	}
+	if (ok) {
+		job_configured(cd, j);
+		return;
+	}
 	j->state &= ~JOB_CONFIGURING;
 	job_dirty(cd, j);
 	cd->last_job_update = ctld_now();
 	int interactive = (j->desc->flags & JOB_F_INTERACTIVE) != 0;
-	if (ok) {
-		if (interactive) {
-			jobs_wake_waiters(cd, j);
-		} else if (job_launch(cd, j)) {
-			info("job %u: batch host %s not connected; requeued", j->job_id,
-			     cd->nodes[j->alloc.nodes[0]].cf->name);
-			job_requeue(cd, j);
-		}
-		return;
+	if (j->prolog_wait) {
+		/* the nodes ran theirs: they end it (their Epilog) */
+		xfree(j->prolog_wait);
+		job_signal_nodes(cd, j, SIGKILL, SIGNAL_F_KILL_JOB, JOB_CANCELLED);
 	}
 	error("job %u: PrologSlurmctld failed: %s", j->job_id, why);
 	if (interactive || (j->desc->flags & JOB_F_NO_REQUEUE)) {
@@ -370,25 +383,35 @@ void epilog_ctld_start(ctld_t *cd, job_t *j)
 		script_start(cd, j, 1);
 }
 
+int prolog_ctld_running(uint32_t job_id)
+{
+	for (ctld_script_t *s = scripts; s; s = s->next)
+		if (!s->epilog && s->job_id == job_id)
+			return 1;
+	return 0;
+}
+
 void prolog_ctld_recover(ctld_t *cd)
 {
 	if (recovered)
 		return;
 	recovered = 1;
+	prolog_nodes_recover(cd);
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
 		if ((j->state & JOB_STATE_BASE) != JOB_RUNNING || !(j->state & JOB_CONFIGURING))
 			continue;
-		int running = 0;     /* started since the restart */
-		for (ctld_script_t *s = scripts; s && !running; s = s->next)
-			running = !s->epilog && s->job_id == j->job_id;
-		if (running)
-			continue;
-		info("job %u: its PrologSlurmctld was cut short by a restart: running it again",
-		     j->job_id);
-		if (script_start(cd, j, 0) <= 0) {
-			j->state &= ~JOB_CONFIGURING;
-			job_dirty(cd, j);
+		if (prolog_ctld_running(j->job_id))
+			continue;    /* started since the restart */
+		if (ctld_script_path(cd, 0)) {
+			info("job %u: its PrologSlurmctld was cut short by a restart: running it again",
+			     j->job_id);
+			if (script_start(cd, j, 0) > 0)
+				continue;
 		}
+		/* its nodes' Prolog (PrologFlags=Alloc): prolog_nodes.c goes
+		 * on when they answered */
+		if (!j->prolog_wait)
+			job_configured(cd, j);
 	}
 }

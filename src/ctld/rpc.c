@@ -17,6 +17,7 @@
 #include <errno.h>
 #include "ctld/ctld.h"
 #include "ctld/job_array.h"
+#include "ctld/job_nccl.h"
 
 #include "cred.h"
 #include "errors.h"
@@ -69,6 +70,23 @@ static void do_submit(ctld_t *cd, conn_t *c, job_desc_t *in, uint32_t uid, uint3
 	uint32_t id = 0;
 	char *msg = NULL;
 	int interactive = d->flags & JOB_F_INTERACTIVE;
+	if (d->flags & JOB_F_TEST_ONLY) {
+		/* --test-only: an answer, no job. Slurm's will_run reply has
+		 * no room for the refusal's detail line; the invalid
+		 * partition line comes before it, as an info message. */
+		msg_submit_reply_t r = { 0 };
+		r.rc = job_submit_test(cd, d, uid, gid, &id, &msg, &r);
+		if (r.rc && r.rc != ESLURM_INVALID_PARTITION_NAME)
+			xfree(msg);
+		r.msg = msg;
+		proto_free(MSG_SUBMIT, d);
+		free(d);
+		conn_send(c, MSG_SUBMIT_REPLY, &r);
+		free(msg);
+		free(r.test_nodes);
+		free(r.test_partition);
+		return;
+	}
 	int rc = job_submit(cd, d, uid, gid, &id, &msg);
 	cd->stats.jobs_submitted += rc == 0;
 	cd->mstats.jobs_submitted += rc == 0;
@@ -362,6 +380,14 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	}
 	acct_step_start(cd, j->job_id, r.step_id, m->name && *m->name ? m->name : "", r.nodes, nn,
 			ntasks, (uint32_t)scpus, smem, ctld_now());
+	acct_step_launch_info(cd, j->job_id, r.step_id, m->time_limit, m->srun_host, m->srun_pid);
+	/* what squeue -s and scontrol show step show of it (step_info.c) */
+	char *stres = tres_string(scpus, smem, nn, 0, 0, NULL, 0);
+	step_alloc_describe(j, r.step_id, &(step_desc_t){
+		.name = m->name, .nodes = r.nodes, .tres = stres, .srun_host = m->srun_host,
+		.ntasks = ntasks, .ncpus = (uint32_t)scpus, .time_limit = m->time_limit,
+		.srun_pid = m->srun_pid, .start = ctld_now() });
+	free(stres);
 	/* each node's share of the job, for the step's cgroup there */
 	strbuf_t alloc = STRBUF_INIT;
 	const sched_alloc_t *a = &j->alloc;
@@ -392,8 +418,14 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		       * credential may start tasks; each node also takes it
 		       * only once, and a node that ended the job revokes it. */
 		      .expires = ctld_now() + JOB_REQUEUE_DELAY - 1 };
+	/* the job's own variables for a node whose Prolog this step runs
+	 * (its first contact with the job there) and for its Epilog */
+	if (prolog_nodes_configured(cd)) {
+		cr.penv = prolog_nodes_env(cd, j);
+	}
 	char *err = NULL;
 	r.cred = cred_create(cd->auth, &cr, &err);
+	strv_free(&cr.penv);
 	strbuf_release(&alloc);
 	if (!r.cred) {
 		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");
@@ -416,7 +448,7 @@ static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
 	switch (type) {
 	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
 	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
-	case MSG_STEP_COMPLETE:
+	case MSG_STEP_COMPLETE: case MSG_PROLOG_COMPLETE: case MSG_JOB_NCCL:
 		reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
 		return 1;
 	default:
@@ -483,8 +515,14 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	case MSG_JOB_WAIT:
 		do_wait(cd, c, msg, uid);
 		break;
+	case MSG_STEP_INFO_REQ:
+		step_info_reply(cd, c, msg);
+		break;
 	case MSG_STEP_CREATE:
 		do_step_create(cd, c, msg, uid);
+		break;
+	case MSG_STEP_STAT_AUTH:
+		do_step_stat_auth(cd, c, msg, uid);
 		break;
 	case MSG_JOB_COMPLETE:
 		rc = job_complete(cd, msg, uid);
@@ -498,6 +536,14 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 			if (sj)
 				step_alloc_node_done(sj, sm->step_id, sm->node_id);
 		}
+		reply_rc(c, rc, NULL);
+		break;
+	case MSG_PROLOG_COMPLETE:
+		rc = prolog_nodes_complete(cd, msg, uid);
+		reply_rc(c, rc, NULL);
+		break;
+	case MSG_JOB_NCCL:
+		rc = job_nccl_report(cd, msg, uid);
 		reply_rc(c, rc, NULL);
 		break;
 	case MSG_HEALTH_CHECK:

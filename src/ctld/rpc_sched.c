@@ -87,6 +87,7 @@ static rpc_kind_t rpc_kind(enum msg_type type, const void *msg)
 	case MSG_SET_DEBUG: return (rpc_kind_t){ 1010, "REQUEST_SET_DEBUG_LEVEL" };
 	case MSG_PRIO_INFO_REQ: return (rpc_kind_t){ 2026, "REQUEST_PRIORITY_FACTORS" };
 	case MSG_STATS_REQ: return (rpc_kind_t){ 2035, "REQUEST_STATS_INFO" };
+	case MSG_STEP_INFO_REQ: return (rpc_kind_t){ 5005, "REQUEST_JOB_STEP_INFO" };
 	default: return (rpc_kind_t){ 9000 + (uint32_t)type, NULL };
 	}
 }
@@ -124,7 +125,7 @@ static char *rpc_kind_name(uint32_t id)
 	static const enum msg_type probe[] = { MSG_PING, MSG_PART_INFO_REQ, MSG_CONFIG_REQ,
 		MSG_CANCEL, MSG_UPDATE_NODE, MSG_UPDATE_PART, MSG_UPDATE_JOB, MSG_JOB_WAIT,
 		MSG_STEP_CREATE, MSG_NODE_REGISTER, MSG_NODE_HEARTBEAT, MSG_RECONFIGURE,
-		MSG_SHUTDOWN, MSG_PRIO_INFO_REQ, MSG_STATS_REQ, MSG_SET_DEBUG };
+		MSG_SHUTDOWN, MSG_PRIO_INFO_REQ, MSG_STATS_REQ, MSG_SET_DEBUG, MSG_STEP_INFO_REQ };
 	static const rpc_kind_t extra[] = {
 		{ 4001, "REQUEST_RESOURCE_ALLOCATION" }, { 4003, "REQUEST_SUBMIT_BATCH_JOB" },
 		{ 2021, "REQUEST_JOB_INFO_SINGLE" }, { 2003, "REQUEST_JOB_INFO" },

@@ -18,6 +18,7 @@
 #include "ctld/job_array.h"
 
 #include "errors.h"
+#include "hostlist.h"
 #include "log.h"
 #include "states.h"
 #include "strbuf.h"
@@ -148,6 +149,7 @@ void sched_glue_build(ctld_t *cd)
 		sn->mem = cf->real_memory;
 		sn->weight = cf->weight;
 		sn->features = cf->features;
+		sn->tmp_disk = cf->tmp_disk;
 		sn->leaf = leaf[i];
 		uint32_t first = 0;
 		for (size_t g = 0; g < cf->ngres && sn->ngpu_types < SCHED_MAX_GRES_TYPES; g++) {
@@ -319,6 +321,9 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 		sj->part_job_factor = cd->parts[j->part].priority_job_factor;
 	sj->req_switch = d->req_switch;
 	sj->wait4switch = d->wait4switch;
+	sj->pn_min_cpus = d->pn_min_cpus;
+	sj->pn_min_tmp = d->pn_min_tmp;
+	sj->overcommit = (d->flags & JOB_F_OVERCOMMIT) != 0;
 	limits_job_fill(cd, j, sj);   /* association, QOS, their priorities */
 	/* accounting: the fair-share factor of its association */
 	sj->fairshare = acct_usage_fs_factor(cd, j->assoc_id);
@@ -521,6 +526,8 @@ void ctld_schedule(ctld_t *cd)
 			j->last_eval = now;
 			continue;
 		}
+		if (j->desc->deadline && job_deadline_check(cd, j, now))
+			continue;
 		if (job_array_throttled(j)) {
 			/* an array at its %N running tasks: like a held job,
 			 * not part of the pass */
@@ -588,11 +595,15 @@ void ctld_schedule(ctld_t *cd)
 			j->sched_nodes = NULL;
 			j->backfilled = (uint8_t)d[i].backfilled;
 			j->bf_examined = 0;
+			job_deadline_fit(j, now);
 			job_start(cd, j, &d[i].alloc, now);
 			info("job %u started on %s%s", j->job_id, j->nodes,
 			     j->backfilled ? " (backfill)" : "");
-			if (prolog_ctld_start(cd, j)) {
-				continue;       /* launched when PrologSlurmctld ends */
+			/* launched when PrologSlurmctld and, with
+			 * PrologFlags=Alloc, the nodes' Prolog are done */
+			int wait_ctld = prolog_ctld_start(cd, j);
+			if (prolog_nodes_start(cd, j) || wait_ctld) {
+				continue;
 			} else if (j->desc->flags & JOB_F_INTERACTIVE) {
 				jobs_wake_waiters(cd, j);
 			} else if (job_launch(cd, j)) {
@@ -631,6 +642,70 @@ void ctld_schedule(ctld_t *cd)
 	free(run);
 	free(rmap);
 	ctld_stats_pass(cd, t0);
+}
+
+/* ---- --test-only ---- */
+
+int job_will_run(ctld_t *cd, const job_t *j, int64_t now, int64_t *start, uint32_t *cpus,
+		 char **nodes)
+{
+	sync_parts(cd);
+	prio_sync_parts(cd);
+	size_t np = 0, nrun = 0;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		np += (cd->jobs[i]->state & JOB_STATE_BASE) == JOB_PENDING;
+		nrun += cd->jobs[i]->alloc_held && cd->jobs[i]->alloc.nnodes;
+	}
+	sched_job_t *sj = xmalloc((np ? np : 1) * sizeof(*sj));
+	sched_running_t *run = xcalloc(nrun ? nrun : 1, sizeof(*run));
+	size_t k = 0, r = 0;
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *o = cd->jobs[i];
+		if (o->alloc_held && o->alloc.nnodes && r < nrun) {
+			run[r].alloc = &o->alloc;
+			run[r].end_time = o->end_time ? o->end_time : now + 365 * 86400;
+			run[r].job_id = o->job_id;
+			run[r].assoc = run[r].qos = -1;
+			r++;
+		}
+		/* The queue ahead of it, as a pass sees it: held jobs and
+		 * arrays at their throttle are not part of the plan. */
+		if ((o->state & JOB_STATE_BASE) == JOB_PENDING && k < np && !o->hold &&
+		    !job_array_throttled(o))
+			job_to_sched(cd, o, &sj[k++]);
+	}
+	sched_job_t probe;
+	job_to_sched(cd, j, &probe);
+	/* --test-only answers for the job as if it were eligible: Slurm's
+	 * will_run ignores holds and dependencies too. */
+	probe.held = 0;
+	probe.dependency_wait = 0;
+	sched_t *s = &cd->sched;
+	s->running = run;
+	s->nrunning = (uint32_t)r;
+	sched_alloc_t a;
+	int64_t t = sched_will_run(s, sj, (uint32_t)k, &probe, now, &a);
+	s->running = NULL;
+	s->nrunning = 0;
+	int rc = 0;
+	if (t == INT64_MAX) {
+		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	} else {
+		const char **names = xmalloc((a.nnodes ? a.nnodes : 1) * sizeof(char *));
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < a.nnodes; i++) {
+			names[i] = cd->nodes[a.nodes[i]].cf->name;
+			n += a.cpus[i];
+		}
+		*nodes = hostlist_compress(names, a.nnodes);
+		*cpus = n;
+		*start = t;
+		free(names);
+	}
+	sched_alloc_free(&a);
+	free(sj);
+	free(run);
+	return rc;
 }
 
 /* ---- scontrol show job -d ---- */

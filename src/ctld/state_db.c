@@ -42,6 +42,7 @@
 
 #include "ctld/ctld.h"
 #include "ctld/job_array.h"
+#include "ctld/job_nccl.h"
 
 #include "hostlist.h"
 #include "log.h"
@@ -76,7 +77,7 @@ static sqlite3_stmt *prep(ctld_t *cd, const char *sql)
 }
 
 /* Does TABLE have COLUMN? (PRAGMA table_info lists one row per column.) */
-static int db_has_column(sqlite3 *db, const char *table, const char *column)
+int db_has_column(sqlite3 *db, const char *table, const char *column)
 {
 	char *sql = xasprintf("PRAGMA table_info(%s)", table);
 	sqlite3_stmt *st = NULL;
@@ -176,6 +177,9 @@ static const struct db_migration {
 	{ "rollups and node events (acct_rollup_*, node_event)", acct_rollup_migrate },
 	{ "job record indexes for sacct (acct_job)", acct_jobs_migrate_indexes },
 	{ "job arrays (jobs.array_*)", migrate_job_arrays },
+	{ "pending array tasks in job records (acct_job.array_task_str)", acct_jobs_migrate_array_tasks },
+	{ "live step details (acct_step.time_limit, srun_host, srun_pid)", step_info_migrate },
+	{ "NCCL transport verdicts (jobs.nccl_*)", job_nccl_migrate },
 };
 
 int db_schema_version(void)
@@ -651,6 +655,7 @@ int db_commit(ctld_t *cd)
 		free(a);
 		if (job_is_array(j))
 			db_job_array_save(cd, j);
+		job_nccl_db_save(cd, j);
 		acct_job_record(cd, j);
 	}
 	for (size_t i = 0; i < cd->ndead_jobs; i++) {
@@ -923,6 +928,7 @@ static void load_jobs(ctld_t *cd)
 	}
 	sqlite3_finalize(st);
 	load_job_arrays(cd);
+	job_nccl_db_load(cd);
 	info("recovered %zu jobs, next job id %u", n, cd->next_job_id);
 }
 
@@ -933,5 +939,6 @@ int db_load(ctld_t *cd)
 	load_node_weights(cd);
 	load_parts(cd);
 	load_jobs(cd);
+	step_info_recover(cd);
 	return 0;
 }

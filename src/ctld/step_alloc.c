@@ -1,18 +1,24 @@
 /*
- * step_alloc: the CPUs the steps of a running job hold on its nodes, so
- * that steps queue for them as Slurm 22.05's do: a step takes every CPU
- * of the job on each of its nodes, or with --exact (implied by -c) only
- * its tasks' (tasks x cpus-per-task), and a step that does not fit is
- * refused with ESLURM_NODES_BUSY, which srun retries ("step creation
- * temporarily disabled"). --overlap steps neither wait nor hold. Each
- * node's supervisor gives the step's CPUs on that node back when it
- * reports the step's end (MSG_STEP_COMPLETE).
+ * step_alloc: the running srun steps of a job, in memory: the CPUs each
+ * holds on its nodes, so that steps queue for them as Slurm 22.05's do,
+ * and what squeue -s and scontrol show step show of it (step_info.c).
  *
- * Kept in memory only: after a controller restart the running steps hold
- * nothing, and a step whose node never reports (its launch failed, the
- * node died) holds its CPUs until the job ends. Holds are dropped when
- * the job starts again (they carry the start time they were made under).
- * Cost: a step create walks the job's holds (its running steps) once.
+ * CPUs: a step takes every CPU of the job on each of its nodes, or with
+ * --exact (implied by -c) only its tasks' (tasks x cpus-per-task), and a
+ * step that does not fit is refused with ESLURM_NODES_BUSY, which srun
+ * retries ("step creation temporarily disabled"). --overlap steps neither
+ * wait nor hold (their record holds 0 CPUs). Each node's supervisor
+ * reports the step's end on that node (MSG_STEP_COMPLETE): its CPUs there
+ * are free, and once every node reported, the step is gone.
+ *
+ * A controller restart rebuilds the records of running steps from their
+ * accounting rows (step_info.c, step_alloc_recover): those hold no CPUs
+ * (which steps used --exact or --overlap is not stored), so steps created
+ * after a restart may share CPUs with steps from before it. A step whose
+ * node never reports (its launch failed, the node died) stays until the
+ * job ends. Records are dropped when the job starts again (they carry the
+ * start time they were made under) and when its record is freed.
+ * Cost: a step create walks the job's records (its running steps) once.
  */
 #include <string.h>
 
@@ -20,16 +26,14 @@
 #include "errors.h"
 #include "xalloc.h"
 
-struct step_hold {
-	uint32_t step_id;
-	int64_t job_start;         /* j->start_time when it was made */
-	uint32_t nnodes;           /* the job's first nnodes nodes */
-	uint32_t *cpus;            /* per node; 0 once that node reported */
-};
-
 static void hold_free(step_hold_t *h)
 {
 	free(h->cpus);
+	free(h->reported);
+	free(h->name);
+	free(h->nodes);
+	free(h->tres);
+	free(h->srun_host);
 }
 
 /* Drop holds from an earlier run of the job. */
@@ -58,11 +62,9 @@ int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tas
 		uint64_t want = (flags & STEP_CREATE_EXACT) ? (uint64_t)tasks[i] * cpt : have;
 		need[i] = want > have ? have : (uint32_t)want;
 	}
-	if (flags & STEP_CREATE_OVERLAP) {
-		free(need);
-		return 0;
-	}
-	for (uint32_t i = 0; i < nn; i++) {
+	if (flags & STEP_CREATE_OVERLAP)   /* shown, holds nothing */
+		memset(need, 0, nn * sizeof(uint32_t));
+	for (uint32_t i = 0; i < nn && !(flags & STEP_CREATE_OVERLAP); i++) {
 		uint64_t used = 0;
 		for (uint32_t h = 0; h < j->nstep_holds; h++)
 			if (i < j->step_holds[h].nnodes)
@@ -75,8 +77,67 @@ int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tas
 	j->step_holds = xrealloc(j->step_holds, (j->nstep_holds + 1) * sizeof(step_hold_t));
 	j->step_holds[j->nstep_holds++] = (step_hold_t){
 		.step_id = step_id, .job_start = j->start_time, .nnodes = nn, .cpus = need,
+		.reported = xcalloc(nn + 1, 1), .start = j->start_time,
 	};
 	return 0;
+}
+
+static step_hold_t *hold_find(job_t *j, uint32_t step_id)
+{
+	for (uint32_t h = 0; h < j->nstep_holds; h++)
+		if (j->step_holds[h].step_id == step_id)
+			return &j->step_holds[h];
+	return NULL;
+}
+
+void step_alloc_describe(job_t *j, uint32_t step_id, const step_desc_t *d)
+{
+	step_hold_t *s = hold_find(j, step_id);
+	if (!s)
+		return;
+	free(s->name);
+	free(s->nodes);
+	free(s->tres);
+	free(s->srun_host);
+	s->name = xstrdup(d->name ? d->name : "");
+	s->nodes = xstrdup(d->nodes ? d->nodes : "");
+	s->tres = d->tres ? xstrdup(d->tres) : NULL;
+	s->srun_host = d->srun_host && *d->srun_host ? xstrdup(d->srun_host) : NULL;
+	s->ntasks = d->ntasks;
+	s->ncpus = d->ncpus;
+	s->time_limit = d->time_limit;
+	s->srun_pid = d->srun_pid;
+	s->start = d->start;
+}
+
+void step_alloc_recover(job_t *j, uint32_t step_id, uint32_t nnodes, const uint8_t *done,
+			size_t done_len, const step_desc_t *d)
+{
+	if (!nnodes || nnodes > j->alloc.nnodes || hold_find(j, step_id))
+		return;
+	uint8_t *rep = xcalloc(nnodes + 1, 1);
+	uint32_t left = 0;
+	for (uint32_t i = 0; i < nnodes; i++) {
+		rep[i] = done && i / 8 < done_len && (done[i / 8] & (1u << (i % 8)));
+		left += !rep[i];
+	}
+	if (!left) {
+		free(rep);
+		return;
+	}
+	j->step_holds = xrealloc(j->step_holds, (j->nstep_holds + 1) * sizeof(step_hold_t));
+	j->step_holds[j->nstep_holds++] = (step_hold_t){
+		.step_id = step_id, .job_start = j->start_time, .nnodes = nnodes,
+		.cpus = xcalloc(nnodes + 1, sizeof(uint32_t)), .reported = rep,
+	};
+	step_alloc_describe(j, step_id, d);
+}
+
+const step_hold_t *step_alloc_list(job_t *j, uint32_t *n)
+{
+	drop_stale(j);
+	*n = j->nstep_holds;
+	return j->step_holds;
 }
 
 void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id)
@@ -85,11 +146,13 @@ void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id)
 		step_hold_t *s = &j->step_holds[h];
 		if (s->step_id != step_id)
 			continue;
-		if (node_id < s->nnodes)
+		if (node_id < s->nnodes) {
 			s->cpus[node_id] = 0;
+			s->reported[node_id] = 1;
+		}
 		uint32_t left = 0;
 		for (uint32_t i = 0; i < s->nnodes; i++)
-			left += s->cpus[i] != 0;
+			left += !s->reported[i];
 		if (!left) {
 			hold_free(s);
 			j->step_holds[h] = j->step_holds[--j->nstep_holds];

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 
 #include "ctld/ctld.h"
+#include "ctld/job_nccl.h"
 #include "ctld/names.h"
 #include "errors.h"
 #include "hostlist.h"
@@ -746,6 +747,9 @@ static void why_job(ctld_t *cd, job_t *j, int64_t now, json_t *o)
 	json_object_set_new(o, "std_err", jstr(d->std_err ? d->std_err : d->std_out));
 	json_object_set_new(o, "batch_host", jstr(j->alloc.nnodes && j->alloc.nodes[0] < cd->nnodes
 							   ? cd->nodes[j->alloc.nodes[0]].cf->name : NULL));
+	json_t *nccl = job_nccl_why(j);   /* the NCCL transport check */
+	if (nccl)
+		json_object_set_new(o, "nccl", nccl);
 	uint32_t st = j->state & JOB_STATE_BASE;
 	if (st == JOB_PENDING)
 		why_pending(cd, j, now, o);

@@ -76,6 +76,14 @@ void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
+void cred_stat_digest(char out[CRED_DIGEST_HEX + 1])
+{
+	uint8_t d[32];
+	digest_sha256("sluice-stat 1", 14, d);    /* with its NUL */
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
 /* A digest as the credential carries it: CRED_DIGEST_HEX lowercase hex. */
 static int digest_ok(const char *s)
 {
@@ -97,10 +105,19 @@ char *cred_create(auth_t *a, const cred_t *c, char **err)
 	}
 	strbuf_t sb = STRBUF_INIT, sig = STRBUF_INIT;
 	strbuf_addf(&sb, CRED_MAGIC "job=%" PRIu32 " step=%" PRIu32 " uid=%" PRIu32
-		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s%s%s expires=%" PRId64,
+		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s%s%s",
 		    c->job_id, c->step_id, c->uid, c->gid, c->user ? c->user : "",
 		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->alloc ? " alloc=" : "",
-		    c->alloc ? c->alloc : "", c->expires);
+		    c->alloc ? c->alloc : "");
+	if (c->penv.n) {
+		strbuf_addstr(&sb, " penv=");
+		for (uint32_t i = 0; i < c->penv.n; i++) {
+			for (const char *q = c->penv.v[i]; *q; q++)
+				strbuf_addf(&sb, "%02x", (unsigned char)*q);
+			strbuf_addstr(&sb, "00");
+		}
+	}
+	strbuf_addf(&sb, " expires=%" PRId64, c->expires);
 	size_t plen = sb.len;
 	if (auth_sign(a, sb.buf, plen, &sig, err) < 0) {
 		strbuf_release(&sb);
@@ -159,6 +176,36 @@ static int take_word(const char **p, const char *key, char **out)
 	return 0;
 }
 
+/* The hex of NUL-ended entries into env; -1 if it is not that. */
+static int penv_decode(const char *hex, strv_t *env)
+{
+	size_t n = strlen(hex);
+	if (!n || n % 2)
+		return -1;
+	strbuf_t cur = STRBUF_INIT;
+	for (size_t i = 0; i < n; i += 2) {
+		int h = hexv(hex[i]), l = hexv(hex[i + 1]);
+		if (h < 0 || l < 0) {
+			strbuf_release(&cur);
+			return -1;
+		}
+		char ch = (char)(h << 4 | l);
+		if (ch) {
+			strbuf_addch(&cur, ch);
+			continue;
+		}
+		if (!cur.len || !strchr(cur.buf, '=')) {
+			strbuf_release(&cur);
+			return -1;         /* every entry is NAME=value */
+		}
+		strv_push(env, cur.buf);
+		strbuf_setlen(&cur, 0);
+	}
+	int rest = cur.len != 0;   /* not ended by a NUL */
+	strbuf_release(&cur);
+	return rest ? -1 : 0;
+}
+
 int cred_parse(const char *p, cred_t *c)
 {
 	uint64_t v;
@@ -187,6 +234,15 @@ int cred_parse(const char *p, cred_t *c)
 	if (!strncmp(p, "alloc=", 6) && take_word(&p, "alloc", &c->alloc)) {
 		cred_release(c);
 		return -1;
+	}
+	if (!strncmp(p, "penv=", 5)) {
+		char *hex = NULL;
+		if (take_word(&p, "penv", &hex) || penv_decode(hex, &c->penv) < 0) {
+			free(hex);
+			cred_release(c);
+			return -1;
+		}
+		free(hex);
 	}
 	if (take_num(&p, "expires", INT64_MAX, &v) || *p) {
 		cred_release(c);
@@ -268,4 +324,5 @@ void cred_release(cred_t *c)
 	xfree(c->nodes);
 	xfree(c->digest);
 	xfree(c->alloc);
+	strv_free(&c->penv);
 }

@@ -9,7 +9,7 @@
  *   "<payload>\n<hex of the auth_sign credential over payload>"
  * with payload
  *   "sluice-cred 1 job=<id> step=<id> uid=<n> gid=<n> user=<name> nodes=<ranged>
- *    tasks=<n> digest=<hex> expires=<epoch>"
+ *    tasks=<n> digest=<hex> [alloc=<...>] [penv=<hex>] expires=<epoch>"
  * (one line). The credential is not a bearer token: digest binds it to one
  * launch request (cred_launch_digest: command, environment, directory,
  * user, flags), tasks to the step's task count, and a node daemon accepts
@@ -38,6 +38,12 @@ typedef struct cred {
 	 * for its cgroup: "NODE=CORES:MEM_MB:GPUMASK" (hex) joined by ';'
 	 * ("n1=0-3:1024:3;n2=0-1:512:0"); malloc'd, NULL when not given. */
 	char *alloc;
+	/* The job's own variables for the node's Prolog/Epilog (what the
+	 * controller sets, never what the submitter exported), so that a
+	 * node whose first contact with the job is a step runs its Prolog
+	 * with values it can trust; empty when no Prolog/Epilog is set.
+	 * On the wire: hex of the entries, each ended by a NUL. */
+	strv_t penv;
 	int64_t expires;
 } cred_t;
 
@@ -49,6 +55,11 @@ typedef struct cred {
  * credential's tasks and nodes), the stdin routing (STEP_F_STDIN,
  * stdin_task: srun's own stdin) and the credential itself. */
 void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1]);
+
+/* The digest of a stat credential (sstat: read the usage of a job's
+ * steps, nothing else). Its input differs from every launch digest's in
+ * its first bytes, so a stat credential can never launch anything. */
+void cred_stat_digest(char out[CRED_DIGEST_HEX + 1]);
 
 /* Sign c; returns the malloc'd credential string or NULL with *err. */
 char *cred_create(auth_t *a, const cred_t *c, char **err);

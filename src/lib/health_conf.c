@@ -21,7 +21,7 @@
 #include "xalloc.h"
 
 static const char *const kind_names[HC_KINDS] = {
-	"gpu", "ib", "fs", "memory", "clock", "procs", "authkey",
+	"gpu", "ib", "fs", "memory", "clock", "procs", "authkey", "nccl",
 };
 
 const char *hc_kind_name(enum hc_kind k)
@@ -38,8 +38,10 @@ static const char *const mem_keys[] = { "min_free", NULL };
 static const char *const clock_keys[] = { "max_offset", NULL };
 static const char *const procs_keys[] = { NULL };
 static const char *const key_keys[] = { "path", "drain", NULL };
+static const char *const nccl_keys[] = { "log", "counters", "interval", "window", "min_rate",
+	NULL };
 static const char *const *const kind_keys[HC_KINDS] = {
-	gpu_keys, ib_keys, fs_keys, mem_keys, clock_keys, procs_keys, key_keys,
+	gpu_keys, ib_keys, fs_keys, mem_keys, clock_keys, procs_keys, key_keys, nccl_keys,
 };
 
 static void err(health_conf_t *hc, const char *file, int line, const char *fmt, ...)
@@ -123,6 +125,11 @@ static void check_defaults(hc_check_t *c)
 	c->mounted = 0;
 	c->max_offset = 5;
 	c->key_drain = 1;
+	c->nccl_log = 1;
+	c->nccl_counters = 1;
+	c->nccl_interval = 10;
+	c->nccl_window = 300;
+	c->nccl_min_rate = 1 << 20;
 }
 
 static void check_free(hc_check_t *c)
@@ -240,6 +247,18 @@ static char *apply(hc_check_t *c, const char *k, const char *v)
 		if ((sz = health_parse_size(v)) < 0)
 			return xasprintf("min_free '%s': a size such as 10G, 512M or 4096", v);
 		c->min_free = (uint64_t)sz;
+	} else if (!strcmp(k, "log") || !strcmp(k, "counters")) {
+		if ((b = parse_bool(v)) < 0)
+			return xasprintf("%s '%s': yes or no", k, v);
+		*(!strcmp(k, "log") ? &c->nccl_log : &c->nccl_counters) = b;
+	} else if (!strcmp(k, "interval") || !strcmp(k, "window")) {
+		if (parse_long(v, &l) < 0 || l < 1 || l > 86400)
+			return xasprintf("%s '%s': seconds, 1 to 86400", k, v);
+		*(!strcmp(k, "interval") ? &c->nccl_interval : &c->nccl_window) = l;
+	} else if (!strcmp(k, "min_rate")) {
+		if ((sz = health_parse_size(v)) < 0)
+			return xasprintf("min_rate '%s': bytes per second, such as 1M, 100k or 4096", v);
+		c->nccl_min_rate = sz;
 	} else if (!strcmp(k, "max_offset")) {
 		char *end;
 		double s = strtod(v, &end);
@@ -287,7 +306,7 @@ static void parse_line(health_conf_t *hc, const char *file, int ln, char *line)
 				int k = 0;
 				while (k < HC_KINDS && strcasecmp(kind_names[k], c))
 					k++;
-				if (k == HC_KINDS || k == HC_AUTHKEY || k == HC_CLOCK) {
+				if (k == HC_KINDS || k == HC_AUTHKEY || k == HC_CLOCK || k == HC_NCCL) {
 					err(hc, file, ln, "gate: '%s' cannot gate a job (use gpu, ib, fs, memory or procs)", c);
 					return;
 				}
@@ -301,7 +320,7 @@ static void parse_line(health_conf_t *hc, const char *file, int ln, char *line)
 	while (kind < HC_KINDS && strcasecmp(kind_names[kind], word))
 		kind++;
 	if (kind == HC_KINDS) {
-		err(hc, file, ln, "unknown check '%s' (gpu, ib, fs, memory, clock, procs, authkey or gate)", word);
+		err(hc, file, ln, "unknown check '%s' (gpu, ib, fs, memory, clock, procs, authkey, nccl or gate)", word);
 		return;
 	}
 	hc_check_t c;
@@ -343,7 +362,8 @@ static void parse_line(health_conf_t *hc, const char *file, int ln, char *line)
 		bad = 1;
 	}
 	if (!bad && (c.kind == HC_CLOCK || c.kind == HC_PROCS || c.kind == HC_AUTHKEY ||
-		     c.kind == HC_GPU || c.kind == HC_MEMORY) && health_conf_find(hc, c.kind)) {
+		     c.kind == HC_GPU || c.kind == HC_MEMORY || c.kind == HC_NCCL) &&
+	    health_conf_find(hc, c.kind)) {
 		err(hc, file, ln, "check '%s' given twice (first on line %d)", word,
 		    health_conf_find(hc, c.kind)->line);
 		bad = 1;
@@ -493,4 +513,23 @@ int health_key_digest(const char *path, char out[65])
 	for (int i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 	return 0;
+}
+
+void health_nccl_settings(const health_conf_t *hc, hc_check_t *out)
+{
+	const hc_check_t *c = hc ? health_conf_find(hc, HC_NCCL) : NULL;
+	hc_check_t d;
+	memset(&d, 0, sizeof(d));
+	check_defaults(&d);
+	if (!c)
+		c = &d;
+	memset(out, 0, sizeof(*out));
+	out->kind = HC_NCCL;
+	out->line = c->line;
+	out->nccl_log = c->nccl_log;
+	out->nccl_counters = c->nccl_counters;
+	out->nccl_interval = c->nccl_interval;
+	out->nccl_window = c->nccl_window;
+	out->nccl_min_rate = c->nccl_min_rate;
+	check_free(&d);
 }

@@ -8,7 +8,8 @@
  *   CHECK [key=value ...]
  *
  * one check per line, CHECK one of gpu, ib, fs, memory, clock, procs,
- * authkey, gate. Errors are "FILE:LINE: message", all collected.
+ * authkey, gate, nccl (the NCCL transport check's settings: the batch
+ * supervisor applies them, noded/nccl_watch.c). Errors are "FILE:LINE: message", all collected.
  */
 #ifndef SLUICE_HEALTH_CONF_H
 #define SLUICE_HEALTH_CONF_H
@@ -19,7 +20,7 @@
 struct conf;
 
 enum hc_kind {
-	HC_GPU, HC_IB, HC_FS, HC_MEMORY, HC_CLOCK, HC_PROCS, HC_AUTHKEY, HC_KINDS
+	HC_GPU, HC_IB, HC_FS, HC_MEMORY, HC_CLOCK, HC_PROCS, HC_AUTHKEY, HC_NCCL, HC_KINDS
 };
 
 /* Check names as written in health.conf and in the node's report
@@ -62,6 +63,12 @@ typedef struct hc_check {
 	/* authkey */
 	char *key_path;            /* NULL: by AuthType (health_key_path) */
 	int key_drain;             /* a mismatch drains (default 1) */
+	/* nccl (defaults apply without the line) */
+	int nccl_log, nccl_counters;   /* read the job's output / the fabric
+	                                * counters (default yes / yes) */
+	long nccl_interval;        /* seconds between looks (default 10) */
+	long nccl_window;          /* seconds of still counters (default 300) */
+	int64_t nccl_min_rate;     /* bytes/s below which ports are still (1M) */
 } hc_check_t;
 
 typedef struct health_conf {
@@ -93,6 +100,10 @@ char *health_key_path(const struct conf *conf, const health_conf_t *hc);
 /* SHA-256 of the file as 64 hex digits into out (65 bytes), or
  * "unreadable" when it cannot be read. Returns 0, or -1 when unreadable. */
 int health_key_digest(const char *path, char out[65]);
+
+/* The nccl check's settings: health.conf's line, else the defaults
+ * (hc may be NULL). */
+void health_nccl_settings(const health_conf_t *hc, hc_check_t *out);
 
 /* "10G", "512M", "100k", "4096" (bytes) -> bytes; -1 if malformed. */
 int64_t health_parse_size(const char *s);

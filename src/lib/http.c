@@ -7,10 +7,17 @@
  * (a few dozen at most: max_conns) so that a 1 s tick can cut those past
  * their request deadline: shutdown() of the socket, which MHD then sees as
  * the peer gone and closes on its next run; the descriptor stays MHD's.
+ *
+ * libmicrohttpd is opened with dlopen() by the first http_start(), not
+ * linked: every command is a process of the same binary, and loading it
+ * (with GnuTLS, p11-kit and their constructors) cost each process start
+ * about 3.5 ms of CPU, several times what sacct -j or sbatch do
+ * (docs/benchmarks.md). The MHD_* calls below go through the table.
  */
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -28,6 +35,73 @@
 #include "xalloc.h"
 
 #define TICK_MS 1000
+
+/* The library's entry points, filled by mhd_load(); each MHD_x used
+ * below is a call through mhd.x (the header's declarations stay as they
+ * are: the macros come after it). */
+static struct mhd_api {
+	__typeof__(&MHD_start_daemon) start_daemon;
+	__typeof__(&MHD_stop_daemon) stop_daemon;
+	__typeof__(&MHD_get_daemon_info) get_daemon_info;
+	__typeof__(&MHD_run) run;
+	__typeof__(&MHD_get_timeout) get_timeout;
+	__typeof__(&MHD_get_connection_info) get_connection_info;
+	__typeof__(&MHD_lookup_connection_value) lookup_connection_value;
+	__typeof__(&MHD_create_response_from_buffer) create_response_from_buffer;
+	__typeof__(&MHD_add_response_header) add_response_header;
+	__typeof__(&MHD_queue_response) queue_response;
+	__typeof__(&MHD_destroy_response) destroy_response;
+} mhd;
+#define MHD_start_daemon mhd.start_daemon
+#define MHD_stop_daemon mhd.stop_daemon
+#define MHD_get_daemon_info mhd.get_daemon_info
+#define MHD_run mhd.run
+#define MHD_get_timeout mhd.get_timeout
+#define MHD_get_connection_info mhd.get_connection_info
+#define MHD_lookup_connection_value mhd.lookup_connection_value
+#define MHD_create_response_from_buffer mhd.create_response_from_buffer
+#define MHD_add_response_header mhd.add_response_header
+#define MHD_queue_response mhd.queue_response
+#define MHD_destroy_response mhd.destroy_response
+
+/* Open libmicrohttpd once (its handle is kept for the process's life).
+ * Returns 0, or -1 with *err naming what is missing. Called from the
+ * daemon's loop thread only. */
+static int mhd_load(char **err)
+{
+	static void *lib;
+	if (lib)
+		return 0;
+	void *h = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		*err = xasprintf("cannot load libmicrohttpd (package libmicrohttpd12): %s",
+				 e ? e : "not found");
+		return -1;
+	}
+	static const char *const names[] = {
+		"MHD_start_daemon", "MHD_stop_daemon", "MHD_get_daemon_info", "MHD_run",
+		"MHD_get_timeout", "MHD_get_connection_info", "MHD_lookup_connection_value",
+		"MHD_create_response_from_buffer", "MHD_add_response_header",
+		"MHD_queue_response", "MHD_destroy_response",
+	};
+	void *fn[sizeof(names) / sizeof(names[0])];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(fn[i] = dlsym(h, names[i]))) {
+			*err = xasprintf("libmicrohttpd has no %s", names[i]);
+			dlclose(h);
+			return -1;
+		}
+	}
+	_Static_assert(sizeof(fn) == sizeof(mhd), "one name per entry point");
+	/* POSIX: a function pointer and void * share their representation
+	 * (dlsym relies on it) */
+	memcpy(&mhd, fn, sizeof(mhd));
+	lib = h;
+	return 0;
+}
 
 typedef struct http_conn {
 	struct MHD_Connection *mc;
@@ -424,6 +498,12 @@ static void server_free(http_server_t *s)
 http_server_t *http_start(loop_t *l, const http_opts_t *o, http_handler_f cb, void *arg,
 			  char **err)
 {
+	char *le = NULL;
+	if (mhd_load(&le)) {
+		*err = xasprintf("%s: %s", o->name ? o->name : "http", le);
+		free(le);
+		return NULL;
+	}
 	http_server_t *s = xcalloc(1, sizeof(*s));
 	s->loop = l;
 	s->cb = cb;

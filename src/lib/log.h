@@ -10,6 +10,7 @@
 #define SLUICE_LOG_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 enum log_level {
 	LOG_LVL_QUIET = 0,
@@ -25,6 +26,9 @@ enum log_level {
  * daemon: non-zero for timestamped daemon format. file: NULL for stderr. */
 void log_init(const char *prog, int daemon, enum log_level level, const char *file);
 void log_set_level(enum log_level level);
+/* For tests: the rate limiter reads fn (milliseconds, monotonic) instead
+ * of CLOCK_MONOTONIC; NULL restores it. */
+void log_set_clock(uint64_t (*fn)(void));
 /* Daemon lines as JSON objects, one a line (see log.c). */
 void log_set_json(int on);
 int log_get_json(void);

@@ -140,13 +140,17 @@ uint32_t net_frame_cap(enum msg_type type)
 	 * I/O) keep the whole-frame limit: a command chose its peer. */
 	switch (type) {
 	case MSG_PING: case MSG_CONFIG_REQ: case MSG_RECONFIGURE: case MSG_SHUTDOWN:
-	case MSG_SET_DEBUG:
+	case MSG_SET_DEBUG: case MSG_JOB_NCCL:
 	case MSG_STEP_COMPLETE: case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
-	case MSG_SIGNAL_JOB: case MSG_NODE_ACK: case MSG_NODE_PING:
+	case MSG_SIGNAL_JOB: case MSG_NODE_ACK: case MSG_NODE_PING: case MSG_PROLOG_COMPLETE:
+	case MSG_LIST_PIDS_REQ:
+	case MSG_STEP_STAT_AUTH: case MSG_STEP_STAT:   /* ids and a credential */
 		return 64u << 10;
+	case MSG_LAUNCH_PROLOG:     /* the job's own variables */
+		return 1u << 20;
 	case MSG_JOB_INFO_REQ: case MSG_NODE_INFO_REQ: case MSG_PART_INFO_REQ:
 	case MSG_PRIO_INFO_REQ: case MSG_UPDATE_NODE: case MSG_UPDATE_PART: case MSG_HEALTH_CHECK:
-	case MSG_UPDATE_JOB: case MSG_JOB_COMPLETE:
+	case MSG_UPDATE_JOB: case MSG_JOB_COMPLETE: case MSG_STEP_INFO_REQ:
 	case MSG_SUBMIT_REPLY: case MSG_CANCEL_REPLY:
 		return 1u << 20;
 	case MSG_NODE_REGISTER: case MSG_NODE_HEARTBEAT:
@@ -552,8 +556,9 @@ static int reply_signed(enum msg_type type)
 {
 	switch (type) {
 	case MSG_JOB_INFO: case MSG_NODE_INFO: case MSG_PART_INFO:
-	case MSG_CONFIG: case MSG_PRIO_INFO: case MSG_STATS:
+	case MSG_CONFIG: case MSG_PRIO_INFO: case MSG_STATS: case MSG_STEP_INFO: case MSG_LIST_PIDS:
 	case MSG_ACCT_REPLY:        /* encoded off the loop (conn_send_frame) */
+	case MSG_STEP_STAT_REPLY:   /* sstat's answer from a node */
 		return 0;
 	default:
 		return 1;

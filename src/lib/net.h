@@ -78,6 +78,8 @@ uint32_t net_frame_cap(enum msg_type type);
 size_t net_decode_budget(enum msg_type type);
 
 #define NET_MSG(t) (UINT64_C(1) << (t))
+/* A listener's allowed set is one 64-bit mask. */
+_Static_assert(MSG_TYPE_END <= 64, "message types no longer fit net_policy_t.allowed");
 
 /* What a listener accepts. A connection is "authenticated" once it has
  * delivered a frame with a verified credential, or from the start on a

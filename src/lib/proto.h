@@ -79,6 +79,22 @@ enum msg_type {
 	MSG_HEALTH_CHECK,        /* msg_info_req_t (name: node list) -> MSG_RC: the nodes
 	                          * run a health check round now (sluice preflight) */
 	MSG_SET_DEBUG,           /* msg_set_debug_t -> MSG_RC (scontrol setdebug) */
+	MSG_STEP_STAT_AUTH,      /* msg_step_stat_t -> MSG_STEP_STAT_AUTH_REPLY (sstat -> ctld) */
+	MSG_STEP_STAT_AUTH_REPLY, /* msg_step_stat_auth_t: the job's nodes and a stat credential */
+	MSG_STEP_STAT,           /* msg_step_stat_t -> MSG_STEP_STAT_REPLY (sstat -> noded) */
+	MSG_STEP_STAT_REPLY,     /* msg_step_stat_reply_t: live usage of the job's steps there */
+	MSG_LAUNCH_PROLOG,       /* msg_launch_prolog_t (ctld -> noded, on the noded's
+	                          * connection): run the node's Prolog now
+	                          * (PrologFlags=Alloc) */
+	MSG_PROLOG_COMPLETE,     /* msg_prolog_complete_t -> MSG_RC (noded -> ctld): a
+	                          * node's Prolog (Alloc) or Epilog (not on the batch
+	                          * host) ended */
+	MSG_STEP_INFO_REQ,       /* msg_info_req_t -> MSG_STEP_INFO (squeue -s, scontrol show step) */
+	MSG_STEP_INFO,           /* msg_step_info_t */
+	MSG_LIST_PIDS_REQ,       /* msg_list_pids_req_t -> MSG_LIST_PIDS (scontrol listpids -> noded) */
+	MSG_LIST_PIDS,           /* msg_list_pids_t */
+	MSG_JOB_NCCL,            /* msg_job_nccl_t -> MSG_RC (batch supervisor -> ctld):
+	                          * the job's NCCL transport verdict */
 	MSG_TYPE_END
 };
 
@@ -109,6 +125,10 @@ typedef struct msg_rc {
 #define JOB_F_HELD_ADMIN   0x0080u
 #define JOB_F_OVERSUBSCRIBE 0x0100u /* -s/--oversubscribe */
 #define JOB_F_EXCLUSIVE_USER 0x0200u /* --exclusive=user, ExclusiveUser=YES */
+#define JOB_F_OVERCOMMIT   0x00100000u /* -O/--overcommit: one CPU per node (x
+					* cpus-per-task), any number of tasks */
+#define JOB_F_TEST_ONLY    0x00200000u /* --test-only: answer when and where the
+					* job would start; submit nothing */
 /* --kill-on-invalid-dep=yes|no (high bits: other flags grow from below) */
 #define JOB_F_KILL_INV_DEP    0x40000000u
 #define JOB_F_NO_KILL_INV_DEP 0x80000000u
@@ -154,6 +174,9 @@ typedef struct job_desc {
 				  * client's retry: the controller answers a
 				  * repeat (same uid) with the first job id */
 	char *array_inx;         /* --array spec as typed ("1-10%2"), NULL = no array */
+	uint32_t pn_min_cpus;    /* --mincpus: CPUs per node at least, 0 = unset */
+	uint64_t pn_min_tmp;     /* --tmp: MB of TmpDisk per node at least, 0 = unset */
+	int64_t deadline;        /* --deadline: must end by then, 0 = none */
 } job_desc_t;
 #define WARN_F_BATCH   0x1u      /* --signal=B:: only the batch shell */
 #define WARN_F_REQUEUE 0x2u      /* --signal=R: (accepted, see compatibility.md) */
@@ -183,6 +206,13 @@ typedef struct msg_submit_reply {
 	int32_t rc;
 	uint32_t job_id;
 	char *msg;               /* error detail, or user message */
+	/* --test-only (JOB_F_TEST_ONLY): nothing was submitted; job_id is the
+	 * id it would have had, and the plan's start, CPUs, nodes and
+	 * partition (Slurm's will_run answer). */
+	int64_t start_time;
+	uint32_t test_cpus;
+	char *test_nodes;
+	char *test_partition;
 } msg_submit_reply_t;
 
 /* Filter for info requests. All fields optional (0/NULL = all). */
@@ -263,6 +293,14 @@ typedef struct job_info {
 	uint64_t mem_per_gpu;    /* JINFO_TRES: MB, --mem-per-gpu, 0 = unset */
 	uint32_t assoc_id;       /* JINFO_ACCT: its association, 0 = none */
 	uint32_t array_max_tasks; /* an array's %N throttle (ArrayTaskThrottle), 0 = none */
+	uint64_t min_tmp_disk;   /* JINFO_NUMS: --tmp, MB per node (MinTmpDiskNode) */
+	int64_t deadline;        /* JINFO_NUMS: --deadline, 0 = none */
+	uint32_t time_min;       /* JINFO_NUMS: minutes (TimeMin), 0 = N/A */
+	/* The NCCL transport check (job_nccl.c; JINFO_DETAIL): NULL when no
+	 * verdict. transport: "Socket", "IB", a plugin's name, or for a
+	 * counters verdict "Socket"/"Fabric"; source "log" or "counters". */
+	char *nccl_transport, *nccl_source, *nccl_node, *nccl_detail;
+	int64_t nccl_time;
 } job_info_t;
 
 typedef struct msg_job_info {
@@ -405,6 +443,11 @@ typedef struct msg_step_create {
 	                               * will send (hex); signed into the cred */
 	uint32_t flags;               /* STEP_CREATE_* */
 	uint32_t cpus_per_task;       /* srun -c (0 = the job's) */
+	uint32_t time_limit;          /* the step's own limit (srun -t in an
+	                               * allocation), minutes, 0 = none */
+	char *srun_host;              /* srun's host name and pid (scontrol
+	                               * show step SrunHost:Pid) */
+	uint32_t srun_pid;
 } msg_step_create_t;
 #define STEP_CREATE_EXACT   0x1u  /* --exact (or -c): only the tasks' CPUs */
 #define STEP_CREATE_OVERLAP 0x2u  /* --overlap: share CPUs, never wait */
@@ -438,6 +481,52 @@ typedef struct msg_job_complete {
 	int64_t end_time;
 	uint32_t rc;             /* the node's error: ESLURMD_PROLOG_FAILED, ESLURMD_EPILOG_FAILED */
 } msg_job_complete_t;
+
+/* One running step as the controller shows it (squeue -s, scontrol show
+ * step): the srun steps it created and, per running job, its batch and
+ * extern pseudo-steps (step ids STEP_BATCH, STEP_EXTERN of jobid.h). */
+typedef struct step_info {
+	uint32_t job_id, step_id;
+	uint32_t array_job_id, array_task_id;   /* 0 / NO_VAL32 when not an array */
+	char *name;
+	uint32_t user_id;
+	char *user_name, *partition;
+	int64_t start_time;
+	uint32_t time_limit;     /* minutes; TIME_INFINITE = none (UNLIMITED) */
+	uint32_t state;          /* JOB_RUNNING */
+	char *nodes;             /* ranged */
+	uint32_t num_nodes, num_tasks, num_cpus;
+	char *tres_alloc;        /* "cpu=4,mem=4G,node=2"; NULL for batch */
+	char *srun_host;         /* NULL: (null) */
+	uint32_t srun_pid;
+	uint32_t dist;           /* STEP_DIST_*: Dist= of scontrol show step */
+} step_info_t;
+enum { STEP_DIST_NONE = 0, STEP_DIST_BLOCK, STEP_DIST_CYCLIC };
+
+typedef struct msg_step_info {
+	int64_t last_update;
+	uint32_t nsteps;
+	step_info_t *steps;
+} msg_step_info_t;
+
+/* scontrol listpids: the processes of a job's (or a step's, or every
+ * job's) steps on one node, from that node's daemon. */
+typedef struct msg_list_pids_req {
+	uint32_t job_id;         /* 0 = every job on the node */
+	uint32_t step_id;        /* NO_VAL32 = every step of the job */
+} msg_list_pids_req_t;
+
+typedef struct list_pid {
+	uint32_t pid, job_id, step_id;
+	uint32_t local_id, global_id;   /* NO_VAL32: not a task (a descendant) */
+} list_pid_t;
+
+typedef struct msg_list_pids {
+	int32_t rc;              /* 0, or ESLURM_INVALID_JOB_ID: no such job/step here */
+	char *node;              /* the answering node's name */
+	uint32_t npids;
+	list_pid_t *pids;
+} msg_list_pids_t;
 
 /* Resource use of a step's tasks (jobacct.c gathers it on the node;
  * step_usage.c merges it: tasks into a node's, nodes into the step's).
@@ -547,6 +636,23 @@ typedef struct msg_launch_job {
 #define SIGNAL_F_STEPS    0x10u
 #define SIGNAL_F_NOTIFY   0x8u   /* no signal: write message to the job's stderr
 				  * (scontrol notify) */
+/* PrologFlags=Alloc: the node runs its Prolog for the job at allocation
+ * (docs/node-operations.md, "Prolog and epilog"). */
+typedef struct msg_launch_prolog {
+	uint32_t job_id;
+	uint32_t launch_seq;     /* echoed in the answer: drops stale ones */
+	strv_t prolog_env;       /* as msg_launch_job_t.prolog_env */
+} msg_launch_prolog_t;
+
+#define PROLOG_F_EPILOG 0x1u     /* msg_prolog_complete_t: it was the Epilog */
+typedef struct msg_prolog_complete {
+	uint32_t job_id;
+	uint32_t launch_seq;     /* from msg_launch_prolog_t (0: a step's prolog) */
+	char *node;
+	uint32_t rc;             /* 0, ESLURMD_PROLOG_FAILED or ESLURMD_EPILOG_FAILED */
+	uint32_t flags;          /* PROLOG_F_* */
+} msg_prolog_complete_t;
+
 typedef struct msg_signal_job {
 	uint32_t job_id;
 	uint32_t signal;
@@ -557,6 +663,18 @@ typedef struct msg_signal_job {
 	                          * reached (epoch s), 0 = no limit */
 	char *message;           /* SIGNAL_F_NOTIFY: the text (one line) */
 } msg_signal_job_t;
+
+/* The batch supervisor's verdict on the network the job's collectives use
+ * (noded/nccl_watch.c), sent when it changes. */
+typedef struct msg_job_nccl {
+	uint32_t job_id;
+	uint32_t launch_seq;     /* as msg_launch_job_t: drops a stale run's */
+	char *node;
+	char *transport;         /* "Socket", "IB", "IBext", ...; "Fabric" */
+	uint32_t source;         /* NCCL_SRC_LOG / NCCL_SRC_COUNTERS (nccl_log.h) */
+	char *detail;            /* the evidence, one line */
+	int64_t time;
+} msg_job_nccl_t;
 
 typedef struct msg_launch_step {
 	uint32_t job_id, step_id;
@@ -586,17 +704,26 @@ typedef struct msg_launch_step {
 	uint32_t cpus_per_task;
 	char *task_prolog, *task_epilog;   /* srun --task-prolog/--task-epilog
 	                                    * (in the digest) */
+	uint32_t pty_rows, pty_cols;   /* STEP_F_PTY: srun's window size at the
+	                                * launch (later ones: STEP_IO_WINSIZE) */
 } msg_launch_step_t;
 #define STEP_F_UNBUFFERED 0x1u
 #define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO
 	                                * STEP_IO_STDIN frames; len 0 = EOF) */
 #define STEP_F_STANDALONE 0x4u     /* srun made the allocation: the node
 	                                * daemon sets SLURM_NODELIST/NNODES/... */
+#define STEP_F_PTY        0x8u     /* srun --pty: task 0 runs on a pseudo
+	                                * terminal (stdin, stdout and stderr),
+	                                * the other tasks' output goes to
+	                                * /dev/null (in the digest) */
 
 enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0,
-       STEP_IO_SIGNAL = 3 };   /* srun -> supervisor: task is the signal
+       STEP_IO_SIGNAL = 3,     /* srun -> supervisor: task is the signal
                                 * for every task, 0 = terminate the step
                                 * (-K, -W, Ctrl-C twice); no data */
+       STEP_IO_WINSIZE = 4 };  /* srun -> supervisor (STEP_F_PTY): srun's
+                                * terminal changed size; data: rows, cols
+                                * (2 bytes each, big-endian) */
 typedef struct msg_step_io {
 	uint32_t task;           /* global rank */
 	uint32_t stream;
@@ -747,5 +874,48 @@ typedef struct msg_acct_reply {
 	strv_t cols;             /* column names */
 	strv_t cells;            /* rows x cols.n, row by row */
 } msg_acct_reply_t;
+
+/* sstat: live usage of a running job's steps. sstat asks the controller
+ * (MSG_STEP_STAT_AUTH: may the caller see the job, where does it run), which
+ * answers with the job's nodes and a credential it signs (cred.h with the
+ * digest cred_stat_digest, good for a minute, for reading the job's usage
+ * only); then sstat asks each node daemon on its step port
+ * (MSG_STEP_STAT with that credential) for the usage of the job's steps
+ * running there, task by task, and aggregates (cmd/sstat_fmt.c). */
+typedef struct msg_step_stat {
+	uint32_t job_id;
+	uint32_t step_id;        /* STEP_ALL (jobid.h): every step of the job */
+	char *cred;              /* to noded: the controller's stat credential */
+} msg_step_stat_t;
+typedef struct msg_step_stat_auth {
+	int32_t rc;              /* ESLURM_INVALID_JOB_ID, ESLURM_USER_ID_MISSING
+	                          * (not the caller's job), or 0 */
+	uint32_t job_id;
+	uint32_t job_state;      /* JOB_* base state */
+	strv_t node_names, node_addrs;
+	uint32_t nports;
+	uint32_t *ports;         /* noded port per node */
+	char *cred;
+} msg_step_stat_auth_t;
+/* One task's figures over its life so far (the highest of each sample,
+ * CPU time as user + system). */
+typedef struct stat_task {
+	uint32_t step_id, rank;
+	uint64_t rss_kb, vmsize_kb, pages, cpu_us, disk_read, disk_write;
+} stat_task_t;
+/* A step running on the node: the pids of its processes there. */
+typedef struct stat_step {
+	uint32_t step_id;
+	char *pids;              /* "12,13,20" */
+} stat_step_t;
+typedef struct msg_step_stat_reply {
+	int32_t rc;
+	char *msg;
+	char *node;
+	uint32_t nsteps;
+	stat_step_t *steps;
+	uint32_t ntasks;
+	stat_task_t *tasks;      /* of every step in steps, by step */
+} msg_step_stat_reply_t;
 
 #endif

@@ -82,6 +82,10 @@ static const proto_field_t job_desc_f[] = {
 	U32(job_desc_t, as_ids, 56),
 	STR(job_desc_t, request_id, 64),
 	STR(job_desc_t, array_inx, 70),
+	/* 120-129: --mincpus, --tmp, --deadline (branch sbopts) */
+	U32(job_desc_t, pn_min_cpus, 120),
+	U64(job_desc_t, pn_min_tmp, 121),
+	I64(job_desc_t, deadline, 122),
 };
 SCHEMA(job_desc_schema, job_desc_t, "job_desc", job_desc_f);
 
@@ -89,6 +93,11 @@ static const proto_field_t submit_reply_f[] = {
 	I32(msg_submit_reply_t, rc, 1),
 	U32(msg_submit_reply_t, job_id, 2),
 	STR(msg_submit_reply_t, msg, 3),
+	/* 20-29: --test-only (branch sbopts) */
+	I64(msg_submit_reply_t, start_time, 20),
+	U32(msg_submit_reply_t, test_cpus, 21),
+	STR(msg_submit_reply_t, test_nodes, 22),
+	STR(msg_submit_reply_t, test_partition, 23),
 };
 SCHEMA(submit_reply_schema, msg_submit_reply_t, "msg_submit_reply", submit_reply_f);
 
@@ -173,6 +182,16 @@ static const proto_field_t job_info_f[] = {
 	U32(job_info_t, array_max_tasks, 70),
 	/* tags from 101: squeue parity (issue 10), apart from other work */
 	U32(job_info_t, assoc_id, 101),
+	/* 120-129: --tmp, --deadline (branch sbopts) */
+	U64(job_info_t, min_tmp_disk, 120),
+	I64(job_info_t, deadline, 121),
+	U32(job_info_t, time_min, 122),
+	/* tags from 150: the NCCL transport check (issue 11) */
+	STR(job_info_t, nccl_transport, 150),
+	STR(job_info_t, nccl_source, 151),
+	STR(job_info_t, nccl_node, 152),
+	STR(job_info_t, nccl_detail, 153),
+	I64(job_info_t, nccl_time, 154),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
@@ -331,6 +350,9 @@ static const proto_field_t step_create_f[] = {
 	STR(msg_step_create_t, digest, 5),
 	U32(msg_step_create_t, flags, 6),
 	U32(msg_step_create_t, cpus_per_task, 7),
+	U32(msg_step_create_t, time_limit, 8),
+	STR(msg_step_create_t, srun_host, 9),
+	U32(msg_step_create_t, srun_pid, 10),
 };
 SCHEMA(step_create_schema, msg_step_create_t, "msg_step_create", step_create_f);
 
@@ -355,6 +377,32 @@ static const proto_field_t set_debug_f[] = {
 	U32(msg_set_debug_t, level, 1),
 };
 SCHEMA(set_debug_schema, msg_set_debug_t, "msg_set_debug", set_debug_f);
+
+static const proto_field_t launch_prolog_f[] = {
+	U32(msg_launch_prolog_t, job_id, 1),
+	U32(msg_launch_prolog_t, launch_seq, 2),
+	STRV(msg_launch_prolog_t, prolog_env, 3),
+};
+SCHEMA(launch_prolog_schema, msg_launch_prolog_t, "msg_launch_prolog", launch_prolog_f);
+
+static const proto_field_t prolog_complete_f[] = {
+	U32(msg_prolog_complete_t, job_id, 1),
+	U32(msg_prolog_complete_t, launch_seq, 2),
+	STR(msg_prolog_complete_t, node, 3),
+	U32(msg_prolog_complete_t, rc, 4),
+	U32(msg_prolog_complete_t, flags, 5),
+};
+SCHEMA(prolog_complete_schema, msg_prolog_complete_t, "msg_prolog_complete", prolog_complete_f);
+static const proto_field_t job_nccl_f[] = {
+	U32(msg_job_nccl_t, job_id, 1),
+	U32(msg_job_nccl_t, launch_seq, 2),
+	STR(msg_job_nccl_t, node, 3),
+	STR(msg_job_nccl_t, transport, 4),
+	U32(msg_job_nccl_t, source, 5),
+	STR(msg_job_nccl_t, detail, 6),
+	I64(msg_job_nccl_t, time, 7),
+};
+SCHEMA(job_nccl_schema, msg_job_nccl_t, "msg_job_nccl", job_nccl_f);
 
 static const proto_field_t job_complete_f[] = {
 	U32(msg_job_complete_t, job_id, 1),
@@ -497,6 +545,8 @@ static const proto_field_t launch_step_f[] = {
 	STR(msg_launch_step_t, cpu_bind, 25),
 	STR(msg_launch_step_t, cpu_ids, 26),
 	U32(msg_launch_step_t, cpus_per_task, 27),
+	U32(msg_launch_step_t, pty_rows, 28),
+	U32(msg_launch_step_t, pty_cols, 29),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 
@@ -558,6 +608,57 @@ static const proto_field_t prio_info_f[] = {
 	LIST(msg_prio_info_t, jobs, njobs, 10, prio_job_schema),
 };
 SCHEMA(prio_info_schema, msg_prio_info_t, "msg_prio_info", prio_info_f);
+
+static const proto_field_t step_info_f[] = {
+	U32(step_info_t, job_id, 1),
+	U32(step_info_t, step_id, 2),
+	U32(step_info_t, array_job_id, 3),
+	U32(step_info_t, array_task_id, 4),
+	STR(step_info_t, name, 5),
+	U32(step_info_t, user_id, 6),
+	STR(step_info_t, user_name, 7),
+	STR(step_info_t, partition, 8),
+	I64(step_info_t, start_time, 9),
+	U32(step_info_t, time_limit, 10),
+	U32(step_info_t, state, 11),
+	STR(step_info_t, nodes, 12),
+	U32(step_info_t, num_nodes, 13),
+	U32(step_info_t, num_tasks, 14),
+	U32(step_info_t, num_cpus, 15),
+	STR(step_info_t, tres_alloc, 16),
+	STR(step_info_t, srun_host, 17),
+	U32(step_info_t, srun_pid, 18),
+	U32(step_info_t, dist, 19),
+};
+SCHEMA(step_info_schema, step_info_t, "step_info", step_info_f);
+
+static const proto_field_t msg_step_info_f[] = {
+	I64(msg_step_info_t, last_update, 1),
+	LIST(msg_step_info_t, steps, nsteps, 2, step_info_schema),
+};
+SCHEMA(msg_step_info_schema, msg_step_info_t, "msg_step_info", msg_step_info_f);
+
+static const proto_field_t list_pids_req_f[] = {
+	U32(msg_list_pids_req_t, job_id, 1),
+	U32(msg_list_pids_req_t, step_id, 2),
+};
+SCHEMA(list_pids_req_schema, msg_list_pids_req_t, "msg_list_pids_req", list_pids_req_f);
+
+static const proto_field_t list_pid_f[] = {
+	U32(list_pid_t, pid, 1),
+	U32(list_pid_t, job_id, 2),
+	U32(list_pid_t, step_id, 3),
+	U32(list_pid_t, local_id, 4),
+	U32(list_pid_t, global_id, 5),
+};
+SCHEMA(list_pid_schema, list_pid_t, "list_pid", list_pid_f);
+
+static const proto_field_t list_pids_f[] = {
+	I32(msg_list_pids_t, rc, 1),
+	STR(msg_list_pids_t, node, 2),
+	LIST(msg_list_pids_t, pids, npids, 3, list_pid_schema),
+};
+SCHEMA(list_pids_schema, msg_list_pids_t, "msg_list_pids", list_pids_f);
 
 static const proto_field_t stats_req_f[] = {
 	U32(msg_stats_req_t, flags, 1),
@@ -631,6 +732,47 @@ static const proto_field_t acct_reply_f[] = {
 };
 SCHEMA(acct_reply_schema, msg_acct_reply_t, "msg_acct_reply", acct_reply_f);
 
+static const proto_field_t step_stat_f[] = {
+	U32(msg_step_stat_t, job_id, 1),
+	U32(msg_step_stat_t, step_id, 2),
+	STR(msg_step_stat_t, cred, 3),
+};
+SCHEMA(step_stat_schema, msg_step_stat_t, "msg_step_stat", step_stat_f);
+
+static const proto_field_t step_stat_auth_f[] = {
+	I32(msg_step_stat_auth_t, rc, 1),
+	U32(msg_step_stat_auth_t, job_id, 2),
+	U32(msg_step_stat_auth_t, job_state, 3),
+	STRV(msg_step_stat_auth_t, node_names, 4),
+	STRV(msg_step_stat_auth_t, node_addrs, 5),
+	ARR(msg_step_stat_auth_t, ports, nports, 6, FT_U32ARR),
+	STR(msg_step_stat_auth_t, cred, 7),
+};
+SCHEMA(step_stat_auth_schema, msg_step_stat_auth_t, "msg_step_stat_auth", step_stat_auth_f);
+
+static const proto_field_t stat_task_f[] = {
+	U32(stat_task_t, step_id, 1), U32(stat_task_t, rank, 2),
+	U64(stat_task_t, rss_kb, 3), U64(stat_task_t, vmsize_kb, 4), U64(stat_task_t, pages, 5),
+	U64(stat_task_t, cpu_us, 6), U64(stat_task_t, disk_read, 7),
+	U64(stat_task_t, disk_write, 8),
+};
+SCHEMA(stat_task_schema, stat_task_t, "stat_task", stat_task_f);
+
+static const proto_field_t stat_step_f[] = {
+	U32(stat_step_t, step_id, 1),
+	STR(stat_step_t, pids, 2),
+};
+SCHEMA(stat_step_schema, stat_step_t, "stat_step", stat_step_f);
+
+static const proto_field_t step_stat_reply_f[] = {
+	I32(msg_step_stat_reply_t, rc, 1),
+	STR(msg_step_stat_reply_t, msg, 2),
+	STR(msg_step_stat_reply_t, node, 3),
+	LIST(msg_step_stat_reply_t, steps, nsteps, 4, stat_step_schema),
+	LIST(msg_step_stat_reply_t, tasks, ntasks, 5, stat_task_schema),
+};
+SCHEMA(step_stat_reply_schema, msg_step_stat_reply_t, "msg_step_stat_reply", step_stat_reply_f);
+
 static const struct {
 	const char *name;
 	const proto_schema_t *schema;
@@ -676,6 +818,17 @@ static const struct {
 	[MSG_STEP_COMPLETE] = { "MSG_STEP_COMPLETE", &step_complete_schema },
 	[MSG_HEALTH_CHECK] = { "MSG_HEALTH_CHECK", &info_req_schema },
 	[MSG_SET_DEBUG] = { "MSG_SET_DEBUG", &set_debug_schema },
+	[MSG_STEP_STAT_AUTH] = { "MSG_STEP_STAT_AUTH", &step_stat_schema },
+	[MSG_STEP_STAT_AUTH_REPLY] = { "MSG_STEP_STAT_AUTH_REPLY", &step_stat_auth_schema },
+	[MSG_STEP_STAT] = { "MSG_STEP_STAT", &step_stat_schema },
+	[MSG_STEP_STAT_REPLY] = { "MSG_STEP_STAT_REPLY", &step_stat_reply_schema },
+	[MSG_LAUNCH_PROLOG] = { "MSG_LAUNCH_PROLOG", &launch_prolog_schema },
+	[MSG_PROLOG_COMPLETE] = { "MSG_PROLOG_COMPLETE", &prolog_complete_schema },
+	[MSG_STEP_INFO_REQ] = { "MSG_STEP_INFO_REQ", &info_req_schema },
+	[MSG_STEP_INFO] = { "MSG_STEP_INFO", &msg_step_info_schema },
+	[MSG_LIST_PIDS_REQ] = { "MSG_LIST_PIDS_REQ", &list_pids_req_schema },
+	[MSG_LIST_PIDS] = { "MSG_LIST_PIDS", &list_pids_schema },
+	[MSG_JOB_NCCL] = { "MSG_JOB_NCCL", &job_nccl_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

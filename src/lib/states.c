@@ -183,6 +183,7 @@ static const char *const reasons[WAIT_REASON_END] = {
 	[WAIT_QOS_MIN_BILLING] = "QOSMinBilling",
 	[WAIT_ARRAY_TASK_LIMIT] = "JobArrayTaskLimit",
 	[FAIL_OOM] = "OutOfMemory",
+	[FAIL_DEADLINE] = "DeadLine",
 };
 
 const char *job_reason_string(uint32_t reason)

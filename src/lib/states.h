@@ -142,6 +142,7 @@ enum job_reason {
 	                         * "job requeued in held state" */
 	WAIT_ARRAY_TASK_LIMIT,             /* "JobArrayTaskLimit" */
 	FAIL_OOM,               /* "OutOfMemory": ended OUT_OF_MEMORY */
+	FAIL_DEADLINE,                     /* "DeadLine": --deadline passed */
 	WAIT_REASON_END
 };
 const char *job_reason_string(uint32_t reason);

@@ -39,6 +39,7 @@
 #include "errors.h"
 #include "health.h"
 #include "noded.h"
+#include "prolog.h"
 #include "xalloc.h"
 
 #define BACKOFF_MIN_MS 100
@@ -239,6 +240,16 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		if (((msg_signal_job_t *)msg)->flags & SIGNAL_F_KILL_JOB)
 			spool_revoke(nd->spool, ((msg_signal_job_t *)msg)->job_id, time(NULL));
 		supervisor_signal(nd, msg);
+		/* the job is over here: its Epilog (prolog_node.c) */
+		if (((msg_signal_job_t *)msg)->flags & SIGNAL_F_KILL_JOB)
+			epilog_node_on_kill(nd, ((msg_signal_job_t *)msg)->job_id);
+		break;
+	case MSG_LAUNCH_PROLOG:
+		if (!sender_ok(nd, uid)) {
+			error("prolog request from uid %u refused", uid);
+			break;
+		}
+		prolog_node_alloc(nd, msg);
 		break;
 	default:
 		debug("ignoring %s from the controller", proto_name(type));

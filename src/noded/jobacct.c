@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,8 @@ static void add_proc(jobacct_t *ja, int dfd, const char *pid, const proc_stat_t 
 	}
 	char path[300], buf[1024];
 	uint64_t r, w;
+	if (ja->pids)
+		strbuf_addf(ja->pids, "%d,", ps->pid);
 	snprintf(path, sizeof(path), "%s/io", pid);
 	if (read_small(dfd, path, buf, sizeof(buf)) > 0 && jobacct_parse_io(buf, &r, &w) == 0) {
 		c->disk_read += r;
@@ -284,7 +287,7 @@ static int sample_tree(jobacct_t *ja, int dfd, jag_task_t *t)
 		return 0;
 	stack[top++] = t->sid;
 	char pid[16], path[300], buf[4096];
-	while (top && visits++ < JAG_MAX_VISIT) {
+	while (top && visits++ < JAG_MAX_VISIT && (!ja->visit_budget || (*ja->visit_budget)-- > 0)) {
 		int p = stack[--top];
 		snprintf(pid, sizeof(pid), "%d", p);
 		snprintf(path, sizeof(path), "%s/stat", pid);
@@ -352,6 +355,7 @@ void jobacct_sample(jobacct_t *ja, int64_t now_ms)
 		memset(&ja->t[i].cur, 0, sizeof(ja->t[i].cur));
 		any |= ja->t[i].sid > 0 && !ja->t[i].done;
 	}
+	size_t pids_at = ja->pids ? ja->pids->len : 0;
 	int dfd = any ? open(ja->proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		for (uint32_t i = 0; i < ja->n && !ja->full_scan; i++) {
@@ -362,6 +366,8 @@ void jobacct_sample(jobacct_t *ja, int64_t now_ms)
 		if (ja->full_scan) {
 			for (uint32_t i = 0; i < ja->n; i++)
 				memset(&ja->t[i].cur, 0, sizeof(ja->t[i].cur));
+			if (ja->pids)      /* what the tree walk counted is recounted */
+				strbuf_setlen(ja->pids, pids_at);
 			sample_scan(ja, dfd);
 		}
 		close(dfd);
@@ -423,4 +429,73 @@ void jobacct_conf_from(const conf_t *conf, jobacct_conf_t *out)
 		error("%s", err);
 		free(err);
 	}
+}
+
+/* The usage file: "sluice-usage 1 NTASKS", then per task
+ * "rank sid done rss_kb vmsize_kb pages user_us sys_us read write". */
+int jobacct_save(const jobacct_t *ja, const char *dir)
+{
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_addf(&sb, "sluice-usage 1 %u\n", ja->n);
+	for (uint32_t i = 0; i < ja->n; i++) {
+		const jag_task_t *t = &ja->t[i];
+		strbuf_addf(&sb, "%u %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			    " %" PRIu64 " %" PRIu64 "\n", t->rank, t->sid, t->done, t->u.rss_kb,
+			    t->u.vmsize_kb, t->u.pages, t->u.user_cpu_us, t->u.sys_cpu_us,
+			    t->u.disk_read, t->u.disk_write);
+	}
+	/* A cache of live figures: no fsync (a crash loses nothing the
+	 * step's end report does not carry). */
+	char *path = xasprintf("%s/usage", dir), *tmp = xasprintf("%s/usage.new", dir);
+	int rc = -1, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		size_t off = 0;
+		while (off < sb.len) {
+			ssize_t w = write(fd, sb.buf + off, sb.len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		if (close(fd) == 0 && off == sb.len && rename(tmp, path) == 0)
+			rc = 0;
+		else
+			unlink(tmp);
+	}
+	free(path);
+	free(tmp);
+	strbuf_release(&sb);
+	return rc;
+}
+
+jobacct_t *jobacct_load(const jobacct_conf_t *conf, const char *dir, const char *proc_root)
+{
+	char *path = xasprintf("%s/usage", dir);
+	FILE *fp = fopen(path, "re");
+	free(path);
+	if (!fp)
+		return NULL;
+	unsigned n = 0;
+	jobacct_t *ja = NULL;
+	if (fscanf(fp, "sluice-usage 1 %u", &n) != 1 || n > 65536)
+		goto bad;
+	ja = jobacct_new(conf, n, proc_root);
+	for (uint32_t i = 0; i < n; i++) {
+		jag_task_t *t = &ja->t[i];
+		unsigned long long v[7];
+		if (fscanf(fp, "%u %d %d %llu %llu %llu %llu %llu %llu %llu", &t->rank, &t->sid,
+			   &t->done, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 10)
+			goto bad;
+		t->u = (task_usage_t){ .rss_kb = v[0], .vmsize_kb = v[1], .pages = v[2],
+				       .user_cpu_us = v[3], .sys_cpu_us = v[4],
+				       .disk_read = v[5], .disk_write = v[6] };
+	}
+	fclose(fp);
+	return ja;
+bad:
+	fclose(fp);
+	jobacct_free(ja);
+	errno = EINVAL;
+	return NULL;
 }

@@ -11,6 +11,7 @@
 #include "conf.h"
 #include "proto.h"
 #include "step_usage.h"
+#include "strbuf.h"
 
 enum { JAG_NONE = 0, JAG_LINUX, JAG_CGROUP };
 
@@ -56,6 +57,12 @@ typedef struct jobacct {
 	int64_t next_ms;          /* next periodic sample, 0 = none planned */
 	uint64_t samples, sample_ns;   /* how many, and their total cost */
 	int full_scan;            /* no children files: scan all of /proc */
+	strbuf_t *pids;           /* when set, each sample appends the pids it
+	                           * counted ("12,13,"): sstat -i */
+	int64_t *visit_budget;    /* when set, the processes a tree walk may
+	                           * still visit, shared by every walk using it
+	                           * (a node daemon's sstat answer stays cheap
+	                           * whatever a job's tree) */
 } jobacct_t;
 
 /* A gatherer for ntasks tasks of this node (proc_root NULL: /proc). */
@@ -73,5 +80,16 @@ void jobacct_sample(jobacct_t *ja, int64_t now_ms);
 void jobacct_task_end(jobacct_t *ja, int pid, const struct rusage *ru);
 /* The node's share of the step, from every task. */
 void jobacct_usage(const jobacct_t *ja, step_usage_t *out);
+
+/* The supervisor's figures so far, for sstat (noded/step_stat.c): every
+ * task's rank, session, whether it was reaped and its highest figures,
+ * in dir/usage (replaced whole by a rename: a reader sees one version or
+ * the other). Written when the tasks start, after each sample and when a
+ * task ends. 0, or -1 with errno. */
+int jobacct_save(const jobacct_t *ja, const char *dir);
+/* A gatherer rebuilt from dir/usage (proc_root NULL: /proc), so that one
+ * more jobacct_sample adds what the tasks use right now. NULL with errno
+ * when there is no such file or it is malformed. */
+jobacct_t *jobacct_load(const jobacct_conf_t *conf, const char *dir, const char *proc_root);
 
 #endif

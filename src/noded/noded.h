@@ -94,6 +94,11 @@ int cpubind_apply(const char *spec, const char *ids, uint32_t rank, uint32_t loc
 /* Fill the array ids of ctx from SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID. */
 void pattern_ctx_array_from_env(pattern_ctx_t *ctx, const strv_t *env);
 
+/* ---- step_stat.c ---- */
+/* sstat's MSG_STEP_STAT on the step port: checks its credential and
+ * answers MSG_STEP_STAT_REPLY (or MSG_RC with the error). */
+void step_stat_handle(noded_t *nd, conn_t *c, const msg_step_stat_t *m, uint32_t uid);
+
 /* ---- spool.c ---- */
 
 /* One supervisor's record: <spool>/job<ID>/state (batch) or
@@ -140,6 +145,13 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
  * is left of them (groups and sessions; pid reuse is checked with the
  * recorded start times) and returns how many were signalled. */
 int spool_tasks_write(const char *dir, const pid_t *pgids, uint32_t n);
+/* Same, recording each task's global rank (first + i) and local id i
+ * (scontrol listpids). */
+int spool_tasks_write_ranks(const char *dir, const pid_t *pgids, uint32_t n, uint32_t first);
+
+/* scontrol listpids (listpids.c): answer MSG_LIST_PIDS_REQ on c with the
+ * processes of the matching steps' supervisors on this node. */
+void listpids_answer(noded_t *nd, conn_t *c, const msg_list_pids_req_t *m);
 int spool_tasks_kill(const char *dir);
 
 /* The node's lease on its jobs (<spool>/lease, see spool.c): CLOCK_BOOTTIME
@@ -296,5 +308,20 @@ void child_reset_signals(void);
  * daemons whatever they have open (a log file, sockets, ...). Never fails:
  * a descriptor it cannot close is closed at exec or not there. */
 void child_close_fds(int keep);
+
+/* ---- step_pty.c: srun --pty ---- */
+
+/* A pseudo terminal for a step's task 0: the master and a descriptor of
+ * the slave (both close-on-exec; keep the slave open until the task is
+ * reaped), the slave owned by uid:gid mode 0600, window rows x cols (0:
+ * left as it is). 0, or -1 with *err (malloc'd). */
+int step_pty_open(uint32_t uid, uint32_t gid, uint32_t rows, uint32_t cols, int *master,
+		  int *slave, char **err);
+/* In the task child, after setsid: the slave as its controlling terminal
+ * and its stdin, stdout and stderr. 0 or -1 (errno). */
+int step_pty_attach(int slave);
+/* A STEP_IO_WINSIZE frame's size (rows, cols: 2 bytes each, big-endian)
+ * to the terminal; anything else is ignored. */
+void step_pty_winsize(int master, const uint8_t *d, uint32_t len);
 
 #endif

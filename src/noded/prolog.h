@@ -35,6 +35,31 @@ struct noded;
  * when none is configured, -1 when a script failed or timed out. */
 int prolog_job(struct noded *nd, uint32_t job_id, const strv_t *jobenv, int epilog);
 
+/* ---- prolog_node.c: once per job on every node of it ---- */
+
+/* 1 if the node has a Prolog or Epilog (else the calls below do nothing). */
+int prolog_node_configured(const struct noded *nd);
+/* The node's Prolog for job_id with penv (the job's prolog environment),
+ * run by the first caller on this node; later callers (other steps, the
+ * batch supervisor after the Alloc runner) wait for it and get its result.
+ * 0 ok (or none configured), -1 it failed. Blocks. */
+int prolog_node_once(struct noded *nd, uint32_t job_id, const strv_t *penv);
+/* The node's Epilog for job_id, once, if the job started here (its
+ * prolog record exists): with penv, or the environment the Prolog had
+ * when penv is NULL or empty. 0 ok, -1 failed, 1 nothing to do. Blocks. */
+int epilog_node_once(struct noded *nd, uint32_t job_id, const strv_t *penv);
+/* Tell the controller (MSG_PROLOG_COMPLETE, retried until it answers). */
+void prolog_node_report(struct noded *nd, uint32_t job_id, uint32_t launch_seq, uint32_t rc,
+			uint32_t flags);
+/* From the node daemon's loop, never blocking it: PrologFlags=Alloc,
+ * run the Prolog in a detached runner and report its result. */
+void prolog_node_alloc(struct noded *nd, const msg_launch_prolog_t *m);
+/* From the node daemon's loop: the controller ended job_id; where it
+ * started here and no batch supervisor of it runs here (that one runs
+ * the Epilog itself), a detached runner waits for its steps to be gone,
+ * runs the Epilog and reports a failure. */
+void epilog_node_on_kill(struct noded *nd, uint32_t job_id);
+
 /* Apply one line of TaskProlog output to env: "export N=V", "unset N",
  * "print TEXT" (TEXT and a newline to outfd). */
 void task_prolog_line(const char *line, strv_t *env, int outfd);

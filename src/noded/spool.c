@@ -468,10 +468,18 @@ int spool_cred_use(const char *spool, uint32_t job_id, uint32_t step_id, int64_t
 
 int spool_tasks_write(const char *dir, const pid_t *pgids, uint32_t n)
 {
+	return spool_tasks_write_ranks(dir, pgids, n, 0);
+}
+
+/* One line per task: "PGID START GLOBAL_RANK LOCAL_ID" (readers that know
+ * only the first two fields, spool_tasks_kill and metrics.c, still work). */
+int spool_tasks_write_ranks(const char *dir, const pid_t *pgids, uint32_t n, uint32_t first)
+{
 	strbuf_t sb = STRBUF_INIT;
 	for (uint32_t i = 0; i < n; i++)
 		if (pgids[i] > 0)
-			strbuf_addf(&sb, "%d %" PRIu64 "\n", (int)pgids[i], proc_start_time(pgids[i]));
+			strbuf_addf(&sb, "%d %" PRIu64 " %u %u\n", (int)pgids[i],
+				    proc_start_time(pgids[i]), first + i, i);
 	return write_dir_file(dir, "tasks", &sb);
 }
 

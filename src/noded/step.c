@@ -58,6 +58,9 @@
 
 #define STEP_MAX_TASKS 4096
 #define STEP_STDIN_BUFFERED (16u << 20)
+/* srun --pty: how long the terminal's output is read after its task
+ * ended when something it left behind keeps the terminal open */
+#define STEP_PTY_DRAIN_MS 1000
 
 typedef struct task {
 	pid_t pid;
@@ -69,6 +72,10 @@ typedef struct task {
 	int exited, reported;
 	int status;
 	int in_eof;              /* srun sent this task's stdin EOF */
+	int pty;                 /* srun --pty's task 0: out is the terminal's
+	                          * master, in a duplicate of it */
+	int pty_slave;           /* the slave, held until the task is reaped */
+	int64_t pty_drain_until; /* reaped: read what is left until then */
 } task_t;
 
 /* The task child: never returns. Errors go to its stderr pipe, as
@@ -119,16 +126,27 @@ static char *gtids(uint32_t first, uint32_t n)
 	return strbuf_detach(&sb);
 }
 
+/* out/err -1: /dev/null (srun --pty's tasks but 0); pty >= 0: the
+ * terminal's slave, for all three. */
 static void __attribute__((noreturn))
 task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
-	   uint32_t local, int out, int err, int in, const char *srun_host)
+	   uint32_t local, int out, int err, int in, const char *srun_host, int pty)
 {
 	child_reset_signals();
 	setsid();
-	if (in < 0)
-		in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-		_exit(1);
+	if (pty >= 0) {
+		if (step_pty_attach(pty) < 0)
+			_exit(1);
+	} else {
+		if (in < 0)
+			in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (out < 0)
+			out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (err < 0)
+			err = out;
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+			_exit(1);
+	}
 	if (noded_cgroup_attach(nd, cr->uid, m->job_id, m->step_id) < 0) {
 		dprintf(2, "slurmstepd: error: cannot join the step's cgroup: %s\n", strerror(errno));
 		_exit(1);
@@ -275,7 +293,9 @@ static void task_stdin_flush(task_t *t, int eof)
 	if (t->in >= 0) {
 		strbuf_setlen(&t->inbuf, 0);
 		t->inoff = 0;
-		if (eof)
+		/* a terminal has no end of input: the task's keeps its
+		 * master until it exits (srun's stdin was not a terminal) */
+		if (eof && !t->pty)
 			task_stdin_close(t);
 	}
 }
@@ -285,6 +305,63 @@ static int send_io(rpc_t *r, uint32_t rank, uint32_t stream, const char *buf, si
 	msg_step_io_t io = { .task = rank, .stream = stream, .len = (uint32_t)n,
 			     .data = (uint8_t *)buf };
 	return rpc_send(r, MSG_STEP_IO, &io);
+}
+
+/* srun --pty: task 0 on a pseudo terminal (step_pty.c), the node's other
+ * tasks with stdout and stderr on /dev/null, as Slurm. The task is forked,
+ * or has failed (t->exited). */
+static void start_pty_task(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
+			  uint32_t i, task_t *t, rpc_t *r, const char *srun_host, int sfd,
+			  int *srun_gone)
+{
+	if (t->rank != 0) {
+		/* stdin stays as the launch says (/dev/null: srun's goes to
+		 * task 0 alone) */
+		if ((t->pid = fork()) == 0) {
+			close(sfd);
+			task_child(nd, m, cr, i, -1, -1, -1, srun_host, -1);
+		}
+		if (t->pid < 0) {
+			error("step %u.%u: fork: %m", m->job_id, m->step_id);
+			t->exited = 1, t->status = 1 << 8;
+			t->pid = 0;
+		}
+		return;
+	}
+	int master, slave;
+	char *e = NULL;
+	if (step_pty_open(cr->uid, cr->gid, m->pty_rows, m->pty_cols, &master, &slave, &e) < 0) {
+		error("step %u.%u: %s", m->job_id, m->step_id, e);
+		char *line = xasprintf("slurmstepd: error: %s\n", e);
+		if (!*srun_gone && send_io(r, t->rank, STEP_IO_STDERR, line, strlen(line)))
+			*srun_gone = 1;
+		free(line);
+		free(e);
+		t->exited = 1, t->status = 1 << 8;
+		return;
+	}
+	int in = fcntl(master, F_DUPFD_CLOEXEC, 3);
+	if ((t->pid = fork()) == 0) {
+		close(sfd);
+		task_child(nd, m, cr, i, -1, -1, -1, srun_host, slave);
+	}
+	if (t->pid < 0 || in < 0) {
+		error("step %u.%u: fork: %m", m->job_id, m->step_id);
+		close(master);
+		close(slave);
+		if (in >= 0)
+			close(in);
+		t->exited = 1, t->status = 1 << 8;
+		t->pid = 0;
+		return;
+	}
+	/* non-blocking for both (one open file): srun's input waits in
+	 * inbuf rather than blocking the supervisor */
+	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+	t->pty = 1;
+	t->out = master;
+	t->in = in;
+	t->pty_slave = slave;
 }
 
 static void __attribute__((noreturn))
@@ -320,6 +397,34 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 
 	rpc_t *r = rpc_from_fd(nd->conf, fd);
 	msg_rc_t rc = { 0, NULL };
+	/* The node's Prolog at the job's first step here (prolog_node.c:
+	 * once per job on the node; a later step waits for a run in
+	 * progress); srun's launch is answered once it is done. */
+	if (prolog_node_configured(nd)) {
+		strv_t pe = { NULL, 0 };
+		env_setf(&pe, "SLURM_JOB_ID", "%u", m->job_id);
+		env_setf(&pe, "SLURM_JOBID", "%u", m->job_id);
+		env_setf(&pe, "SLURM_JOB_UID", "%u", cr->uid);
+		env_setf(&pe, "SLURM_JOB_GID", "%u", cr->gid);
+		if (cr->user)
+			env_set(&pe, "SLURM_JOB_USER", cr->user);
+		for (uint32_t i = 0; i < cr->penv.n; i++) {
+			const char *eq = strchr(cr->penv.v[i], '=');
+			char *k = xstrndup(cr->penv.v[i], (size_t)(eq - cr->penv.v[i]));
+			env_set(&pe, k, eq + 1);
+			free(k);
+		}
+		int failed = prolog_node_once(nd, m->job_id, &pe) < 0;
+		strv_free(&pe);
+		if (failed) {
+			rc.rc = ESLURMD_PROLOG_FAILED;
+			rpc_send(r, MSG_RC, &rc);
+			rpc_close(r);
+			prolog_node_report(nd, m->job_id, 0, ESLURMD_PROLOG_FAILED, 0);
+			rm_rf(dir);
+			_exit(0);
+		}
+	}
 	int srun_gone = rpc_send(r, MSG_RC, &rc) != 0;
 
 	uint32_t n = m->ntasks;
@@ -332,7 +437,12 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	for (uint32_t i = 0; i < n; i++) {
 		int po[2], pe[2], pi[2] = { -1, -1 };
 		t[i].rank = m->first_task + i;
-		t[i].out = t[i].err = t[i].in = -1;
+		t[i].out = t[i].err = t[i].in = t[i].pty_slave = -1;
+		if (m->flags & STEP_F_PTY) {
+			start_pty_task(nd, m, cr, i, &t[i], r, srun_host, sfd, &srun_gone);
+			pgids[i] = t[i].pid;
+			continue;
+		}
 		if ((m->flags & STEP_F_STDIN) &&
 		    (m->stdin_task == NO_VAL32 || m->stdin_task == t[i].rank) &&
 		    pipe2(pi, O_CLOEXEC) < 0)
@@ -349,7 +459,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(sfd);
-			task_child(nd, m, cr, i, po[1], pe[1], pi[0], srun_host);
+			task_child(nd, m, cr, i, po[1], pe[1], pi[0], srun_host, -1);
 		}
 		close(po[1]);
 		close(pe[1]);
@@ -377,10 +487,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	int64_t started = time(NULL);
 	for (uint32_t i = 0; i < n; i++)
 		jobacct_task_start(ja, i, t[i].pid, t[i].rank, mono_ms());
+	jobacct_save(ja, dir);        /* sstat finds the tasks at once */
 	int timed_out = 0;
 
 	/* what noded kills should this process die (supervisor_watch) */
-	if (spool_tasks_write(dir, pgids, n) < 0)
+	if (spool_tasks_write_ranks(dir, pgids, n, m->first_task) < 0)
 		error("step %u.%u: cannot record its process groups: %m", m->job_id, m->step_id);
 
 	int64_t limit_at = m->time_limit ? (int64_t)time(NULL) + (int64_t)m->time_limit * 60 : 0;
@@ -391,6 +502,13 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		/* Report tasks that are done and drained. */
 		uint32_t left = 0;
 		for (uint32_t i = 0; i < n; i++) {
+			if (t[i].pty && t[i].exited && t[i].out >= 0 &&
+			    mono_ms() >= t[i].pty_drain_until) {
+				/* something the task left holds its terminal:
+				 * it gets a hangup, the step ends */
+				close(t[i].out);
+				t[i].out = -1;
+			}
 			if (t[i].exited && t[i].out < 0 && t[i].err < 0 && !t[i].reported) {
 				msg_step_task_exit_t te = { t[i].rank, (uint32_t)t[i].status };
 				if (!srun_gone && rpc_send(r, MSG_STEP_TASK_EXIT, &te) != 0)
@@ -449,6 +567,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		int64_t due = jobacct_due_ms(ja, mono_ms());
 		if (due == 0) {
 			jobacct_sample(ja, mono_ms());
+			jobacct_save(ja, dir);
 			due = jobacct_due_ms(ja, mono_ms());
 		}
 		if (due >= 0 && due < tmo)
@@ -482,8 +601,10 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				if (waitid(P_ALL, 0, &wi, WEXITED | WNOHANG | WNOWAIT) == 0 && wi.si_pid)
 					jobacct_sample(ja, mono_ms());
 				struct rusage ru;
+				int reaped = 0;
 				while ((w = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 					jobacct_task_end(ja, w, &ru);
+					reaped = 1;
 					for (uint32_t i = 0; i < n; i++) {
 						if (t[i].pid != w)
 							continue;
@@ -493,8 +614,16 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 						killpg(w, SIGKILL);
 						pgids[i] = 0;
 						task_stdin_close(&t[i]);
+						if (t[i].pty_slave >= 0) {
+							/* the master reads EIO once drained */
+							close(t[i].pty_slave);
+							t[i].pty_slave = -1;
+							t[i].pty_drain_until = mono_ms() + STEP_PTY_DRAIN_MS;
+						}
 					}
 				}
+				if (reaped)     /* once for all the tasks reaped now */
+					jobacct_save(ja, dir);
 			} else if (pfd == fd) {
 				/* srun sends stdin frames (STEP_F_STDIN) or nothing;
 				 * EOF means it is gone. Every frame already read is
@@ -530,6 +659,10 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_SIGNAL &&
 						   io->task > 0 && io->task < 65) {
 						job_ctl_killall(&ctl, (int)io->task);
+					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_WINSIZE) {
+						for (uint32_t i = 0; i < n; i++)
+							if (t[i].pty)
+								step_pty_winsize(t[i].in, io->data, io->len);
 					}
 					if (!e && ty == MSG_STEP_IO && io->stream == STEP_IO_STDIN) {
 						/* EOF for every task, or for one (srun
@@ -559,7 +692,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 					if (!p)
 						continue;
 					ssize_t got = read(pfd, buf, 65536);
-					if (got < 0 && errno == EINTR)
+					/* EAGAIN: a terminal's master (non-blocking) */
+					if (got < 0 && (errno == EINTR || errno == EAGAIN))
 						break;
 					if (got <= 0) {
 						close(pfd);
@@ -699,6 +833,17 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 {
 	noded_t *nd = arg;
 	conn_set_autoflush(c, 1);
+	if (type == MSG_STEP_STAT) {
+		/* sstat: the credential inside is the proof */
+		step_stat_handle(nd, c, msg, uid);
+		conn_close(c);
+		return;
+	}
+	if (type == MSG_LIST_PIDS_REQ) {   /* scontrol listpids (listpids.c) */
+		listpids_answer(nd, c, msg);
+		conn_close(c);
+		return;
+	}
 	if (type != MSG_LAUNCH_STEP) {
 		/* Launch/signal from ctld come only on the ctld link. */
 		error("step port: refusing %s from %s", proto_name(type), conn_peer(c));
@@ -771,14 +916,18 @@ static void step_on_close(conn_t *c, void *arg)
 {
 }
 
-/* The step port takes MSG_LAUNCH_STEP only, unsigned allowed (srun run by
- * a user cannot sign; the launch credential inside is the proof), and
+/* The step port takes MSG_LAUNCH_STEP, sstat's MSG_STEP_STAT and
+ * scontrol's MSG_LIST_PIDS_REQ, unsigned allowed (srun or sstat run by a
+ * user cannot sign; the credential inside is the proof), and
  * hands the conn to the step supervisor at once: a conn has 10 s to
  * deliver its launch, 64 such conns at a time, 32 MB of launches in
  * flight. */
 static const net_policy_t step_policy = {
-	.name = "step port", .allowed = NET_MSG(MSG_LAUNCH_STEP),
-	.unsigned_ok = NET_MSG(MSG_LAUNCH_STEP),
+	.name = "step port",
+	.allowed = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT) | NET_MSG(MSG_LIST_PIDS_REQ),
+	/* listpids: any local user may list, as with Slurm's stepd sockets
+	 * (what it shows, pids, every user sees in /proc anyway) */
+	.unsigned_ok = NET_MSG(MSG_LAUNCH_STEP) | NET_MSG(MSG_STEP_STAT) | NET_MSG(MSG_LIST_PIDS_REQ),
 	.max_unauth = 64, .unauth_ms = 10000, .unauth_bytes = 32u << 20,
 	.idle_ms = 60000,
 };

@@ -64,6 +64,7 @@
 #include "metrics.h"
 #include "noded.h"
 #include "health.h"
+#include "nccl_watch.h"
 #include "prolog.h"
 #include "states.h"
 #include "timefmt.h"
@@ -289,33 +290,34 @@ static void job_stderr_note(const noded_t *nd, const msg_launch_job_t *m, int ef
 		m->job_id, nd->name, when, why ? why : "");
 }
 
-/* The child passes its stderr (fd 2) to the supervisor over errfd (a
- * Unix socket): one byte 'F' with the descriptor. */
+/* The child passes its stderr and stdout (fds 2 and 1) to the supervisor
+ * over errfd (a Unix socket): one byte 'F' with the two descriptors. */
 static void send_stderr_fd(int errfd)
 {
 	char b = 'F';
 	struct iovec iov = { &b, 1 };
-	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(2 * sizeof(int))]; } u;
 	memset(&u, 0, sizeof(u));
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	int fd = 2;
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+	int fds[2] = { 2, 1 };
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
 	while (sendmsg(errfd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }
 
 /* Read what the child sends on errfd until exec closes it: the stderr
- * descriptor (into *efd) and, if the launch failed, its error text. */
-static void recv_child(int fd, int *efd, strbuf_t *msg)
+ * and stdout descriptors (into *efd, *ofd) and, if the launch failed,
+ * its error text. */
+static void recv_child(int fd, int *efd, int *ofd, strbuf_t *msg)
 {
 	char buf[512];
 	for (;;) {
-		union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
+		union { struct cmsghdr h; char b[CMSG_SPACE(2 * sizeof(int))]; } u;
 		struct iovec iov = { buf, sizeof(buf) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 				     .msg_control = u.b, .msg_controllen = sizeof(u.b) };
@@ -327,12 +329,16 @@ static void recv_child(int fd, int *efd, strbuf_t *msg)
 		size_t skip = 0;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-			    c->cmsg_len == CMSG_LEN(sizeof(int))) {
-				int got;
-				memcpy(&got, CMSG_DATA(c), sizeof(int));
+			    (c->cmsg_len == CMSG_LEN(sizeof(int)) ||
+			     c->cmsg_len == CMSG_LEN(2 * sizeof(int)))) {
+				int got[2] = { -1, -1 };
+				memcpy(got, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
 				if (*efd >= 0)
 					close(*efd);
-				*efd = got;
+				*efd = got[0];
+				if (*ofd >= 0)
+					close(*ofd);
+				*ofd = got[1];
 				skip = buf[0] == 'F';
 			}
 		strbuf_add(msg, buf + skip, (size_t)n - skip);
@@ -469,6 +475,7 @@ static void report_complete(noded_t *nd, const char *dir, const spool_rec_t *r, 
 }
 
 static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig);
+static void end_steps_here(noded_t *nd, uint32_t job_id, uint32_t kill_wait);
 
 /* --signal: when the warning is due (0 = none: no signal or no limit). */
 static int64_t warn_due(const msg_launch_job_t *m, int64_t time_limit_at)
@@ -517,8 +524,10 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL);
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
-	/* The node's Prolog (prolog.c), here and not in noded's loop. */
-	uint32_t node_rc = prolog_job(nd, m->job_id, &m->prolog_env, 0) ? ESLURMD_PROLOG_FAILED : 0;
+	int job_out = -1;        /* its stdout, for the NCCL check (nccl_watch.c) */
+	/* The node's Prolog (prolog_node.c: once per job on the node; with
+	 * PrologFlags=Alloc it already ran), here and not in noded's loop. */
+	uint32_t node_rc = prolog_node_once(nd, m->job_id, &m->prolog_env) ? ESLURMD_PROLOG_FAILED : 0;
 	if (node_rc) {
 		/* no job: the controller requeues it held and drains the node */
 	} else if (write_file_atomic(script, s, strlen(s), 0700) < 0) {
@@ -547,7 +556,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			if (spool_tasks_write(dir, &pid, 1) < 0)
 				error("job %u: cannot record its process group: %m", m->job_id);
 			strbuf_t msg = STRBUF_INIT;
-			recv_child(ep[0], &job_err, &msg);
+			recv_child(ep[0], &job_err, &job_out, &msg);
 			close(ep[0]);
 			if (msg.len) {
 				error("job %u: launch failed: %s", m->job_id, msg.buf);
@@ -561,6 +570,11 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			strbuf_release(&msg);
 		}
 	}
+	/* The NCCL transport check reads the job's output through its own
+	 * descriptors (reopened read-only). */
+	nccl_watch_t *nccl = pid > 0 ? nccl_watch_start(nd, m, job_out, job_err) : NULL;
+	if (job_out >= 0)
+		close(job_out);
 	/* Only the job child needed them; the supervisor lives on. */
 	free(script);
 	free(out);
@@ -585,6 +599,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		int timed_out = 0, orphaned = 0, cancelled = 0, st = 0;
 		int64_t warned_for = 0;  /* the limit the --signal warning went for */
 		jobacct_task_start(ja, 0, pid, 0, mono_ms());
+		jobacct_save(ja, dir);    /* sstat finds the script at once */
 		for (;;) {
 			int64_t now = time(NULL);
 			int64_t warn_at = warn_due(m, time_limit_at);
@@ -637,10 +652,14 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			int64_t due = jobacct_due_ms(ja, mono_ms());
 			if (due == 0) {
 				jobacct_sample(ja, mono_ms());
+				jobacct_save(ja, dir);
 				due = jobacct_due_ms(ja, mono_ms());
 			}
 			if (due >= 0 && due < wait_ms)
 				wait_ms = due;
+			int64_t nt = ctl.killing ? -1 : nccl_watch_tick(nccl);
+			if (nt >= 0 && nt < wait_ms)
+				wait_ms = nt;
 			struct pollfd pfd = { sfd, POLLIN, 0 };
 			poll(&pfd, 1, (int)wait_ms + (wait_ms < SUP_CHECK_MS ? 20 : 0));
 			struct signalfd_siginfo si;
@@ -701,6 +720,8 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		}
 		/* Descendants left behind die with the script (proctrack). */
 		killpg(pg, SIGKILL);
+		nccl_watch_end(nccl);
+		nccl = NULL;
 		noded_cgroup_end(nd, m->user_id, m->job_id, NODED_BATCH_STEP, &cg_end);
 		status = (uint32_t)st;
 		if (ctl.end_state)
@@ -749,6 +770,12 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		error("job %u: cannot record the result: %m", m->job_id);
 	/* before the controller hears of the end, so no step starts after */
 	spool_revoke(nd->spool, m->job_id, rec.end_time);
+	/* The job ends with its script: a step still running here (an srun
+	 * the script left in the background, or one started from outside
+	 * with --jobid) ends with it, as Slurm's job termination does, and
+	 * before the Epilog runs and the controller hears of the end. */
+	if (pid > 0)
+		end_steps_here(nd, m->job_id, m->kill_wait);
 	sc.end_time = rec.end_time;
 	jobacct_usage(ja, &sc.usage);
 	noded_cgroup_usage(&cg_end, jc.type == JAG_CGROUP, &sc.usage);
@@ -760,7 +787,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
 	}
 	/* The Epilog, once the job is gone, before its end is reported. */
-	if (prolog_job(nd, m->job_id, &m->prolog_env, 1) && !node_rc)
+	if (epilog_node_once(nd, m->job_id, &m->prolog_env) < 0 && !node_rc)
 		node_rc = ESLURMD_EPILOG_FAILED;
 	report_complete(nd, dir, &rec, node_rc);
 	rm_rf(dir);
@@ -862,6 +889,50 @@ static int signal_steps_here(noded_t *nd, uint32_t job_id, uint32_t sig)
 	struct sig_scan ss = { &m, 0, 1 };
 	spool_scan(nd->spool, sig_one, &ss);
 	return ss.reached;
+}
+
+struct steps_left {
+	uint32_t job_id;
+	int n;
+};
+
+static void count_step(const char *dir, const spool_rec_t *r, void *arg)
+{
+	struct steps_left *sl = arg;
+	(void)dir;
+	if (r && r->job_id == sl->job_id && r->step_id != NODED_BATCH_STEP && !r->done &&
+	    spool_rec_alive(r))
+		sl->n++;
+}
+
+/* Ask every step supervisor of the job on this node to end its step
+ * (SIGCONT, SIGTERM, SIGKILL after kill_wait: CANCELLED) and wait for
+ * them, at most kill_wait + 5 s: a supervisor that does not end by then
+ * is left to supervisor_watch. Cost: one spool scan per 100 ms. */
+static void end_steps_here(noded_t *nd, uint32_t job_id, uint32_t kill_wait)
+{
+	msg_signal_job_t m = { .job_id = job_id, .signal = SIGKILL, .flags = SIGNAL_F_KILL_JOB,
+			       .kill_wait = kill_wait, .end_state = JOB_CANCELLED };
+	struct sig_scan ss = { &m, 0, 1 };
+	spool_scan(nd->spool, sig_one, &ss);
+	if (!ss.reached)
+		return;
+	info("job %u: ended with %d step%s still running here: ending them", job_id, ss.reached,
+	     ss.reached == 1 ? "" : "s");
+	int64_t until = mono_ms() + ((int64_t)kill_wait + 5) * 1000;
+	for (;;) {
+		struct steps_left sl = { job_id, 0 };
+		spool_scan(nd->spool, count_step, &sl);
+		if (!sl.n)
+			return;
+		if (mono_ms() >= until) {
+			error("job %u: %d step%s still running %us after the job ended", job_id,
+			      sl.n, sl.n == 1 ? "" : "s", kill_wait + 5);
+			return;
+		}
+		struct timespec ts = { 0, 100000000L };
+		nanosleep(&ts, NULL);
+	}
 }
 
 int supervisor_signal(noded_t *nd, const msg_signal_job_t *m)

@@ -48,6 +48,7 @@ typedef struct sched_node {
 	sched_gpu_type_t gpu_types[SCHED_MAX_GRES_TYPES];
 	uint32_t ngpus;          /* total */
 	char *features;          /* borrowed, "h100,ib" or NULL */
+	uint64_t tmp_disk;       /* MB of TmpDisk (--tmp asks at least) */
 	int leaf;                /* index of its leaf switch, -1 if none */
 	/* Mutable state (kept by the core through commit/release): */
 	int usable;              /* set by the caller: up, not drained, responding */
@@ -236,6 +237,11 @@ typedef struct sched_job {
 	int exclusive_user;              /* --exclusive=user, ExclusiveUser=YES:
 	                                  * nodes shared with its user's jobs only */
 	int contiguous;                  /* --contiguous: consecutive nodes */
+	uint32_t pn_min_cpus;            /* --mincpus: a node gives at least
+	                                  * this many CPUs, 0 = unset */
+	uint64_t pn_min_tmp;             /* --tmp: MB of TmpDisk a node has */
+	int overcommit;                  /* -O: cpus_per_task CPUs per node,
+	                                  * any number of tasks on them */
 	/* Accounting (sched_t.assocs/qos): indexes, -1 = none. */
 	int32_t assoc;
 	int32_t qos;
@@ -363,6 +369,17 @@ const char *sched_job_refusal_detail(const sched_t *s, const sched_job_t *j);
 void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 		sched_decision_t **out);
 void sched_decisions_free(sched_decision_t *d, uint32_t n);
+
+/* --test-only (Slurm's will_run): when and where job probe would start if
+ * it were submitted now, by the backfill plan: running jobs end at their
+ * expected ends, and the pending jobs of jobs[0..n) that come before it
+ * in priority order (not held, no dependency, at most bf_max_job_test)
+ * reserve their planned starts first. Changes nothing in s. Returns the
+ * start (>= now, or the probe's begin time) with *out the allocation
+ * (sched_alloc_free it), or INT64_MAX when it finds none within
+ * bf_window (out left empty). */
+int64_t sched_will_run(sched_t *s, const sched_job_t *jobs, uint32_t n,
+		       const sched_job_t *probe, int64_t now, sched_alloc_t *out);
 
 /* Apply / release an allocation to node state (recovery and job end). */
 void sched_alloc_commit(sched_t *s, const sched_alloc_t *a);

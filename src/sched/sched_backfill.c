@@ -441,3 +441,85 @@ void sched_backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t n
 	free(uid);
 	free(ucnt);
 }
+
+/* ---- --test-only: one job's start by the plan, nothing changed ---- */
+
+static const sched_job_t *plan_base;
+static int plan_idx_cmp(const void *a, const void *b)
+{
+	return sched_job_cmp(&plan_base[*(const uint32_t *)a], &plan_base[*(const uint32_t *)b]);
+}
+
+static void sort_jobs_for_plan(const sched_job_t *jobs, uint32_t *idx, uint32_t n)
+{
+	plan_base = jobs;
+	qsort(idx, n, sizeof(uint32_t), plan_idx_cmp);
+}
+
+int64_t sched_will_run(sched_t *s, const sched_job_t *jobs, uint32_t n,
+		       const sched_job_t *probe, int64_t now, sched_alloc_t *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (probe->part >= s->nparts)
+		return INT64_MAX;
+	const sched_params_t *pp = &s->params;
+	ctx_t c;
+	sched_ctx_init(&c, s);
+	c.now = now;
+	bf_t b = { 0 };
+	b.tl = xcalloc(s->nnodes ? s->nnodes : 1, sizeof(tl_node_t));
+	b.res = pp->bf_resolution ? pp->bf_resolution : 1;
+	int64_t from = probe->begin_time > now ? probe->begin_time : now;
+	/* Past bf_window: an answer is wanted even behind jobs without a
+	 * time limit (they end a year from now in the plan). */
+	b.horizon = from + (int64_t)366 * 86400 + (int64_t)pp->bf_window * 60;
+	for (uint32_t i = 0; i < s->nrunning; i++) {
+		const sched_running_t *rj = &s->running[i];
+		if (rj->alloc)
+			bf_add_alloc(&b, rj->alloc, INT64_MIN, bf_running_end(now, rj->end_time));
+	}
+	/* The jobs ahead of it, in priority order, reserve first (what the
+	 * backfill cycle would give them: a start now is a reservation from
+	 * now). Cost: O(ahead x log) to order them plus one plan each, at
+	 * most bf_max_job_test of them, as a backfill cycle. */
+	uint32_t *idx = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	uint32_t na = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const sched_job_t *j = &jobs[i];
+		if (j->held || j->dependency_wait || j->begin_time > now || j->part >= s->nparts ||
+		    sched_job_cmp(j, probe) >= 0)
+			continue;
+		idx[na++] = i;
+	}
+	sort_jobs_for_plan(jobs, idx, na);
+	bcand_t *bc = xmalloc((s->nnodes ? s->nnodes : 1) * sizeof(*bc));
+	nfree_t *wins = xmalloc((s->nnodes ? s->nnodes : 1) * sizeof(*wins));
+	uint32_t limit = pp->bf_max_job_test ? pp->bf_max_job_test : 500;
+	for (uint32_t k = 0; k < na && k < limit; k++) {
+		const sched_job_t *j = &jobs[idx[k]];
+		req_t r;
+		sched_req_init(s, j, &r);
+		sched_alloc_t a;
+		memset(&a, 0, sizeof(a));
+		int64_t T = bf_plan(&c, &b, j, &r, bc, wins, &a);
+		if (T == INT64_MAX)
+			continue;
+		int64_t dur = job_duration(j, &s->parts[j->part]);
+		bf_add_alloc(&b, &a, T, bf_resv_end(&b, T, T + dur));
+		sched_alloc_free(&a);
+	}
+	req_t r;
+	sched_req_init(s, probe, &r);
+	c.now = from;
+	int64_t T = bf_plan(&c, &b, probe, &r, bc, wins, out);
+	if (T == INT64_MAX)
+		sched_alloc_free(out);
+	for (uint32_t x = 0; x < s->nnodes; x++)
+		free(b.tl[x].ev);
+	free(b.tl);
+	free(bc);
+	free(wins);
+	free(idx);
+	sched_ctx_release(&c);
+	return T;
+}

@@ -49,6 +49,9 @@ typedef struct req {
 	int excl_user;           /* --exclusive=user */
 	int count_ids;           /* CR_CPU: the job's CPU count is what it asked,
 	                          * not the CPU ids it holds */
+	uint32_t mincpus;        /* --mincpus: CPUs per node at least */
+	uint64_t tmp;            /* --tmp: MB of TmpDisk per node */
+	int overcommit;          /* -O: cpt CPUs per node, tasks unbounded */
 	feat_req_t feat;         /* --constraint counts / matching OR */
 } req_t;
 

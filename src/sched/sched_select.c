@@ -430,6 +430,10 @@ void sched_req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 	r->contig = j->contiguous;
 	r->excl_user = j->exclusive_user && !j->exclusive;
 	r->count_ids = s->params.cr_unit == SCHED_CR_CPU;
+	r->mincpus = j->pn_min_cpus;
+	r->tmp = j->pn_min_tmp;
+	/* man srun: overcommit does not apply to jobs that want whole nodes */
+	r->overcommit = j->overcommit && !j->exclusive;
 }
 
 /* CPUs one task needs on node n: whole cores each with
@@ -445,7 +449,12 @@ static uint32_t task_cpus(const sched_node_t *n, const req_t *r)
 static uint32_t node_cpus_for(const sched_node_t *n, const req_t *r, uint32_t tasks,
 			      uint32_t gpus, int ids)
 {
-	uint64_t c = (uint64_t)tasks * task_cpus(n, r);
+	/* -O: the CPUs of one task per node, whatever the tasks (man srun);
+	 * else at least --mincpus (not with -O: Slurm 22.05 gives an
+	 * overcommitting job one task's CPUs per node even then). */
+	uint64_t c = (uint64_t)(r->overcommit && tasks ? 1 : tasks) * task_cpus(n, r);
+	if (r->mincpus && !r->overcommit && c < r->mincpus)
+		c = r->mincpus;
 	if (r->cpg && c < (uint64_t)gpus * r->cpg)
 		c = (uint64_t)gpus * r->cpg;
 	if (c > UINT32_MAX)
@@ -466,7 +475,16 @@ uint32_t sched_cap_free(const sched_node_t *n, const sched_job_t *j, const req_t
 		return 0;
 	if (r->whole && !r->gtype[0] && (uint32_t)__builtin_popcountll(gavail) < n->ngpus)
 		return 0;
+	/* --tmp and --mincpus: what the node has (TmpDisk is not consumed,
+	 * as in Slurm) and what it has free now. */
+	if (r->tmp && n->tmp_disk < r->tmp)
+		return 0;
+	if (r->mincpus && (n->cpus < r->mincpus || cpus_free < r->mincpus))
+		return 0;
 	uint32_t cap = cpus_free / task_cpus(n, r);
+	/* -O: one task's CPUs hold any number of tasks */
+	if (r->overcommit && cap)
+		cap = r->ntasks;
 	if (r->tpn && cap > r->tpn)
 		cap = r->tpn;
 	if (!cap)
@@ -475,6 +493,9 @@ uint32_t sched_cap_free(const sched_node_t *n, const sched_job_t *j, const req_t
 	if (n->mem) {
 		if (r->mem_node) {
 			if (r->mem_node > mem_free)
+				return 0;
+		} else if (r->mem_per_cpu && !r->whole && r->overcommit) {
+			if (r->mem_per_cpu * r->cpt > mem_free)
 				return 0;
 		} else if (r->mem_per_cpu && !r->whole) {
 			uint64_t c = mem_free / (r->mem_per_cpu * r->cpt);
@@ -1193,7 +1214,9 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 	int one = r->max_nodes == 1;
 	uint32_t needc = r->whole ? 1 : r->cpt, needg = r->gpn;
 	if (one && !r->whole)
-		needc = r->ntasks * r->cpt;
+		needc = (r->overcommit ? 1 : r->ntasks) * r->cpt;
+	if (r->mincpus > needc && !r->whole && !r->overcommit)
+		needc = r->mincpus;
 	if (r->share > 1)
 		needc = 0;      /* shared CPUs are not in the tree's free counts */
 	if (one && r->gpj > needg)
@@ -1256,6 +1279,12 @@ pick:
 
 /* ---- validation ---- */
 
+static int cap_desc_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x > y ? -1 : x < y;
+}
+
 int sched_job_validate(const sched_t *s, const sched_job_t *j)
 {
 	if (j->part >= s->nparts)
@@ -1307,6 +1336,8 @@ int sched_job_validate(const sched_t *s, const sched_job_t *j)
 	 * accepts it and the job pends with PartitionConfig. */
 	uint64_t tasks = 0, gpus = 0;
 	uint32_t cnt = 0;
+	/* the capacities, to check a maximum node count below */
+	uint32_t *caps = xmalloc((p->nnodes ? p->nnodes : 1) * sizeof(uint32_t));
 	for (uint32_t i = 0; i < s->nnodes; i++) {
 		if (!in_part[i])
 			continue;
@@ -1316,11 +1347,14 @@ int sched_job_validate(const sched_t *s, const sched_job_t *j)
 		uint32_t gf = 0, cap = node_cap(nd, j, &r, 1, &gf);
 		if (!cap)
 			continue;
+		if (cnt < p->nnodes)
+			caps[cnt] = cap;
 		cnt++;
 		tasks += cap;
 		gpus += gf;
 	}
 	if (!cnt) {
+		free(caps);
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 		goto out;
 	}
@@ -1330,7 +1364,18 @@ int sched_job_validate(const sched_t *s, const sched_job_t *j)
 			rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 		else if (gpus < r.gpj)
 			rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+		else if (r.max_nodes < cnt && cnt <= p->nnodes) {
+			/* -N1 -n100 on 64-CPU nodes: the max_nodes largest
+			 * nodes must hold the tasks (as Slurm refuses it). */
+			qsort(caps, cnt, sizeof(uint32_t), cap_desc_cmp);
+			uint64_t best = 0;
+			for (uint32_t i = 0; i < r.max_nodes; i++)
+				best += caps[i];
+			if (best < r.ntasks)
+				rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+		}
 	}
+	free(caps);
 out:
 	free(in_part);
 	return rc;
@@ -1343,12 +1388,14 @@ const char *sched_job_refusal_detail(const sched_t *s, const sched_job_t *j)
 	const sched_part_t *p = &s->parts[j->part];
 	req_t r;
 	sched_req_init(s, j, &r);
-	uint64_t max_mem = 0;
+	uint64_t max_mem = 0, max_tmp = 0;
 	uint32_t max_cpus = 0;
 	for (uint32_t i = 0; i < p->nnodes; i++) {
 		if (p->nodes[i] >= s->nnodes)
 			continue;
 		const sched_node_t *n = &s->nodes[p->nodes[i]];
+		if (n->tmp_disk > max_tmp)
+			max_tmp = n->tmp_disk;
 		if (!n->mem)
 			max_mem = UINT64_MAX;     /* memory not accounted there */
 		else if (n->mem > max_mem)
@@ -1356,8 +1403,10 @@ const char *sched_job_refusal_detail(const sched_t *s, const sched_job_t *j)
 		if (n->cpus > max_cpus)
 			max_cpus = n->cpus;
 	}
-	if (max_cpus && r.cpt > max_cpus)
+	if (max_cpus && (r.cpt > max_cpus || r.mincpus > max_cpus))
 		return "CPU count per node can not be satisfied";
+	if (r.tmp > max_tmp)
+		return "Temporary disk specification can not be satisfied";
 	uint64_t mem = r.mem_node ? r.mem_node : r.mem_per_cpu * r.cpt;
 	if (r.mpg)
 		mem = r.mpg * (r.gpt ? r.gpt : r.gpn ? r.gpn : 1);

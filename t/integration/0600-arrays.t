@@ -132,6 +132,21 @@ assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans
 "
 '
 
+test_expect_success 'sacct names the tasks that never started as Slurm does (A_[3-6%2])' '
+	cd "$CL/work" &&
+	a=$(sbatch --parsable --array=1-6%2 -o /dev/null --wrap="sleep 60") &&
+	wait_for 20 n_running $a 2 &&
+	wait_for 10 sh -c "sacct -n -X -j $a -o JobID%14 | grep -q \"_\[3-6%2\]\"" &&
+	scancel $a &&
+	wait_for 30 array_done $a &&
+	sacct -n -X -j $a -o JobID%14,State%10 | awk "{print \$1, \$2}" | sort -V >out &&
+	printf "%s CANCELLED+\n" ${a}_1 ${a}_2 "${a}_[3-6%2]" >expect &&
+	test_cmp expect out &&
+	h=$(sbatch --parsable -H --array=1-4 -o /dev/null --wrap=true) &&
+	scancel $h &&
+	test "$(sacct -n -X -j $h -o JobID%14,JobIDRaw | awk "{print \$1, \$2}")" = "${h}_[1-4] $h"
+'
+
 test_expect_success 'afterok on an array waits for every task' '
 	cd "$CL/work" &&
 	a=$(sbatch --parsable --array=1-3 -o /dev/null --wrap="sleep 1") &&

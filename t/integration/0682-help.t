@@ -4,7 +4,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
-ALL="sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sacctmgr sreport sshare"
+ALL="sbatch srun squeue sinfo scontrol scancel sprio sdiag sacct sstat sacctmgr sreport sshare"
 # The commands whose help is getopt-style in Slurm (the others describe
 # their interactive commands: "scontrol [<OPTION>] [<COMMAND>]").
 GETOPT="sbatch srun squeue sinfo scancel sprio sdiag"

@@ -28,7 +28,7 @@ test_expect_success 'every bad line is reported as FILE:LINE, exit 1' '
 	test_must_fail sluice check-config "$CL/etc" >out 2>err &&
 	cat >expect <<-EOF &&
 	$CL/etc/health.conf:1: max_temp '"'"'hot'"'"': a number, or off
-	$CL/etc/health.conf:3: unknown check '"'"'nic'"'"' (gpu, ib, fs, memory, clock, procs, authkey or gate)
+	$CL/etc/health.conf:3: unknown check '"'"'nic'"'"' (gpu, ib, fs, memory, clock, procs, authkey, nccl or gate)
 	$CL/etc/health.conf:4: check '"'"'fs'"'"' needs path=
 	EOF
 	test_cmp expect err

@@ -72,6 +72,7 @@ int main(void)
 	char *err = NULL;
 	ok(sqlite3_open(":memory:", &cd.db) == SQLITE_OK, "db");
 	ok(acct_steps_migrate(cd.db, &err) == 0, "table created (migration step)");
+	ok(step_info_migrate(cd.db, &err) == 0, "live step columns (migration step)");
 	ok(acct_steps_db_init(&cd, &err) == 0, "statements");
 	ok(acct_steps_db_init(&cd, &err) == 0, "again");
 	ok(!acct_steps_pending(&cd), "nothing queued");

@@ -110,7 +110,7 @@ static void parser(void)
 		"gpu\n"
 		"ib rate\n", "/etc/slurm/health.conf");
 	const char *want[] = {
-		"/etc/slurm/health.conf:1: unknown check 'gpux' (gpu, ib, fs, memory, clock, procs, authkey or gate)",
+		"/etc/slurm/health.conf:1: unknown check 'gpux' (gpu, ib, fs, memory, clock, procs, authkey, nccl or gate)",
 		"/etc/slurm/health.conf:2: count 'eight': a number or auto",
 		"/etc/slurm/health.conf:4: 'speed' is not a key of check 'ib' (keys: device, port, rate, error_growth)",
 		"/etc/slurm/health.conf:5: check 'fs' needs path=",

@@ -150,6 +150,35 @@ static void test_sample(void)
 	jobacct_sample(ja, 4000);
 	is_int(u->rss_kb, 999999, "a reaped task is sampled no more");
 
+	/* sstat: the figures so far survive a save and a load, and one
+	 * more sample on the loaded copy adds what runs now */
+	ok(jobacct_save(ja, root) == 0, "usage saved");
+	jobacct_t *ld = jobacct_load(&c, root, root);
+	ok(ld && ld->n == 2, "usage loaded: 2 tasks");
+	if (ld) {
+		ok(ld->t[0].done && !ld->t[1].done, "task 0 reaped, task 1 running");
+		is_int(ld->t[0].rank, 4, "rank kept");
+		is_int(ld->t[1].sid, 300, "session kept");
+		is_int(ld->t[0].u.rss_kb, 999999, "highest RSS kept");
+		is_int(ld->t[0].u.user_cpu_us, 100000500, "CPU kept");
+		fake_proc(300, "sh", 1, 300, 0, 0, 1, 0, 0, 0, 5ull << 20, 70, "rchar: 1\nwchar: 2\n");
+		strbuf_t pids = STRBUF_INIT;
+		ld->pids = &pids;
+		jobacct_sample(ld, 0);
+		is_int(ld->t[1].u.rss_kb, 70 * pk, "a live sample raises the running task's RSS");
+		is_int(ld->t[0].u.rss_kb, 999999, "the reaped task is not sampled");
+		is_str(pids.buf, "300,", "the pids the sample counted");
+		strbuf_release(&pids);
+		jobacct_free(ld);
+	}
+	snprintf(p, sizeof(p), "%s/usage", root);
+	FILE *bad = fopen(p, "w");
+	fputs("sluice-usage 1 2\n4 100 1 1 2 3\n", bad);
+	fclose(bad);
+	ok(jobacct_load(&c, root, root) == NULL, "a truncated usage file is refused");
+	unlink(p);
+	ok(jobacct_load(&c, root, root) == NULL, "no usage file: NULL");
+
 	step_usage_t su;
 	jobacct_usage(ja, &su);
 	is_int(su.ntasks, 2, "usage of 2 tasks");
@@ -213,6 +242,15 @@ static void test_tree(void)
 	ok(!ja->full_scan, "children files: the tree is walked");
 	is_int(ja->t[0].u.rss_kb, 700 * ja->page_kb,
 	       "the tree in the session: not what left it (setsid), nor an orphan");
+	jobacct_free(ja);
+	/* a visit budget (sstat's answer) stops the walk: 2 of the tree */
+	ja = jobacct_new(&c, 1, root);
+	jobacct_task_start(ja, 0, 100, 0, 0);
+	int64_t budget = 2;
+	ja->visit_budget = &budget;
+	jobacct_sample(ja, 0);
+	is_int(ja->t[0].u.rss_kb, 300 * ja->page_kb, "budget of 2: the leader and its child");
+	ok(budget <= 0, "budget spent");
 	jobacct_free(ja);
 	char p[200];
 	snprintf(p, sizeof(p), "rm -rf %s", root);

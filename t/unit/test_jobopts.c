@@ -323,5 +323,69 @@ int main(void)
 	is_int(jobopts_signal_parse("15"), 15, "numeric");
 	is_int(jobopts_signal_parse("FOO"), -1, "unknown signal");
 
+	/* -O, --mincpus, --tmp, --deadline, --test-only (Slurm 22.05) */
+	{
+		jobopts_t n;
+		jobopts_init(&n, JOBOPTS_SBATCH);
+		const char *a[] = { "sbatch", "-O", "--mincpus=4", "--tmp=2G", "--test-only",
+			"--deadline=2037-01-01T10:00:00", "-v", "job.sh", NULL };
+		is_int(parse(&n, a), 0, "new options parse");
+		ok(n.desc.flags & JOB_F_OVERCOMMIT, "-O sets overcommit");
+		ok(n.desc.flags & JOB_F_TEST_ONLY, "--test-only flag");
+		is_int(n.desc.pn_min_cpus, 4, "--mincpus");
+		is_int(n.desc.pn_min_tmp, 2048, "--tmp=2G in MB");
+		time_t t;
+		time_abs_parse("2037-01-01T10:00:00", 0, &t);
+		ok(n.desc.deadline == (int64_t)t, "--deadline as a time");
+		is_int(jobopts_check(&n), 0, "deadline without begin is fine");
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+		jobopts_print_defined(&n, fp);
+		fclose(fp);
+		ok(strstr(buf, "sbatch: tmp                 : 2G\n") != NULL, "-v lists tmp as 2G");
+		ok(strstr(buf, "sbatch: overcommit          : set\n") != NULL, "-v: overcommit set");
+		ok(strstr(buf, "sbatch: deadline            : 2037-01-01T10:00:00\n") != NULL,
+		   "-v: deadline in ISO form");
+		ok(strstr(buf, "sbatch: test-only           : set\n") != NULL, "-v: test-only set");
+		free(buf);
+		jobopts_release(&n);
+
+		jobopts_init(&n, JOBOPTS_SBATCH);
+		const char *b[] = { "sbatch", "--tmp=100", "--overcommit", NULL };
+		is_int(parse(&n, b), 0, "--tmp without unit, --overcommit");
+		is_int(n.desc.pn_min_tmp, 100, "--tmp=100 is MB");
+		ok(n.desc.flags & JOB_F_OVERCOMMIT, "--overcommit");
+		jobopts_release(&n);
+
+		const char *bad[][3] = {
+			{ "sbatch", "--mincpus=0", NULL }, { "sbatch", "--mincpus=x", NULL },
+			{ "sbatch", "--tmp=abc", NULL }, { "sbatch", "--deadline=garbage", NULL },
+		};
+		const int want[] = { 1, 1, 255, 255 };
+		for (size_t i = 0; i < 4; i++) {
+			jobopts_init(&n, JOBOPTS_SBATCH);
+			is_int(parse(&n, bad[i]), want[i], "%s refused with Slurm's status", bad[i][1]);
+			jobopts_release(&n);
+		}
+
+		jobopts_init(&n, JOBOPTS_SRUN);
+		const char *c[] = { "srun", "--begin=now+1hour", "--deadline=now+5minutes", "true", NULL };
+		is_int(parse(&n, c), 0, "srun --begin/--deadline parse");
+		is_int(jobopts_check(&n), 1, "begin after deadline: exit 1");
+		jobopts_release(&n);
+
+		jobopts_init(&n, JOBOPTS_SRUN);
+		char *env[] = { "SLURM_OVERCOMMIT=1", NULL };
+		is_int(jobopts_parse_env(&n, env), 0, "SLURM_OVERCOMMIT");
+		ok(n.desc.flags & JOB_F_OVERCOMMIT, "SLURM_OVERCOMMIT=1 is -O for srun");
+		jobopts_release(&n);
+		jobopts_init(&n, JOBOPTS_SBATCH);
+		char *env2[] = { "SBATCH_OVERCOMMIT=", NULL };
+		is_int(jobopts_parse_env(&n, env2), 0, "SBATCH_OVERCOMMIT");
+		ok(n.desc.flags & JOB_F_OVERCOMMIT, "SBATCH_OVERCOMMIT (empty) is -O for sbatch");
+		jobopts_release(&n);
+	}
+
 	return done_testing();
 }

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- loop ---- */
@@ -543,17 +544,29 @@ static int child_evict_oldest(uint16_t port)
 	return 0;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A byte every 100 ms: cut for its deadline (unauth_ms, 500 ms, checked
+ * by a 1 s sweep), not at once and not at the end. Timed by the clock,
+ * not by the bytes sent: on a loaded machine this child may get to send
+ * only a few of them before the deadline. */
 static int child_slowloris(uint16_t port)
 {
+	uint64_t t0 = mono_ms();
 	int fd = raw_connect(port);
 	uint8_t f[16 + 65 + 4000];
 	memset(f, 0, sizeof(f));
 	hdr(f, sizeof(f), MSG_PING, AUTH_HMAC, 65);
 	for (size_t i = 0; i < sizeof(f); i++) {
-		if (write(fd, f + i, 1) != 1)
-			return i >= 4 && i < 100 ? 0 : 1;
-		if (closed_within(fd, 100))
-			return i >= 4 && i < 100 ? 0 : 2;   /* cut after 0.5-1.5 s, not at the end */
+		if (write(fd, f + i, 1) != 1 || closed_within(fd, 100)) {
+			uint64_t el = mono_ms() - t0;
+			return el < 450 ? 1 : i + 1 >= sizeof(f) ? 2 : 0;
+		}
 	}
 	return 3;
 }
