@@ -249,7 +249,7 @@ void print_step_scontrol(strbuf_t *sb, const step_info_t *s, int one_liner)
 {
 	char id[64], start[32], limit[32];
 	const char *sep = one_liner ? " " : "\n   ";
-	step_id_fmt(id, sizeof(id), s, 0);
+	step_id_fmt(id, sizeof(id), s, 1);
 	if (s->start_time)
 		time_fmt_iso((time_t)s->start_time, start, sizeof(start));
 	else

@@ -76,6 +76,9 @@ static void usage(FILE *fp)
 	      "\n"
 	      "    Valid <COMMAND> values are:\n"
 	      "     hold <job_list>          prevent specified job from starting.\n"
+	      "     listpids [<job>[.<step>]] [<node>]  the processes of a job's (or one\n"
+	      "                              step's, or every job's) steps on this host's\n"
+	      "                              node, or on <node>.\n"
 	      "     ping                     print status of slurmctld daemons.\n"
 	      "     reconfigure              re-read configuration files.\n"
 	      "     release <job_list>       permit specified job to start.\n"
@@ -83,7 +86,7 @@ static void usage(FILE *fp)
 	      "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
 	      "                              is all records. <ENTITY> may be config, hostlist,\n"
 	      "                              hostlistsorted, hostnames, job, node,\n"
-	      "                              partition or topology.\n"
+	      "                              partition, step or topology.\n"
 	      "     shutdown                 shutdown slurm daemons.\n"
 	      "     uhold <job_list>         place user hold on specified job.\n"
 	      "     update <SPECIFICATIONS>  update job, node or partition configuration.\n"
@@ -401,18 +404,44 @@ static int show_topology(const char *name)
 static int show_steps(const char *id)
 {
 	msg_info_req_t req = { 0 };
-	uint32_t step = NO_VAL32;
-	if (id && step_id_parse(id, &req.job_id, &step)) {
+	uint32_t step = NO_VAL32, task = NO_VAL32;
+	const char *us = id ? strchr(id, '_') : NULL;
+	if (us) {
+		/* ARRAY_TASK[.STEP]: that task's steps (Slurm's form) */
+		char *end, *rest = NULL;
+		unsigned long t = strtoul(us + 1, &end, 10);
+		if (end == us + 1 || t >= NO_VAL32 || (*end && *end != '.')) {
+			fprintf(stderr, "Invalid job step id: %s\n", id);
+			return 1;
+		}
+		task = (uint32_t)t;
+		rest = xasprintf("%.*s%s", (int)(us - id), id, end);
+		int bad = step_id_parse(rest, &req.job_id, &step);
+		free(rest);
+		if (bad) {
+			fprintf(stderr, "Invalid job step id: %s\n", id);
+			return 1;
+		}
+	} else if (id && step_id_parse(id, &req.job_id, &step)) {
 		fprintf(stderr, "Invalid job step id: %s\n", id);
 		return 1;
+	}
+	uint32_t array_id = NO_VAL32;
+	if (task != NO_VAL32) {   /* the task's job id is not known here */
+		array_id = req.job_id;
+		req.job_id = 0;
 	}
 	msg_step_info_t *si = NULL;
 	if (cmd_call(MSG_STEP_INFO_REQ, &req, MSG_STEP_INFO, (void **)&si, "slurm_get_job_steps"))
 		return 1;
 	strbuf_t sb = STRBUF_INIT;
-	for (uint32_t i = 0; i < si->nsteps; i++)
-		if (step == NO_VAL32 || si->steps[i].step_id == step)
-			print_step_scontrol(&sb, &si->steps[i], one_liner);
+	for (uint32_t i = 0; i < si->nsteps; i++) {
+		const step_info_t *s = &si->steps[i];
+		if (array_id != NO_VAL32 && (s->array_job_id != array_id || s->array_task_id != task))
+			continue;
+		if (step == NO_VAL32 || s->step_id == step)
+			print_step_scontrol(&sb, s, one_liner);
+	}
 	int rc = 0;
 	if (!sb.len) {
 		/* Slurm's words: the id as typed, its step part empty */

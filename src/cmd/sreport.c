@@ -5,9 +5,9 @@
  * UserUtilizationByAccount, user TopUsage, job SizesByAccount (from
  * the job records, not the rollups).
  *
- * The range: start= (default yesterday 00:00) rounded down to the hour,
- * end= (default today 00:00) no later than now and rounded up to the hour;
- * the title shows end - 1 s. One MSG_ACCT_REQ (ACCT_OP_SREPORT) returns the
+ * The range: start= (default yesterday 00:00) and end= (default today
+ * 00:00, no later than now), each at the nearest whole hour as Slurm
+ * rounds them; the title shows end - 1 s. One MSG_ACCT_REQ (ACCT_OP_SREPORT) returns the
  * summed TRES-seconds; the times are printed per -t as Slurm does ("%.0f"
  * of minutes or hours, percentages of the cluster's Reported time), in
  * print_fields' layout (right-justified, cut to the width; -p/-P '|').
@@ -801,6 +801,23 @@ static void help(void)
 
 enum { OPT_USAGE = 0x100 };
 
+
+/* t at the nearest whole local hour, as Slurm's sreport rounds its range:
+ * seconds >= 30 round the minute up, then minutes >= 30 the hour. */
+static int64_t round_hour(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	localtime_r(&tt, &tm);
+	if (tm.tm_sec >= 30)
+		tm.tm_min++;
+	if (tm.tm_min >= 30)
+		tm.tm_hour++;
+	tm.tm_min = tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}
+
 int cmd_sreport(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -942,26 +959,13 @@ int cmd_sreport(int argc, char **argv)
 			rc = 1;
 		}
 	}
-	/* the range: whole hours, the end no later than now */
+	/* the range: the end no later than now, both at the nearest whole
+	 * hour as Slurm rounds them (30 s and more count as a minute, 30
+	 * minutes and more as an hour: 10:29:30 is 11:00, 12:00:59 is 12:00) */
 	if (r.end > now)
 		r.end = now;
-	r.start -= r.start % 60;
-	{
-		time_t tt = (time_t)r.start;
-		struct tm tm;
-		localtime_r(&tt, &tm);
-		tm.tm_min = tm.tm_sec = 0;
-		tm.tm_isdst = -1;
-		r.start = (int64_t)mktime(&tm);
-		tt = (time_t)r.end;
-		localtime_r(&tt, &tm);
-		if (tm.tm_min || tm.tm_sec) {
-			tm.tm_min = tm.tm_sec = 0;
-			tm.tm_hour++;
-			tm.tm_isdst = -1;
-			r.end = (int64_t)mktime(&tm);
-		}
-	}
+	r.start = round_hour(r.start);
+	r.end = round_hour(r.end);
 	if (r.end <= r.start)
 		r.end = r.start + 3600;
 	r.cluster = cmd_conf()->cluster_name ? cmd_conf()->cluster_name : "cluster";

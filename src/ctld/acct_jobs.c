@@ -70,7 +70,8 @@ int acct_jobs_migrate(sqlite3 *db, char **err)
 int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err)
 {
 	/* NULL for every record but an array's pending one */
-	return db_exec(db, "ALTER TABLE acct_job ADD COLUMN array_task_str TEXT;", err);
+	static const db_column_t added[] = { { "acct_job", "array_task_str", "TEXT" } };
+	return db_add_columns(db, added, 1, err);
 }
 
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err)

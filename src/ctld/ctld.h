@@ -331,6 +331,14 @@ typedef int (*db_migrate_f)(sqlite3 *db, char **err);
 int db_exec(sqlite3 *db, const char *sql, char **err);
 /* Does TABLE have COLUMN? (for idempotent ADD COLUMN migration steps) */
 int db_has_column(sqlite3 *db, const char *table, const char *column);
+/* A column a migration adds, with its declaration ("INTEGER DEFAULT 0"). */
+typedef struct db_column {
+	const char *table, *column, *decl;
+} db_column_t;
+/* ALTER TABLE ... ADD COLUMN for each of cols[n] the DB lacks (a step
+ * must be idempotent: a DB whose version was set back reruns it). 0, or
+ * -1 with *err naming the column (malloc'd). */
+int db_add_columns(sqlite3 *db, const db_column_t *cols, size_t n, char **err);
 /* How many migration steps this sluice knows (PRAGMA user_version of a
  * DB it has opened). */
 int db_schema_version(void);

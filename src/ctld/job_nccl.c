@@ -133,31 +133,15 @@ void job_nccl_fill_info(const job_t *j, job_info_t *ji)
 
 int job_nccl_migrate(sqlite3 *db, char **err)
 {
-	static const struct { const char *column, *decl; } added[] = {
-		{ "nccl_transport", "TEXT" },
-		{ "nccl_source", "INTEGER NOT NULL DEFAULT 0" },
-		{ "nccl_node", "TEXT" },
-		{ "nccl_detail", "TEXT" },
-		{ "nccl_time", "INTEGER NOT NULL DEFAULT 0" },
-		{ "nccl_launch_seq", "INTEGER NOT NULL DEFAULT 0" },
+	static const db_column_t added[] = {
+		{ "jobs", "nccl_transport", "TEXT" },
+		{ "jobs", "nccl_source", "INTEGER NOT NULL DEFAULT 0" },
+		{ "jobs", "nccl_node", "TEXT" },
+		{ "jobs", "nccl_detail", "TEXT" },
+		{ "jobs", "nccl_time", "INTEGER NOT NULL DEFAULT 0" },
+		{ "jobs", "nccl_launch_seq", "INTEGER NOT NULL DEFAULT 0" },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
-		/* idempotent: a column already there is left alone */
-		char *q = xasprintf("SELECT %s FROM jobs LIMIT 0", added[i].column);
-		sqlite3_stmt *st = NULL;
-		int have = sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK;
-		sqlite3_finalize(st);
-		free(q);
-		if (have)
-			continue;
-		char *sql = xasprintf("ALTER TABLE jobs ADD COLUMN %s %s", added[i].column,
-				      added[i].decl);
-		int rc = db_exec(db, sql, err);
-		free(sql);
-		if (rc)
-			return -1;
-	}
-	return 0;
+	return db_add_columns(db, added, sizeof(added) / sizeof(added[0]), err);
 }
 
 void job_nccl_db_save(ctld_t *cd, const job_t *j)

@@ -100,34 +100,38 @@ int db_exec(sqlite3 *db, const char *sql, char **err)
 	return -1;
 }
 
+int db_add_columns(sqlite3 *db, const db_column_t *cols, size_t n, char **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (db_has_column(db, cols[i].table, cols[i].column))
+			continue;
+		char *sql = xasprintf("ALTER TABLE %s ADD COLUMN %s %s", cols[i].table,
+				      cols[i].column, cols[i].decl);
+		char *e = NULL;
+		int rc = db_exec(db, sql, &e);
+		free(sql);
+		if (rc) {
+			*err = xasprintf("adding column %s.%s: %s", cols[i].table, cols[i].column, e);
+			free(e);
+			return -1;
+		}
+		info("state db: added column %s.%s", cols[i].table, cols[i].column);
+	}
+	return 0;
+}
+
 /* The columns added to the base tables before versioned migrations,
- * when missing (idempotent: also checked at every open, so a DB whose
- * version says more than its tables hold is repaired, not refused). */
+ * when missing (also checked at every open, so a DB whose version says
+ * more than its tables hold is repaired, not refused). */
 static int base_columns(sqlite3 *db, char **err)
 {
-	static const struct { const char *table, *column, *decl; } added[] = {
+	static const db_column_t added[] = {
 		{ "jobs", "restarts", "INTEGER DEFAULT 0" },
 		{ "nodes", "comment", "TEXT" },
 		{ "nodes", "extra", "TEXT" },
 		{ "nodes", "weight", "INTEGER" },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
-		if (db_has_column(db, added[i].table, added[i].column))
-			continue;
-		char *sql = xasprintf("ALTER TABLE %s ADD COLUMN %s %s", added[i].table,
-				      added[i].column, added[i].decl);
-		char *e = NULL;
-		int rc = db_exec(db, sql, &e);
-		free(sql);
-		if (rc) {
-			*err = xasprintf("adding column %s.%s: %s", added[i].table,
-					 added[i].column, e);
-			free(e);
-			return -1;
-		}
-		info("state db: added column %s.%s", added[i].table, added[i].column);
-	}
-	return 0;
+	return db_add_columns(db, added, ARRAY_SIZE(added), err);
 }
 
 /* Migration 1: the schema as sluice wrote it before versioned migrations
@@ -141,23 +145,13 @@ static int migrate_base(sqlite3 *db, char **err)
 /* Job arrays (job_array.c): their columns of the jobs table. */
 static int migrate_job_arrays(sqlite3 *db, char **err)
 {
-	static const struct { const char *column, *decl; } added[] = {
-		{ "array_job_id", "INTEGER NOT NULL DEFAULT 0" },
-		{ "array_task_id", "INTEGER NOT NULL DEFAULT 4294967294" },
-		{ "array_pending", "TEXT" },
-		{ "array_throttle", "INTEGER NOT NULL DEFAULT 0" },
+	static const db_column_t added[] = {
+		{ "jobs", "array_job_id", "INTEGER NOT NULL DEFAULT 0" },
+		{ "jobs", "array_task_id", "INTEGER NOT NULL DEFAULT 4294967294" },
+		{ "jobs", "array_pending", "TEXT" },
+		{ "jobs", "array_throttle", "INTEGER NOT NULL DEFAULT 0" },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(added); i++) {
-		if (db_has_column(db, "jobs", added[i].column))
-			continue;
-		char *sql = xasprintf("ALTER TABLE jobs ADD COLUMN %s %s", added[i].column,
-				      added[i].decl);
-		int rc = db_exec(db, sql, err);
-		free(sql);
-		if (rc)
-			return -1;
-	}
-	return 0;
+	return db_add_columns(db, added, ARRAY_SIZE(added), err);
 }
 
 /* The schema's history: step N brings a DB from user_version N-1 to N.

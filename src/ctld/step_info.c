@@ -31,22 +31,12 @@
 
 int step_info_migrate(sqlite3 *db, char **err)
 {
-	static const struct { const char *column, *decl; } added[] = {
-		{ "time_limit", "INTEGER DEFAULT 0" },
-		{ "srun_host", "TEXT" },
-		{ "srun_pid", "INTEGER DEFAULT 0" },
+	static const db_column_t added[] = {
+		{ "acct_step", "time_limit", "INTEGER DEFAULT 0" },
+		{ "acct_step", "srun_host", "TEXT" },
+		{ "acct_step", "srun_pid", "INTEGER DEFAULT 0" },
 	};
-	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
-		if (db_has_column(db, "acct_step", added[i].column))
-			continue;
-		char *sql = xasprintf("ALTER TABLE acct_step ADD COLUMN %s %s", added[i].column,
-				      added[i].decl);
-		int rc = db_exec(db, sql, err);
-		free(sql);
-		if (rc)
-			return -1;
-	}
-	return 0;
+	return db_add_columns(db, added, sizeof(added) / sizeof(added[0]), err);
 }
 
 static step_info_t *xgrow_item(step_info_t **v, uint32_t *n, size_t *a)

@@ -40,7 +40,7 @@ test_expect_success USERS 'a user cannot turn an admin hold into her own and rel
 	id=$(runuser -u alice -- sbatch --parsable -H -D /tmp -o /dev/null --wrap=true) &&
 	scontrol hold $id &&
 	test_reason $id JobHeldAdmin &&
-	test_must_fail runuser -u alice -- scontrol uhold $id 2>err &&
+	runuser -u alice -- scontrol uhold $id &&   # Slurm 22.05: exit 0, nothing changes
 	test_reason $id JobHeldAdmin &&
 	test_must_fail runuser -u alice -- scontrol release $id 2>err &&
 	test_reason $id JobHeldAdmin &&

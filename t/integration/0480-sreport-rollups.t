@@ -10,6 +10,11 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 # sreport's own range (whole real hours, up to now) covers them all.
 export SLUICE_ROLLUP_HOUR_S=4
 
+# sreport takes end=now to the nearest hour, as Slurm does: a run that
+# crossed the top of an hour would leave out the hour it began in, so one
+# that would begin in its last 3 minutes begins after it.
+m=$(date +%-M)
+[ "$m" -lt 57 ] || sleep $(( (60 - m) * 60 - $(date +%-S) + 1 ))
 START=$(date +%Y-%m-%dT%H:00)
 
 util() { sreport -n -P -t seconds cluster Utilization start=$START end=now "$@"; }

@@ -84,9 +84,11 @@ test_expect_success 'squeue --start: pending jobs, Slurm'"'"'s columns, the ones
 	grep -q " PD                 N/A      2 (null)               (JobHeldUser)\$" out
 '
 
-test_expect_success 'squeue -s is refused with a clear error (no step table yet)' '
-	test_expect_code 1 squeue -s 2>err &&
-	grep -q "^squeue: error: --steps: listing job steps is not supported yet" err
+test_expect_success 'squeue -s lists steps, not jobs (0801 covers it)' '
+	squeue -s -t all >out 2>err &&
+	head -1 out >actual &&
+	echo "         STEPID     NAME PARTITION     USER      TIME NODELIST" >expect &&
+	test_cmp expect actual && test_must_be_empty err
 '
 
 test_done

@@ -146,4 +146,16 @@ test_expect_success 'steps that end leave the view; a cancelled job'"'"'s steps 
 	echo "No job steps in the system" >expect && test_cmp expect out
 '
 
+test_expect_success 'array tasks'"'"' steps: ARRAY_TASK.STEP in squeue and scontrol, as Slurm' '
+	R=$(sbatch --parsable --array=1-2 -o /dev/null --wrap "srun -t 2 sleep 300") &&
+	wait_for 30 nsteps_is 4 &&
+	squeue -h -s -o "%i %l" | sort >actual &&
+	printf "%s\n" "${R}_1.0 2:00" "${R}_1.batch UNLIMITED" "${R}_2.0 2:00" "${R}_2.batch UNLIMITED" >expect &&
+	test_cmp expect actual &&
+	scontrol show step ${R}_2 | sed -n "s/^StepId=\([^ ]*\) .*/\1/p" >actual &&
+	printf "%s\n" ${R}_2.batch ${R}_2.0 >expect && test_cmp expect actual &&
+	scontrol show step ${R}_1.0 | grep -q "^StepId=${R}_1.0 .* TimeLimit=00:02:00$" &&
+	scancel $R
+'
+
 test_done
