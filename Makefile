@@ -35,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:t/unit/%.c=$(BUILD)/t/%)
 
 LINKS := sbatch srun salloc sbcast squeue sinfo scontrol scancel sprio sdiag sacct sstat sacctmgr sshare sreport sluice
 
-.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health bench-nccl
+.PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-reasons bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health bench-nccl
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -159,6 +159,14 @@ bench-sched: $(BUILD)/bench/sched_pass
 	$(BUILD)/bench/sched_pass
 
 $(BUILD)/bench/sched_pass: bench/sched_pass.c $(BUILD)/libsched.a $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
+
+# Telling pending reasons apart at 10,000 nodes (bench/sched_reasons.c).
+bench-reasons: $(BUILD)/bench/sched_reasons
+	$(BUILD)/bench/sched_reasons
+
+$(BUILD)/bench/sched_reasons: bench/sched_reasons.c $(BUILD)/libsched.a $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsched.a $(BUILD)/libsluice.a $(LDLIBS)
 

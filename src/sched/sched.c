@@ -117,6 +117,9 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 	c.lim = lim_ctx_new(s, jobs, n, now);
 	memset(&s->last, 0, sizeof(s->last));
 	s->last.queue_len = n;
+	for (uint32_t p = 0; p < s->nparts; p++)
+		for (uint32_t i = 0; i < c.parts[p].n; i++)
+			c.parts[p].n_usable += s->nodes[c.parts[p].order[i]].usable != 0;
 	uint32_t depth = s->params.default_queue_depth;
 	int backfill_on = s->params.backfill && s->run_backfill;
 	uint32_t searched = 0;
@@ -152,7 +155,9 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 		searched++;
 		s->last.main_depth++;
 		char *detail = NULL;
-		int rc = sched_select_nodes(&c, j, &r, &dd->alloc, &detail);
+		/* More nodes than are usable: no search can place it. */
+		int rc = r.min_nodes > pc->n_usable ? SEL_BUSY
+						    : sched_select_nodes(&c, j, &r, &dd->alloc, &detail);
 		if (rc == SEL_OK) {
 			sched_commit_start(&c, dd);
 			lim_job_start(c.lim, j, &dd->alloc);
@@ -176,6 +181,7 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 			for (uint32_t i = 0; i < j->nreq_nodes; i++)
 				if (j->req_nodes[i] < s->nnodes)
 					c.withheld[j->req_nodes[i]] = 1;
+			c.withheld_gen++;
 		} else {
 			dd->reason = WAIT_RESOURCES;
 			pc->blocked = 1;
@@ -186,6 +192,10 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 	/* Backfill plans with every node, as Slurm's own cycle does. */
 	free(c.withheld);
 	c.withheld = NULL;
+	for (uint32_t p = 0; p < s->nparts; p++) {
+		free(c.parts[p].na_detail);
+		c.parts[p].na_detail = NULL;
+	}
 	if (backfill_on)
 		sched_backfill(&c, jobs, idx, n, d, cand);
 	lim_ctx_free(c.lim);

@@ -5,6 +5,12 @@
  * could hold it (ReqNodeNotAvail, UnavailableNodes:...), or not even every
  * node of its partition could (PartitionNodeLimit, "not runnable with
  * present config"). See sched_int.h for the contract.
+ *
+ * Cost: O(required nodes) for a --nodelist job, O(1) plus a list built
+ * once per partition and pass for a job that asks more nodes than are
+ * usable, else one walk over the partition's nodes that stops as soon as
+ * the available ones are enough (the usual Resources case, once per
+ * partition and pass since that job blocks the partition).
  */
 #include <stdlib.h>
 
@@ -32,18 +38,94 @@ static int node_unavail(const ctx_t *c, uint32_t x)
 	return !c->s->nodes[x].usable || (c->withheld && c->withheld[x]);
 }
 
+/* "UnavailableNodes:<xs, in node order>" (or Slurm's words when none). */
+static char *unavail_detail(const sched_t *s, uint32_t *xs, size_t k)
+{
+	if (!k)
+		return xstrdup("May be reserved for other job");
+	qsort(xs, k, sizeof(uint32_t), u32_cmp);
+	const char **names = xmalloc(k * sizeof(char *));
+	for (size_t i = 0; i < k; i++)
+		names[i] = s->nodes[xs[i]].name;
+	char *hl = hostlist_compress(names, k);
+	char *d = xasprintf("UnavailableNodes:%s", hl);
+	free(hl);
+	free(names);
+	return d;
+}
+
+/* The partition's unavailable nodes, as Slurm lists them for a job that
+ * names none of them: the same for every such job until a node is
+ * withheld, so built once per partition and withheld generation. */
+static char *part_detail(ctx_t *c, part_ctx_t *pc)
+{
+	if (!pc->na_detail || pc->na_gen != c->withheld_gen) {
+		free(pc->na_detail);
+		uint32_t *xs = xmalloc(((size_t)pc->n + 1) * sizeof(uint32_t));
+		size_t k = 0;
+		for (uint32_t i = 0; i < pc->n; i++)
+			if (node_unavail(c, pc->order[i]))
+				xs[k++] = pc->order[i];
+		pc->na_detail = unavail_detail(c->s, xs, k);
+		pc->na_gen = c->withheld_gen;
+		free(xs);
+	}
+	return xstrdup(pc->na_detail);
+}
+
+/* Detail for a job that names nodes: its unavailable required nodes, or
+ * the partition's when none of those is unavailable. */
+static char *job_detail(ctx_t *c, part_ctx_t *pc, const sched_job_t *j)
+{
+	uint32_t *xs = xmalloc(((size_t)j->nreq_nodes + 1) * sizeof(uint32_t));
+	size_t k = 0;
+	for (uint32_t i = 0; i < j->nreq_nodes; i++)
+		if (j->req_nodes[i] < c->s->nnodes && node_unavail(c, j->req_nodes[i]))
+			xs[k++] = j->req_nodes[i];
+	char *d = k ? unavail_detail(c->s, xs, k) : part_detail(c, pc);
+	free(xs);
+	return d;
+}
+
 int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detail)
 {
 	const sched_t *s = c->s;
-	const part_ctx_t *pc = &c->parts[j->part];
-	uint32_t ecnt = 0, acnt = 0;
-	uint64_t etasks = 0, atasks = 0, egpus = 0, agpus = 0;
+	part_ctx_t *pc = &c->parts[j->part];
 
 	*detail = NULL;
+	/* Its own nodes, all usable, would hold it: busy (the common case of
+	 * a --nodelist job, without a look at the whole partition). */
+	if (j->nreq_nodes && j->nreq_nodes >= r->min_nodes) {
+		uint32_t cnt = 0, gf;
+		uint64_t tasks = 0, gpus = 0;
+		int unavail = 0;
+		for (uint32_t i = 0; i < j->nreq_nodes; i++) {
+			uint32_t x = j->req_nodes[i], cap;
+			if (x >= s->nnodes || !(cap = cap_empty(&s->nodes[x], j, r, &gf)))
+				return SEL_NEVER;
+			cnt++;
+			tasks += cap;
+			gpus += gf;
+			unavail |= node_unavail(c, x);
+		}
+		if (!unavail && sched_enough(r, cnt, tasks, gpus))
+			return SEL_BUSY;
+	}
+	/* More nodes than are usable: the static checks and submit-time
+	 * validation say the partition could hold it, so only unavailable
+	 * nodes could complete it. */
+	if (!j->nreq_nodes && r->min_nodes > pc->n_usable) {
+		*detail = part_detail(c, pc);
+		return SEL_NOT_AVAIL;
+	}
+
+	uint32_t ecnt = 0, acnt = 0;
+	uint64_t etasks = 0, atasks = 0, egpus = 0, agpus = 0;
+	int avail_ok = 0;
 	for (uint32_t i = 0; i < j->nexc_nodes; i++)
 		if (j->exc_nodes[i] < s->nnodes)
 			c->mark[j->exc_nodes[i]] = 1;
-	for (uint32_t i = 0; i < pc->n; i++) {
+	for (uint32_t i = 0; i < pc->n && !avail_ok; i++) {
 		uint32_t x = pc->order[i];
 		if (c->mark[x])
 			continue;
@@ -60,6 +142,7 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 			acnt++;
 			atasks += cap;
 			agpus += gf;
+			avail_ok = sched_enough(r, acnt, atasks, agpus);
 		}
 	}
 	for (uint32_t i = 0; i < j->nexc_nodes; i++)
@@ -72,35 +155,10 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 		if (x >= s->nnodes || !cap_empty(&s->nodes[x], j, r, &gf))
 			return SEL_NEVER;
 	}
+	if (avail_ok)
+		return SEL_BUSY;
 	if (!sched_enough(r, ecnt, etasks, egpus))
 		return SEL_NEVER;
-	if (sched_enough(r, acnt, atasks, agpus))
-		return SEL_BUSY;
-
-	/* The partition's unavailable nodes, in node order as Slurm's
-	 * bitmap prints them; only the required ones among them when the
-	 * job names any of them. */
-	uint32_t *xs = xmalloc(((size_t)pc->n + j->nreq_nodes + 1) * sizeof(uint32_t));
-	size_t k = 0;
-	for (uint32_t i = 0; i < j->nreq_nodes; i++)
-		if (j->req_nodes[i] < s->nnodes && node_unavail(c, j->req_nodes[i]))
-			xs[k++] = j->req_nodes[i];
-	if (!k)
-		for (uint32_t i = 0; i < pc->n; i++)
-			if (node_unavail(c, pc->order[i]))
-				xs[k++] = pc->order[i];
-	qsort(xs, k, sizeof(uint32_t), u32_cmp);
-	const char **names = xmalloc((k ? k : 1) * sizeof(char *));
-	for (size_t i = 0; i < k; i++)
-		names[i] = s->nodes[xs[i]].name;
-	if (k) {
-		char *hl = hostlist_compress(names, k);
-		*detail = xasprintf("UnavailableNodes:%s", hl);
-		free(hl);
-	} else {
-		*detail = xstrdup("May be reserved for other job");
-	}
-	free(names);
-	free(xs);
+	*detail = job_detail(c, pc, j);
 	return SEL_NOT_AVAIL;
 }

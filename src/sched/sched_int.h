@@ -71,6 +71,9 @@ typedef struct part_ctx {
 	uint32_t *tree;          /* max free cpus per subtree, over order */
 	uint32_t *gtree;         /* max free gpus (any type) per subtree */
 	int blocked;
+	uint32_t n_usable;       /* main pass: nodes usable at its start */
+	char *na_detail;         /* sched_fit.c: its unavailable nodes, */
+	uint32_t na_gen;         /* as of this withheld_gen */
 } part_ctx_t;
 
 /* One pass's working state over the scheduler's nodes. */
@@ -92,6 +95,7 @@ typedef struct ctx {
 	                          * required by a --nodelist job found busy,
 	                          * kept from later jobs as Slurm takes them
 	                          * out of avail_node_bitmap */
+	uint32_t withheld_gen;   /* bumped at each change of withheld */
 } ctx_t;
 
 /* sched_select_nodes: placed, busy now, or required nodes not usable;
