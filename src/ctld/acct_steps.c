@@ -217,20 +217,6 @@ void acct_step_launch_info(ctld_t *cd, uint32_t job_id, uint32_t step_id, uint32
 	}
 }
 
-/* PrologFlags=Contain (X11 implies it): the job gets an extern step. */
-static int prolog_contain(const ctld_t *cd)
-{
-	const char *v = conf_get(cd->conf, "PrologFlags");
-	if (!v)
-		return 0;
-	char *copy = xstrdup(v), *save = NULL;
-	int yes = 0;
-	for (char *t = strtok_r(copy, ",", &save); t && !yes; t = strtok_r(NULL, ",", &save))
-		yes = !strcasecmp(t, "contain") || !strcasecmp(t, "x11");
-	free(copy);
-	return yes;
-}
-
 void acct_steps_job_start(ctld_t *cd, const job_t *j)
 {
 	if (!j->alloc.nnodes)
@@ -240,7 +226,7 @@ void acct_steps_job_start(ctld_t *cd, const job_t *j)
 		cpus += j->alloc.cpus[i];
 		mem += j->alloc.mem[i];
 	}
-	if (prolog_contain(cd))
+	if (conf_prolog_contain(cd->conf))
 		acct_step_start(cd, j->job_id, STEP_EXTERN, "extern", j->nodes, j->alloc.nnodes,
 				j->alloc.nnodes, (uint32_t)cpus, mem, j->start_time);
 	if (!(j->desc->flags & JOB_F_INTERACTIVE)) {

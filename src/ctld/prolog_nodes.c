@@ -36,21 +36,6 @@
 #include "log.h"
 #include "xalloc.h"
 
-/* 1 if slurm.conf's PrologFlags lists flag (case-insensitive). */
-static int pflag(const ctld_t *cd, const char *flag)
-{
-	const char *v = conf_get(cd->conf, "PrologFlags");
-	size_t n = strlen(flag);
-	for (const char *p = v; p && *p;) {
-		const char *c = strchr(p, ',');
-		size_t len = c ? (size_t)(c - p) : strlen(p);
-		if (len == n && !strncasecmp(p, flag, n))
-			return 1;
-		p += len + (c ? 1 : 0);
-	}
-	return 0;
-}
-
 int prolog_nodes_configured(const ctld_t *cd)
 {
 	return (cd->conf->prolog && *cd->conf->prolog) || (cd->conf->epilog && *cd->conf->epilog);
@@ -59,7 +44,7 @@ int prolog_nodes_configured(const ctld_t *cd)
 /* Alloc (or Contain, which implies it), with a script to run. */
 static int alloc_mode(const ctld_t *cd)
 {
-	return prolog_nodes_configured(cd) && (pflag(cd, "Alloc") || pflag(cd, "Contain"));
+	return prolog_nodes_configured(cd) && (conf_prolog_flag(cd->conf, "Alloc") || conf_prolog_contain(cd->conf));
 }
 
 /* The names a node's Prolog gets of the job's variables (the node daemon
@@ -120,7 +105,7 @@ int prolog_nodes_start(ctld_t *cd, job_t *j)
 	for (uint32_t i = 0; i < j->alloc.nnodes; i++)
 		send_prolog(cd, j, &cd->nodes[j->alloc.nodes[i]], &env);
 	strv_free(&env);
-	if (pflag(cd, "NoHold") && !pflag(cd, "Contain"))
+	if (conf_prolog_flag(cd->conf, "NoHold") && !conf_prolog_contain(cd->conf))
 		return 0;      /* the steps wait on the nodes instead */
 	wait_set(j);
 	j->state |= JOB_CONFIGURING;
@@ -152,7 +137,7 @@ void prolog_nodes_registered(ctld_t *cd, node_t *n)
 
 void prolog_nodes_recover(ctld_t *cd)
 {
-	if (!alloc_mode(cd) || (pflag(cd, "NoHold") && !pflag(cd, "Contain")))
+	if (!alloc_mode(cd) || (conf_prolog_flag(cd->conf, "NoHold") && !conf_prolog_contain(cd->conf)))
 		return;
 	for (size_t k = 0; k < cd->njobs; k++) {
 		job_t *j = cd->jobs[k];

@@ -51,20 +51,6 @@ static int job_shows_steps(const job_t *j)
 	return (base == JOB_RUNNING || base == JOB_SUSPENDED) && j->alloc.nnodes;
 }
 
-/* PrologFlags=Contain (or X11): jobs have an extern step. */
-static int has_extern(const ctld_t *cd)
-{
-	const char *v = conf_get(cd->conf, "PrologFlags");
-	if (!v)
-		return 0;
-	char *copy = xstrdup(v), *save = NULL;
-	int yes = 0;
-	for (char *t = strtok_r(copy, ",", &save); t && !yes; t = strtok_r(NULL, ",", &save))
-		yes = !strcasecmp(t, "contain") || !strcasecmp(t, "x11");
-	free(copy);
-	return yes;
-}
-
 /* The fields every step of j shares (strings borrowed). */
 static void fill_common(ctld_t *cd, const job_t *j, step_info_t *s)
 {
@@ -141,7 +127,7 @@ void step_info_reply(ctld_t *cd, conn_t *c, const msg_info_req_t *req)
 {
 	msg_step_info_t m = { .last_update = cd->last_job_update };
 	size_t a = 0;
-	int ext = has_extern(cd);
+	int ext = conf_prolog_contain(cd->conf);
 	if (req->job_id) {
 		job_t *j = job_find(cd, req->job_id);
 		if (!j) {

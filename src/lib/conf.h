@@ -168,6 +168,11 @@ const char *conf_default_path(void);
 
 /* Value of a slurm.conf key as written, or NULL (case-insensitive). */
 const char *conf_get(const conf_t *conf, const char *key);
+/* 1 if slurm.conf's PrologFlags lists flag (case-insensitive, whole
+ * words: "Contain", "Alloc", "Serial", ...). */
+int conf_prolog_flag(const conf_t *conf, const char *flag);
+/* PrologFlags=Contain, or X11 which implies it: jobs get an extern step. */
+int conf_prolog_contain(const conf_t *conf);
 /* Index of a node by name or -1 (hash lookup, O(1)). */
 long conf_node_find(const conf_t *conf, const char *name);
 long conf_part_find(const conf_t *conf, const char *name);

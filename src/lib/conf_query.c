@@ -5,6 +5,7 @@
  * GPU count.
  */
 #include <ctype.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,4 +115,23 @@ uint32_t conf_node_gpus(const conf_node_t *n)
 		if (!strcmp(n->gres[i].name, "gpu"))
 			total += n->gres[i].count;
 	return total;
+}
+
+int conf_prolog_flag(const conf_t *conf, const char *flag)
+{
+	const char *v = conf_get(conf, "PrologFlags");
+	size_t n = strlen(flag);
+	for (const char *p = v; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t len = c ? (size_t)(c - p) : strlen(p);
+		if (len == n && !strncasecmp(p, flag, n))
+			return 1;
+		p += len + (c ? 1 : 0);
+	}
+	return 0;
+}
+
+int conf_prolog_contain(const conf_t *conf)
+{
+	return conf_prolog_flag(conf, "Contain") || conf_prolog_flag(conf, "X11");
 }

@@ -80,25 +80,6 @@ static void take_dir(const char *dir, const spool_rec_t *r, void *arg)
 	free(text);
 }
 
-/* Process group and session of pid from /proc; -1 when gone. */
-static int pgrp_sid(long pid, pid_t *pgrp, pid_t *sid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	char *text = file_read_small(path, 4096);
-	if (!text)
-		return -1;
-	char *p = strrchr(text, ')');
-	int st, pg, se;
-	int ok = p && sscanf(p + 1, " %*c %d %d %d", &st, &pg, &se) == 3;
-	free(text);
-	if (!ok)
-		return -1;
-	*pgrp = pg;
-	*sid = se;
-	return 0;
-}
-
 typedef struct row {
 	list_pid_t p;
 	uint64_t key;      /* step order */
@@ -137,7 +118,7 @@ void listpids_answer(noded_t *nd, conn_t *c, const msg_list_pids_req_t *m)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 		pid_t pgrp, sid;
-		if (*end || pid <= 1 || pgrp_sid(pid, &pgrp, &sid) < 0)
+		if (*end || pid <= 1 || proc_pgrp_sid((pid_t)pid, &pgrp, &sid) < 0)
 			continue;
 		for (size_t i = 0; i < x.ng; i++) {
 			if ((pid_t)pid == x.g[i].pg || (pgrp != x.g[i].pg && sid != x.g[i].pg))

@@ -122,6 +122,9 @@ int spool_rec_write(const char *dir, const spool_rec_t *r);
 int spool_rec_read(const char *dir, spool_rec_t *r);
 /* Start time of pid from /proc/PID/stat (field 22), 0 if it is gone. */
 uint64_t proc_start_time(pid_t pid);
+/* Process group (field 5) and session (field 6) of pid from /proc; 0, or
+ * -1 if it is gone. */
+int proc_pgrp_sid(pid_t pid, pid_t *pgrp, pid_t *sid);
 /* The recorded supervisor is alive and is the same process. */
 int spool_rec_alive(const spool_rec_t *r);
 

@@ -92,22 +92,6 @@ uint32_t prolog_timeout(const conf_t *conf)
 	return (uint32_t)t;
 }
 
-int prolog_flag(const conf_t *conf, const char *flag)
-{
-	const char *v = conf_get(conf, "PrologFlags");
-	if (!v)
-		return 0;
-	size_t n = strlen(flag);
-	for (const char *p = v; *p;) {
-		const char *c = strchr(p, ',');
-		size_t len = c ? (size_t)(c - p) : strlen(p);
-		if (len == n && !strncasecmp(p, flag, n))
-			return 1;
-		p += len + (c ? 1 : 0);
-	}
-	return 0;
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -356,7 +340,7 @@ int prolog_job(noded_t *nd, uint32_t job_id, const strv_t *jobenv, int epilog)
 		return 0;
 	const char *what = epilog ? "epilog" : "prolog";
 	char **envp = prolog_env(nd->name, jobenv, epilog ? "epilog_slurmd" : "prolog_slurmd");
-	char *lock = prolog_flag(nd->conf, "Serial") ? xasprintf("%s/prolog.lock", nd->spool) : NULL;
+	char *lock = conf_prolog_flag(nd->conf, "Serial") ? xasprintf("%s/prolog.lock", nd->spool) : NULL;
 	char *why = NULL;
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);

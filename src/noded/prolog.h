@@ -20,8 +20,6 @@ char **prolog_env(const char *node, const strv_t *jobenv, const char *context);
 void prolog_env_free(char **envp);
 /* PrologEpilogTimeout in seconds, 0 = no limit. */
 uint32_t prolog_timeout(const conf_t *conf);
-/* 1 if PrologFlags lists flag (case-insensitive: "Serial", "Contain"). */
-int prolog_flag(const conf_t *conf, const char *flag);
 /* Run the scripts spec names (a path or a glob, matches in name order)
  * with envp, each bounded by timeout_s (0: none); with lock, holding an
  * flock on that file (PrologFlags=Serial). 0 when all exited 0; -1 at

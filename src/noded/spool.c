@@ -483,8 +483,7 @@ int spool_tasks_write_ranks(const char *dir, const pid_t *pgids, uint32_t n, uin
 	return write_dir_file(dir, "tasks", &sb);
 }
 
-/* Process group (field 5) and session (field 6) of pid, -1 if gone. */
-static int proc_pgrp_sid(pid_t pid, pid_t *pgrp, pid_t *sid)
+int proc_pgrp_sid(pid_t pid, pid_t *pgrp, pid_t *sid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
