@@ -295,10 +295,12 @@ static void test_reasons(void)
 	sched_job_t k = job(7);
 	d = pass(s, &k, 1, 2000);
 	is_int(d[0].reason, WAIT_PART_DOWN, "partition down");
+	free(d[0].reason_detail);
 	free(d);
 	s->parts[0].inactive = 1;
 	d = pass(s, &k, 1, 2000);
 	is_int(d[0].reason, WAIT_PART_INACTIVE, "partition inactive");
+	free(d[0].reason_detail);
 	free(d);
 	s->parts[0].up = 1;
 	uint32_t req1 = 1;
@@ -307,6 +309,7 @@ static void test_reasons(void)
 	d = pass(s, &k, 1, 2000);
 	ok(d[0].start && d[0].alloc.nodes[0] == 1, "-w node 1 honoured");
 	sched_alloc_free(&d[0].alloc);
+	free(d[0].reason_detail);
 	free(d);
 	uint32_t exc[2] = { 0, 1 };
 	sched_job_t x = job(8);
@@ -314,6 +317,7 @@ static void test_reasons(void)
 	x.nexc_nodes = 2;
 	d = pass(s, &x, 1, 2000);
 	ok(!d[0].start, "-x all usable nodes: cannot start");
+	free(d[0].reason_detail);
 	free(d);
 	fixture_destroy(s);
 }
