@@ -154,6 +154,36 @@ static int migrate_job_arrays(sqlite3 *db, char **err)
 	return db_add_columns(db, added, ARRAY_SIZE(added), err);
 }
 
+/* Reservation records (what slurmdbd keeps in its reservation table), for
+ * sreport reservation Utilization and the planned-down time of cluster
+ * Utilization. One row per period of a reservation with the same nodes
+ * and times: a change of nodes, start or end while it is active ends the
+ * row at that moment (time_end) and starts a new one from it; before it
+ * starts, its row is updated in place. Deleting an active reservation
+ * ends its row then; deleting one that never started sets deleted = 1.
+ * Written in the same transaction as the reservation's state change.
+ *   resv_id     ResvID (increasing, never reused)
+ *   time_start  start of this period (the reservation's StartTime for
+ *               its first row)
+ *   time_end    end of this period (its EndTime unless ended early)
+ *   name        ReservationName; nodelist "comp[001-004]", node_count
+ *   tres        the TRES it holds as Slurm prints them, cpu first:
+ *               "cpu=256,mem=2000000M,node=4,billing=256,gres/gpu=32"
+ *   flags       as scontrol prints Flags= ("MAINT,IGNORE_JOBS"), "" none
+ *   users, accounts  its access lists as given ("alice,bob"), NULL none */
+static int migrate_acct_resv(sqlite3 *db, char **err)
+{
+	return db_exec(db,
+		"CREATE TABLE IF NOT EXISTS acct_resv("
+		" resv_id INTEGER NOT NULL, time_start INTEGER NOT NULL,"
+		" time_end INTEGER NOT NULL, name TEXT NOT NULL, nodelist TEXT NOT NULL,"
+		" node_count INTEGER NOT NULL, tres TEXT NOT NULL, flags TEXT NOT NULL,"
+		" users TEXT, accounts TEXT, deleted INTEGER NOT NULL DEFAULT 0,"
+		" PRIMARY KEY(resv_id, time_start));"
+		"CREATE INDEX IF NOT EXISTS acct_resv_end ON acct_resv(time_end);",
+		err);
+}
+
 /* The schema's history: step N brings a DB from user_version N-1 to N.
  * Append only (a DB records how many steps it has had); a module adds
  * its tables by adding its step function (acct.h) at the end. A step
@@ -174,6 +204,7 @@ static const struct db_migration {
 	{ "pending array tasks in job records (acct_job.array_task_str)", acct_jobs_migrate_array_tasks },
 	{ "live step details (acct_step.time_limit, srun_host, srun_pid)", step_info_migrate },
 	{ "NCCL transport verdicts (jobs.nccl_*)", job_nccl_migrate },
+	{ "reservation records for sreport (acct_resv)", migrate_acct_resv },
 };
 
 int db_schema_version(void)

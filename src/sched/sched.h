@@ -189,6 +189,24 @@ typedef struct sched_part {
 	uint64_t total_mem;
 } sched_part_t;
 
+/* ---- advance reservations (scontrol create reservation) ----
+ * A reservation holds whole nodes over [start, end). A job that is not in
+ * it never holds one of those nodes at any moment of that window (its own
+ * [start, start + time limit) is checked against it, in the main pass and
+ * in backfill's plan); a job in it (sched_job_t.resv) runs only on its
+ * nodes and starts only inside the window (Reason=Reservation before).
+ * Running jobs are not touched by a reservation's start. */
+typedef struct sched_resv {
+	const char *name;          /* borrowed */
+	const uint32_t *nodes;     /* node indexes, ascending (borrowed) */
+	uint32_t nnodes;
+	int64_t start, end;        /* end: INT64_MAX for an infinite one */
+	uint32_t flags;            /* SCHED_RESV_F_* */
+} sched_resv_t;
+
+#define SCHED_RESV_F_MAINT  0x1u   /* Flags=MAINT: maintenance (the reason
+                                    * jobs kept off it get names it) */
+
 typedef struct sched_job {
 	uint32_t job_id;
 	uint32_t priority;
@@ -245,6 +263,9 @@ typedef struct sched_job {
 	/* Accounting (sched_t.assocs/qos): indexes, -1 = none. */
 	int32_t assoc;
 	int32_t qos;
+	/* --reservation: 1 + its index in sched_t.resvs, 0 = none (so a
+	 * zeroed job is in none; the caller has checked the job may use it). */
+	uint32_t resv;
 } sched_job_t;
 
 /* The resources one job holds. */
@@ -325,6 +346,9 @@ typedef struct sched {
 	 * A pending job blocked by Resources whose QOS may preempt running
 	 * jobs' QOS (sched_qos_t.preempt) gets decision.preempt. */
 	uint32_t preempt_mode;
+	/* Advance reservations (borrowed, set by the caller before
+	 * sched_pass / sched_will_run; NULL/0 = none). */
+	const sched_resv_t *resvs; uint32_t nresvs;
 } sched_t;
 
 #define SCHED_LIM_ENFORCE 0x1u     /* AccountingStorageEnforce=limits */
