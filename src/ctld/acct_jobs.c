@@ -378,8 +378,18 @@ void acct_job_record(ctld_t *cd, job_t *j)
 	}
 	j->acct_sum_new = h;
 	/* A record already written (a later change of this job, or the
-	 * first after a restart): an UPDATE of what changed. */
-	int mask = changed_keys(cd, j->job_id, k);
+	 * first after a restart): an UPDATE of what changed. Which keys
+	 * changed is known from the last commit, read back only when that
+	 * is not known (a new job, or the first write after a restart). */
+	int mask;
+	if (j->acct_sum) {
+		mask = 0;
+		for (int i = 0; i < K_N; i++)
+			if (j->acct_keys[i] != k[i])
+				mask |= 1 << i;
+	} else {
+		mask = changed_keys(cd, j->job_id, k);
+	}
 	if (mask >= 0) {
 		sqlite3_clear_bindings(st);
 		if (!(st = update_stmt(cd, (unsigned)mask))) {
@@ -409,7 +419,10 @@ void acct_job_record(ctld_t *cd, job_t *j)
 
 void acct_job_recorded(job_t *j)
 {
+	_Static_assert(sizeof(j->acct_keys) / sizeof(j->acct_keys[0]) == K_N, "acct_keys holds K_N keys");
 	j->acct_sum = j->acct_sum_new;
+	/* the job is as it was bound (same turn): these are the keys written */
+	record_keys(j, j->acct_keys);
 }
 
 void acct_jobs_close(ctld_t *cd)

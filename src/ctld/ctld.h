@@ -102,6 +102,8 @@ typedef struct job {
 	uint64_t acct_sum;        /* fingerprint of its committed accounting
 	                           * record (acct_jobs.c), 0 = none known */
 	uint64_t acct_sum_new;    /* of the record written this turn */
+	int64_t acct_keys[6];     /* the committed record's indexed columns
+	                           * (acct_jobs.c), valid while acct_sum != 0 */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
