@@ -10,7 +10,10 @@
  * other gets a reservation (StartTime, SchedNodeList, nodes planned) that
  * later jobs cannot touch. So a lower-priority job never delays a higher
  * one's planned start (the conservative backfill Slurm does, limited by
- * bf_max_job_test).
+ * bf_max_job_test). Advance reservations are per job, not in the shared
+ * timeline: a start on a node is moved past every reservation of others
+ * the run would overlap, and a job in a reservation starts on its nodes
+ * within its window (sched_resv_next_start).
  *
  * Performance: backfill scans each node's short event list once per
  * tested job and sorts candidates only when the earliest-ready nodes are
@@ -142,6 +145,15 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 			nfree_apply(&f, &tn->ev[k++]);
 		if (t > b->horizon)
 			return INT64_MAX;
+		/* Advance reservations: not before its own starts, past the
+		 * others its run would overlap (sched_resv.c). */
+		int64_t rt = sched_resv_next_start(c, j, x, t, r->rv_dur);
+		if (rt != t) {
+			if (rt == INT64_MAX)
+				return INT64_MAX;
+			t = rt;
+			continue;
+		}
 		{
 			nfree_t m = f;
 			uint32_t q = k;
@@ -175,6 +187,9 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 		t = tn->ev[k].t;
 	}
 }
+
+/* Later start times bf_plan keeps to try (reservations), at most. */
+#define BF_EXTRA_TIMES 16
 
 typedef struct bcand {
 	int64_t t;
@@ -263,15 +278,31 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 	else
 		qsort(bc, at_min, sizeof(*bc), bcand_cmp);
 	int sorted = at_min < r->min_nodes || j->nreq_nodes;
-	/* Try the distinct candidate times in order (a bounded number). */
-	uint32_t tries = 0;
-	for (uint32_t i = 0; i < nb && tries < 32; ) {
-		if (!sorted && i >= at_min) {
+	/* Try the distinct candidate times in order (a bounded number).
+	 * With advance reservations a node free now may be taken later
+	 * and free again after: the later times it could start at (seen
+	 * while checking an earlier T) are candidates too (xt). */
+	uint32_t tries = 0, nxt = 0;
+	int64_t xt[BF_EXTRA_TIMES], prev = INT64_MIN;
+	for (uint32_t i = 0; (i < nb || nxt) && tries < 32; ) {
+		if (!sorted && (i >= at_min || nxt)) {
 			qsort(bc + at_min, nb - at_min, sizeof(*bc), bcand_cmp);
 			sorted = 1;
 		}
-		int64_t T = bc[i].t;
-		while (i < nb && bc[i].t == T)
+		int64_t T = i < nb ? bc[i].t : INT64_MAX;
+		for (uint32_t e = 0; e < nxt; ) {
+			if (xt[e] <= prev) {
+				xt[e] = xt[--nxt];
+				continue;
+			}
+			if (xt[e] < T)
+				T = xt[e];
+			e++;
+		}
+		if (T == INT64_MAX)
+			break;
+		prev = T;
+		while (i < nb && bc[i].t <= T)
 			i++;
 		/* Not enough nodes become ready by T: no need to check. */
 		if (i < r->min_nodes)
@@ -289,8 +320,16 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 				nfree_t w;
 				uint32_t cap, gf;
 				int64_t t = node_earliest(c, b, x, j, r, dur, T, &w, &cap, &gf);
-				if (t != T)
+				if (t != T) {
+					if (c->rv_off && t != INT64_MAX && nxt < BF_EXTRA_TIMES) {
+						uint32_t e = 0;
+						while (e < nxt && xt[e] != t)
+							e++;
+						if (e == nxt)
+							xt[nxt++] = t;
+					}
 					continue;
+				}
 				wins[n] = w;
 				c->cands[n++] = (cand_t){ x, cap, gf, w.gpus };
 				tasks += cap;
