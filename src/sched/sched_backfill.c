@@ -234,8 +234,13 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 	/* A one-node job that fits now on a node takes the first such node
 	 * (first fit, as the main pass): no need to look further. */
 	int one = r->max_nodes == 1 && !j->nreq_nodes;
-	for (uint32_t i = 0; i < pc->n; i++) {
-		uint32_t x = pc->order[i];
+	/* A job in a reservation looks at its nodes only. */
+	uint32_t nown = 0;
+	uint32_t *own = sched_resv_part_order(c, j, &nown);
+	const uint32_t *order = own ? own : pc->order;
+	uint32_t norder = own ? nown : pc->n;
+	for (uint32_t i = 0; i < norder; i++) {
+		uint32_t x = order[i];
 		const sched_node_t *nd = &s->nodes[x];
 		if ((c->mark[x] & 1) || !nd->usable)
 			continue;
@@ -350,6 +355,7 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 		break;
 	}
 out:
+	free(own);
 	for (uint32_t i = 0; i < j->nexc_nodes; i++)
 		if (j->exc_nodes[i] < s->nnodes)
 			c->mark[j->exc_nodes[i]] = 0;

@@ -251,6 +251,10 @@ static inline int sched_resv_blocks(const ctx_t *c, const sched_job_t *j, const 
 		return 0;
 	return sched_resv_next_start(c, j, x, c->now, r->rv_dur) != c->now;
 }
+/* For a job in a reservation: its nodes in the partition, in the
+ * partition's order (malloc'd, *n of them), so a search walks them and
+ * not the whole partition; NULL for a job in none. O(its nodes x log). */
+uint32_t *sched_resv_part_order(const ctx_t *c, const sched_job_t *j, uint32_t *n);
 /* The reason detail of a job kept off reserved nodes: "Reserved for
  * maintenance" when a MAINT reservation holding every node of its
  * partition overlaps [t, t + dur), else "May be reserved for other job"

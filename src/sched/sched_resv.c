@@ -205,3 +205,36 @@ const char *sched_resv_detail(const ctx_t *c, const sched_job_t *j, int64_t t, i
 				return "Reserved for maintenance";
 	return "May be reserved for other job";
 }
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint32_t *sched_resv_part_order(const ctx_t *c, const sched_job_t *j, uint32_t *n)
+{
+	*n = 0;
+	if (!j->resv || j->part >= c->s->nparts)
+		return NULL;
+	const sched_resv_t *rv = sched_resv_of(c->s, j);
+	uint32_t cnt = rv && rv->nodes ? rv->nnodes : 0;
+	uint32_t *out = xmalloc((cnt ? cnt : 1) * sizeof(uint32_t));
+	const part_ctx_t *pc = &c->parts[j->part];
+	uint32_t k = 0;
+	/* positions in the partition's order, sorted, then the nodes */
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint32_t x = rv->nodes[i];
+		if (x < c->s->nnodes && c->pos[(size_t)j->part * c->s->nnodes + x] != UINT32_MAX)
+			out[k++] = c->pos[(size_t)j->part * c->s->nnodes + x];
+	}
+	qsort(out, k, sizeof(uint32_t), u32_cmp);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (!m || out[m - 1] != out[i])
+			out[m++] = out[i];
+	for (uint32_t i = 0; i < m; i++)
+		out[i] = pc->order[out[i]];
+	*n = m;
+	return out;
+}
