@@ -1321,7 +1321,8 @@ int sched_job_validate(const sched_t *s, const sched_job_t *j)
 			in_part[j->exc_nodes[i]] = 0;
 	/* --reservation: only its nodes count, and Slurm refuses at submit
 	 * a job more nodes than it holds (in the partition) could never
-	 * run ("Requested node configuration is not available"). */
+	 * run, or one naming a node outside it ("Requested node
+	 * configuration is not available"). */
 	const sched_resv_t *rv = sched_resv_of(s, j);
 	if (rv) {
 		uint8_t *in_rv = xcalloc(s->nnodes ? s->nnodes : 1, 1);
@@ -1334,6 +1335,10 @@ int sched_job_validate(const sched_t *s, const sched_job_t *j)
 			have += in_part[i];
 		}
 		free(in_rv);
+		/* -w a node outside it: refused the same way (Slurm 22.05) */
+		for (uint32_t i = 0; i < j->nreq_nodes; i++)
+			if (!in_part[j->req_nodes[i]])
+				have = 0;
 		if (r.min_nodes > have) {
 			rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 			goto out;

@@ -368,6 +368,14 @@ static void test_validate(void)
 	is_int(sched_job_validate(s, &j), 0, "validate: -N2-3 -n9 outside it is fine");
 	j.resv = 1;
 	is_int(sched_job_validate(s, &j), ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, "validate: not in it");
+	uint32_t req = 3;
+	sched_job_t w = job(2, 100, 1, 1, 10);
+	w.resv = 1;
+	w.req_nodes = &req;
+	w.nreq_nodes = 1;
+	is_int(sched_job_validate(s, &w), ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, "validate: -w a node outside its reservation is refused (as Slurm)");
+	req = 1;
+	is_int(sched_job_validate(s, &w), 0, "validate: -w one of its nodes is fine");
 	fixture_destroy(s);
 }
 
