@@ -139,6 +139,8 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 	};
 	uint32_t k = 0;
 	int64_t t = not_before > c->now ? not_before : c->now;
+	/* any reservation to honour here (most nodes have none) */
+	int resv = j->resv || (c->rv_off && c->rv_off[x] != c->rv_off[x + 1]);
 	for (;;) {
 		/* state at t: apply events <= t */
 		while (k < tn->n && tn->ev[k].t <= t)
@@ -147,7 +149,7 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 			return INT64_MAX;
 		/* Advance reservations: not before its own starts, past the
 		 * others its run would overlap (sched_resv.c). */
-		int64_t rt = sched_resv_next_start(c, j, x, t, r->rv_dur);
+		int64_t rt = resv ? sched_resv_next_start(c, j, x, t, r->rv_dur) : t;
 		if (rt != t) {
 			if (rt == INT64_MAX)
 				return INT64_MAX;
