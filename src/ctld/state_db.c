@@ -43,6 +43,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_array.h"
 #include "ctld/job_nccl.h"
+#include "ctld/resv.h"
 
 #include "hostlist.h"
 #include "log.h"
@@ -205,6 +206,7 @@ static const struct db_migration {
 	{ "live step details (acct_step.time_limit, srun_host, srun_pid)", step_info_migrate },
 	{ "NCCL transport verdicts (jobs.nccl_*)", job_nccl_migrate },
 	{ "reservation records for sreport (acct_resv)", migrate_acct_resv },
+	{ "advance reservations (resvs)", resv_db_migrate },
 };
 
 int db_schema_version(void)
@@ -391,6 +393,7 @@ void db_close(ctld_t *cd)
 {
 	if (!cd->db)
 		return;
+	resv_free(cd);
 	sqlite3_stmt *all[] = { cd->st_begin, cd->st_commit, cd->st_job_ins, cd->st_job_upd,
 				cd->st_job_del, cd->st_job_desc, cd->st_node_save,
 				cd->st_part_save, cd->st_meta_set, cd->st_node_notes,
@@ -637,7 +640,7 @@ int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 int db_commit(ctld_t *cd)
 {
 	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo &&
-	    !cd->acct.dirty && !acct_steps_pending(cd)) {
+	    !cd->acct.dirty && !acct_steps_pending(cd) && !resv_db_pending(cd)) {
 		int any = 0;
 		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
 			any = cd->nodes[i].dirty;
@@ -729,6 +732,7 @@ int db_commit(ctld_t *cd)
 	}
 	acct_commit(cd);
 	acct_steps_commit(cd);     /* step records (acct_steps.c) */
+	resv_db_commit(cd);        /* reservations (resv.c) */
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
@@ -758,6 +762,7 @@ int db_commit(ctld_t *cd)
 	}
 	pending_clear(cd);
 	acct_steps_committed(cd);
+	resv_db_committed(cd);
 	for (size_t i = 0; i < cd->ndirty_jobs; i++) {
 		acct_job_recorded(cd->dirty_jobs[i]);
 		cd->dirty_jobs[i]->dirty = 0;
@@ -965,5 +970,6 @@ int db_load(ctld_t *cd)
 	load_parts(cd);
 	load_jobs(cd);
 	step_info_recover(cd);
+	resv_load(cd);
 	return 0;
 }
