@@ -292,14 +292,15 @@ static int times_overlap(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
 }
 
 /* mark[i] = 1 for the nodes held by other reservations over [start, end)
- * that do not allow overlap (skip: the one being changed). */
+ * that do not allow overlap, or (all) by any other (skip: the one being
+ * changed). */
 static void mark_reserved(struct ctld *cd, const resv_t *skip, int64_t start, int64_t end,
-			  uint8_t *mark)
+			  int all, uint8_t *mark)
 {
 	struct resv_state *rs = st(cd);
 	for (uint32_t i = 0; i < rs->n; i++) {
 		const resv_t *o = &rs->v[i];
-		if (o == skip || (o->flags & (RESV_F_OVERLAP | RESV_F_MAINT)) ||
+		if (o == skip || (!all && (o->flags & (RESV_F_OVERLAP | RESV_F_MAINT))) ||
 		    !times_overlap(start, end, o->start, o->end))
 			continue;
 		for (uint32_t k = 0; k < o->nnodes; k++)
@@ -364,8 +365,10 @@ static int pick_nodes(struct ctld *cd, resv_t *r, const char *nodes_expr, uint32
 	uint8_t *busy = xcalloc(cd->nnodes ? cd->nnodes : 1, 1);
 	int overlap_ok = (r->flags & (RESV_F_OVERLAP | RESV_F_MAINT)) != 0;
 	int ignore_jobs = (r->flags & RESV_F_IGNORE_JOBS) != 0;
-	if (!overlap_ok)
-		mark_reserved(cd, r, r->start, r->end, res);
+	/* Named nodes may overlap where the flags allow; nodes picked by
+	 * count are always ones no other reservation holds then. */
+	if (!overlap_ok || !(nodes_expr && *nodes_expr))
+		mark_reserved(cd, r, r->start, r->end, !(nodes_expr && *nodes_expr), res);
 	if (!ignore_jobs)
 		mark_busy(cd, r->start, busy);
 	uint32_t *idx = NULL, n = 0;
@@ -401,7 +404,7 @@ static int pick_nodes(struct ctld *cd, resv_t *r, const char *nodes_expr, uint32
 			const node_t *nd = &cd->nodes[i];
 			uint32_t s = node_state(cd, nd);
 			if (res[i] || busy[i] || nd->base != NODE_IDLE ||
-			    (s & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_NO_RESPOND)) ||
+			    (s & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL)) ||
 			    !node_has_features(nd->cf, r->features))
 				continue;
 			idx[n++] = i;
@@ -552,7 +555,7 @@ static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, i
 	if (!rc && !(m->nodes && *m->nodes) && !m->node_cnt && !(c.flags & (RESV_F_OVERLAP | RESV_F_MAINT))) {
 		/* new times must not run into another reservation */
 		uint8_t *res = xcalloc(cd->nnodes ? cd->nnodes : 1, 1);
-		mark_reserved(cd, r, c.start, c.end, res);
+		mark_reserved(cd, r, c.start, c.end, 0, res);
 		for (uint32_t i = 0; i < c.nnodes && !rc; i++)
 			if (res[c.nodes[i]])
 				rc = ESLURM_RESERVATION_OVERLAP;
