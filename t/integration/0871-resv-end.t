@@ -46,4 +46,11 @@ test_expect_success 'a DAILY one rolls to the next day instead' '
 	scontrol delete reservation daily
 '
 
+test_expect_success 'sdiag counts the reservation RPCs under Slurm names' '
+	sdiag >out &&
+	grep -q "REQUEST_CREATE_RESERVATION  *( 3006) count:[1-9]" out &&
+	grep -q "REQUEST_DELETE_RESERVATION  *( 3008) count:[1-9]" out &&
+	grep -q "REQUEST_RESERVATION_INFO  *( 2024) count:[1-9]" out
+'
+
 test_done
