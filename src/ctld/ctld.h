@@ -308,6 +308,7 @@ typedef struct ctld {
 	struct acct_usage *usage;     /* acct_usage.c: decayed usage, fair share */
 	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
 	struct dep_index *depidx;     /* job_deps.c: jobs by name+user (singleton) */
+	struct resv_state *resv;      /* resv.c: advance reservations */
 } ctld_t;
 
 /* ---- state_db.c ---- */

@@ -43,6 +43,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_array.h"
 #include "ctld/job_nccl.h"
+#include "ctld/resv.h"
 
 #include "hostlist.h"
 #include "log.h"
@@ -254,6 +255,7 @@ static const struct db_migration {
 	{ "reservation records for sreport (acct_resv)", migrate_acct_resv },
 	{ "fewer job record indexes (acct_job start, submit)", acct_jobs_migrate_fewer_indexes },
 	{ "step records and meta without rowid (acct_step, meta)", migrate_without_rowid },
+	{ "advance reservations (resvs)", resv_db_migrate },
 };
 
 int db_schema_version(void)
@@ -440,6 +442,7 @@ void db_close(ctld_t *cd)
 {
 	if (!cd->db)
 		return;
+	resv_free(cd);
 	sqlite3_stmt *all[] = { cd->st_begin, cd->st_commit, cd->st_job_ins, cd->st_job_upd,
 				cd->st_job_del, cd->st_job_desc, cd->st_node_save,
 				cd->st_part_save, cd->st_meta_set, cd->st_node_notes,
@@ -686,7 +689,7 @@ int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out)
 int db_commit(ctld_t *cd)
 {
 	if (!cd->ndirty_jobs && !cd->ndead_jobs && !cd->meta_dirty && !cd->in_txn && !cd->db_redo &&
-	    !cd->acct.dirty && !acct_steps_pending(cd)) {
+	    !cd->acct.dirty && !acct_steps_pending(cd) && !resv_db_pending(cd)) {
 		int any = 0;
 		for (uint32_t i = 0; i < cd->nnodes && !any; i++)
 			any = cd->nodes[i].dirty;
@@ -780,6 +783,7 @@ int db_commit(ctld_t *cd)
 	acct_commit(cd);
 	if (ACCT_RECORDS)
 		acct_steps_commit(cd);     /* step records (acct_steps.c) */
+	resv_db_commit(cd);        /* reservations (resv.c) */
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
@@ -810,6 +814,7 @@ int db_commit(ctld_t *cd)
 	}
 	pending_clear(cd);
 	acct_steps_committed(cd);
+	resv_db_committed(cd);
 	for (size_t i = 0; i < cd->ndirty_jobs; i++) {
 		acct_job_recorded(cd->dirty_jobs[i]);
 		cd->dirty_jobs[i]->dirty = 0;
@@ -1017,5 +1022,6 @@ int db_load(ctld_t *cd)
 	load_parts(cd);
 	load_jobs(cd);
 	step_info_recover(cd);
+	resv_load(cd);
 	return 0;
 }
