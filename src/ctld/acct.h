@@ -365,4 +365,12 @@ void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
 		  msg_acct_reply_t *out);
 
+/* ---- acct_sreport_resv.c ---- */
+/* ACCT_OP_SREPORT report=resv: sreport reservation Utilization's rows
+ * (see acct_sreport_resv.c). */
+void acct_sreport_resv(sqlite3 *db, const msg_acct_req_t *req, int64_t start, int64_t end,
+		       msg_acct_reply_t *out);
+/* Migration step: acct_job_resv, the job records by reservation. */
+int acct_sreport_resv_migrate(sqlite3 *db, char **err);
+
 #endif

@@ -205,6 +205,7 @@ static const struct db_migration {
 	{ "live step details (acct_step.time_limit, srun_host, srun_pid)", step_info_migrate },
 	{ "NCCL transport verdicts (jobs.nccl_*)", job_nccl_migrate },
 	{ "reservation records for sreport (acct_resv)", migrate_acct_resv },
+	{ "job records by reservation for sreport (acct_job_resv)", acct_sreport_resv_migrate },
 };
 
 int db_schema_version(void)
