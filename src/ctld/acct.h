@@ -308,6 +308,10 @@ void acct_rollup_committed(struct ctld *cd);
  * cut to Idle and taken from it. */
 void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
 			    double reported, double *idle);
+/* The planned-down TRES-seconds (LIM_TRES_* order) of [hs, he): the
+ * time of the MAINT reservations (not IGNORE_JOBS) in it, times the TRES
+ * their acct_resv records hold. */
+void acct_rollup_pdown(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N]);
 
 /* ---- why.c ---- */
 /* ACCT_OP_WHY (loop): `sluice why`; args job=ID or node=NAME; the answer

@@ -11,8 +11,10 @@
  * (Planned), the TRES-seconds of nodes down or drained (Down), and the
  * cluster's TRES-seconds (Reported). The sums of the open hour are added
  * to its rows in the same transaction as the usage watermark, so a crash
- * neither loses nor doubles a second. When an hour ends it is closed (Idle
- * = Reported - Allocated - Down - Planned, Planned cut to what was idle);
+ * neither loses nor doubles a second. When an hour ends it is closed: its
+ * PLND Down is the time of the maintenance reservations inside it (their
+ * acct_resv records), Idle = Reported - Allocated - Down - PLND Down -
+ * Planned, Planned cut to what was idle;
  * when a day ends its hours are summed into a day row, when a month ends
  * its days into a month row: a few rows per association, once.
  *
@@ -485,7 +487,79 @@ void acct_rollup_close_math(double *alloc, double *down, double pdown, double *p
 	*idle -= *planned;
 }
 
-/* The close of one hour: Idle, and Planned cut to what was idle. */
+/* Whether the comma-separated flags hold flag. */
+static int has_flag(const char *flags, const char *flag)
+{
+	size_t n = strlen(flag);
+	for (const char *p = flags; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t len = c ? (size_t)(c - p) : strlen(p);
+		if (len == n && !strncmp(p, flag, n))
+			return 1;
+		p = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The LIM_TRES_* index of a TRES name; -1 for one not rolled up. */
+static int tres_index(const char *name, size_t len)
+{
+	static const char *const names[LIM_TRES_N] = {
+		[LIM_TRES_CPU] = "cpu", [LIM_TRES_MEM] = "mem", [LIM_TRES_NODE] = "node",
+		[LIM_TRES_GPU] = "gres/gpu", [LIM_TRES_BILLING] = "billing",
+	};
+	for (int k = 0; k < LIM_TRES_N; k++)
+		if (names[k] && strlen(names[k]) == len && !strncmp(names[k], name, len))
+			return k;
+	return -1;
+}
+
+/* Planned-down TRES-seconds of the hour [hs, he): the time of the
+ * reservations with MAINT (not IGNORE_JOBS, as Slurm) inside it, times
+ * each TRES they hold (their TRES string, mem in MB), from their records
+ * (acct_resv, by its time_end index: the rows ending after the hour
+ * began, a few). */
+void acct_rollup_pdown(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N])
+{
+	for (int k = 0; k < LIM_TRES_N; k++)
+		pdown[k] = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT time_start, time_end, tres, flags FROM acct_resv"
+			       " WHERE time_end > ?1 AND time_start < ?2 AND deleted = 0", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, hs);
+	sqlite3_bind_int64(st, 2, he);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *flags = (const char *)sqlite3_column_text(st, 3);
+		if (!has_flag(flags, "MAINT") || has_flag(flags, "IGNORE_JOBS"))
+			continue;
+		int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+		if (a < hs)
+			a = hs;
+		if (b > he)
+			b = he;
+		if (b <= a)
+			continue;
+		for (const char *p = (const char *)sqlite3_column_text(st, 2); p && *p;) {
+			const char *c = strchr(p, ','), *eq = strchr(p, '=');
+			if (eq && (!c || eq < c)) {
+				int k = tres_index(p, (size_t)(eq - p));
+				char *end;
+				double v = strtod(eq + 1, &end);
+				if (k == LIM_TRES_MEM)
+					v *= *end == 'G' ? 1024 : *end == 'T' ? 1024.0 * 1024 : 1;
+				if (k >= 0)
+					pdown[k] += v * (double)(b - a);
+			}
+			p = c ? c + 1 : NULL;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+/* The close of one hour: planned-down time from the maintenance
+ * reservations, Idle, and Planned cut to what was idle. */
 static void close_hour(ctld_t *cd, int64_t hs)
 {
 	sqlite3_stmt *sel, *upd;
@@ -493,8 +567,8 @@ static void close_hour(ctld_t *cd, int64_t hs)
 			       " acct_rollup_cluster WHERE period = 0 AND time = ?1", -1, &sel, NULL))
 		return;
 	if (sqlite3_prepare_v2(cd->db, "UPDATE acct_rollup_cluster SET alloc = ?3, down = ?4,"
-			       " planned = ?5, idle = ?6 WHERE period = 0 AND time = ?1 AND tres = ?2",
-			       -1, &upd, NULL)) {
+			       " planned = ?5, idle = ?6, pdown = ?7 WHERE period = 0 AND time = ?1"
+			       " AND tres = ?2", -1, &upd, NULL)) {
 		sqlite3_finalize(sel);
 		return;
 	}
@@ -510,11 +584,15 @@ static void close_hour(ctld_t *cd, int64_t hs)
 		have[k] = 1;
 	}
 	sqlite3_finalize(sel);
+	double maint[LIM_TRES_N];
+	acct_rollup_pdown(cd->db, hs, rollup_hour_next(hs), maint);
 	for (int k = 0; k < LIM_TRES_N; k++) {
 		if (!have[k])
 			continue;
-		double alloc = rows[k][1], down = rows[k][2], pdown = rows[k][3];
+		double alloc = rows[k][1], down = rows[k][2], pdown = rows[k][3] + maint[k];
 		double planned = rows[k][4], rep = rows[k][5], idle;
+		if (pdown > rep)
+			pdown = rep;
 		acct_rollup_close_math(&alloc, &down, pdown, &planned, rep, &idle);
 		sqlite3_bind_int64(upd, 1, hs);
 		sqlite3_bind_int(upd, 2, k);
@@ -522,6 +600,7 @@ static void close_hour(ctld_t *cd, int64_t hs)
 		sqlite3_bind_double(upd, 4, down);
 		sqlite3_bind_double(upd, 5, planned);
 		sqlite3_bind_double(upd, 6, idle);
+		sqlite3_bind_double(upd, 7, pdown);
 		db_exec_step(cd, upd, "close rollup hour");
 	}
 	sqlite3_finalize(upd);

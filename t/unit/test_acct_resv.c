@@ -5,6 +5,8 @@
  * its periods, the records of one reservation merged as slurmdbd does,
  * the range, Names= and Nodes= filters, and the plan of the job query
  * (the reservation's own jobs by index, not a scan of all job records).
+ * And the planned-down time of an hour's close (acct_rollup_pdown): the
+ * maintenance reservations' TRES-seconds inside the hour.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -186,6 +188,30 @@ int main(void)
 	ok(plan.buf && strstr(plan.buf, "acct_job_resv (reservation=? AND start>? AND start<?)"),
 	   "jobs by acct_job_resv: %s", plan.buf ? plan.buf : "");
 	strbuf_release(&plan);
+
+	/* PLND Down of the hour [h, h + 3600), by hand: A (MAINT) 900 s of
+	 * 128 CPUs and 2 nodes; D (MAINT) 600 s of 2 GB and 8 GPUs; B
+	 * (IGNORE_JOBS too), C (no MAINT), E (deleted), G (before) nothing */
+	long h = 1800000000;
+	resv(40, h - 600, h + 900, "A", "comp[001-002]", "cpu=128,node=2", "MAINT,SPEC_NODES", NULL, 0);
+	resv(41, h, h + 3600, "B", "comp[001-032]", "cpu=2048", "MAINT,IGNORE_JOBS", NULL, 0);
+	resv(42, h, h + 3600, "C", "comp003", "cpu=64", "SPEC_NODES", NULL, 0);
+	resv(43, h + 3000, h + 3700, "D", "comp004", "mem=2G,gres/gpu=8", "MAINT", NULL, 0);
+	resv(44, h, h + 3600, "E", "comp005", "cpu=64", "MAINT", NULL, 1);
+	resv(45, h - 3600, h, "G", "comp006", "cpu=64", "MAINT", NULL, 0);
+	double pd[LIM_TRES_N];
+	acct_rollup_pdown(db, h, h + 3600, pd);
+	ok(pd[LIM_TRES_CPU] == 128.0 * 900, "PLND Down cpu: 128 x 900 s (%.0f)", pd[LIM_TRES_CPU]);
+	ok(pd[LIM_TRES_NODE] == 2.0 * 900, "node: 2 x 900 s (%.0f)", pd[LIM_TRES_NODE]);
+	ok(pd[LIM_TRES_MEM] == 2048.0 * 600, "mem in MB: 2048 x 600 s (%.0f)", pd[LIM_TRES_MEM]);
+	ok(pd[LIM_TRES_GPU] == 8.0 * 600, "gres/gpu: 8 x 600 s (%.0f)", pd[LIM_TRES_GPU]);
+	ok(pd[LIM_TRES_BILLING] == 0, "a TRES none holds: 0");
+	acct_rollup_pdown(db, h + 3600, h + 7200, pd);
+	ok(pd[LIM_TRES_CPU] == 0 && pd[LIM_TRES_MEM] == 2048.0 * 100, "the next hour: D's last 100 s only");
+	/* the close: Idle = Reported - Allocated - Down - PLND Down - Planned */
+	double alloc = 1000, down = 500, planned = 100, idle;
+	acct_rollup_close_math(&alloc, &down, 128.0 * 900, &planned, 64.0 * 4 * 3600, &idle);
+	ok(idle == 64.0 * 4 * 3600 - 1000 - 500 - 128.0 * 900 - 100, "Idle net of PLND Down (%.0f)", idle);
 
 	db_close(&cd);
 	unlink(path);
