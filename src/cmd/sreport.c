@@ -3,7 +3,8 @@
  * them (../shared/compat/slurm-22.05/sreport_*): cluster Utilization,
  * cluster AccountUtilizationByUser (and Tree), cluster
  * UserUtilizationByAccount, user TopUsage, job SizesByAccount (from
- * the job records, not the rollups).
+ * the job records, not the rollups), reservation Utilization (from the
+ * reservation and job records: report=resv, acct_sreport_resv.c).
  *
  * The range: start= (default yesterday 00:00) and end= (default today
  * 00:00, no later than now), each at the nearest whole hour as Slurm
