@@ -208,6 +208,33 @@ int main(void)
 	ok(pd[LIM_TRES_BILLING] == 0, "a TRES none holds: 0");
 	acct_rollup_pdown(db, h + 3600, h + 7200, pd);
 	ok(pd[LIM_TRES_CPU] == 0 && pd[LIM_TRES_MEM] == 2048.0 * 100, "the next hour: D's last 100 s only");
+	/* Slurm 22.05's hour 21:00 of 2026-12-01 (t/compat/
+	 * sacctmgr_show_reservation_pdown.txt, sreport_cluster_Utilization_
+	 * pdown.txt): PLND Down 102016 CPU-seconds from three MAINT ones
+	 * (overlapping on comp030), the MAINT,IGNORE_JOBS ones not counted */
+	long H = 1796158800;    /* 2026-12-01T21:00:00Z */
+	struct { int id; const char *st, *en, *flags, *tres; } sl[] = {
+		{ 101, "21:45:50", "21:45:51", "MAINT,IGNORE_JOBS,SPEC_NODES", "cpu=2048" },
+		{ 104, "21:46:02", "21:46:16", "", "cpu=64" },
+		{ 103, "21:46:02", "21:46:20", "MAINT,SPEC_NODES", "cpu=64" },
+		{ 106, "21:46:02", "21:46:04", "SPEC_NODES", "cpu=64" },
+		{ 108, "21:46:06", "21:51:52", "SPEC_NODES", "cpu=128" },
+		{ 109, "21:46:06", "21:51:48", "MAINT,SPEC_NODES", "cpu=128" },
+		{ 110, "21:46:09", "22:16:09", "SPEC_NODES", "cpu=128" },
+		{ 119, "21:51:23", "21:51:23", "MAINT,IGNORE_JOBS", "cpu=1024" },
+		{ 120, "21:52:34", "22:02:34", "MAINT,SPEC_NODES", "cpu=128" },
+	};
+	for (size_t i = 0; i < sizeof(sl) / sizeof(sl[0]); i++) {
+		int h1, m1, s1, h2, m2, s2;
+		sscanf(sl[i].st, "%d:%d:%d", &h1, &m1, &s1);
+		sscanf(sl[i].en, "%d:%d:%d", &h2, &m2, &s2);
+		resv(sl[i].id, H + (h1 - 21) * 3600 + m1 * 60 + s1, H + (h2 - 21) * 3600 + m2 * 60 + s2,
+		     "s", "comp001", sl[i].tres, sl[i].flags, NULL, 0);
+	}
+	acct_rollup_pdown(db, H, H + 3600, pd);
+	ok(pd[LIM_TRES_CPU] == 102016, "Slurm's PLND Down of the same records: 102016 (%.0f)",
+	   pd[LIM_TRES_CPU]);
+
 	/* the close: Idle = Reported - Allocated - Down - PLND Down - Planned */
 	double alloc = 1000, down = 500, planned = 100, idle;
 	acct_rollup_close_math(&alloc, &down, 128.0 * 900, &planned, 64.0 * 4 * 3600, &idle);
