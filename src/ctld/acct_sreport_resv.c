@@ -186,6 +186,8 @@ static char *assoc_ids(sqlite3 *db, const char *users, const char *accounts)
 {
 	strbuf_t sb = STRBUF_INIT;
 	sqlite3_stmt *st;
+	if ((!users || !*users) && (!accounts || !*accounts))
+		return xstrdup("");
 	if (sqlite3_prepare_v2(db, "SELECT id, user, account FROM acct_assoc ORDER BY id", -1, &st,
 			       NULL) != SQLITE_OK)
 		return strbuf_detach(&sb);
