@@ -308,10 +308,13 @@ void acct_rollup_committed(struct ctld *cd);
  * cut to Idle and taken from it. */
 void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
 			    double reported, double *idle);
-/* The planned-down TRES-seconds (LIM_TRES_* order) of [hs, he): the
- * time of the MAINT reservations (not IGNORE_JOBS) in it, times the TRES
- * their acct_resv records hold. */
-void acct_rollup_pdown(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N]);
+/* The reservations' share of the hour [hs, he) (LIM_TRES_* order), as
+ * Slurm's rollup: pdown, the TRES-seconds of the MAINT ones (not
+ * IGNORE_JOBS); adj, what Allocated gains: the reserved time of the
+ * others (not IGNORE_JOBS) less their jobs' time, less the time of the
+ * jobs in MAINT ones. From the acct_resv and acct_job records. */
+void acct_rollup_resv(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N],
+		      double adj[LIM_TRES_N]);
 
 /* ---- why.c ---- */
 /* ACCT_OP_WHY (loop): `sluice why`; args job=ID or node=NAME; the answer

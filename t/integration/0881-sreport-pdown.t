@@ -1,5 +1,5 @@
 #!/bin/bash
-test_description='cluster Utilization: PLND Down is the time of maintenance reservations, in the hourly rollup'
+test_description='cluster Utilization: PLND Down is the time of maintenance reservations, Allocated that of the others, in the hourly rollup'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
@@ -7,8 +7,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 # An "hour" of the rollups lasts 4 s (SLUICE_ROLLUP_HOUR_S, as 0480). The
 # reservation records are written into the state DB directly, as the
 # controller writes them (contract above migrate_acct_resv in state_db.c):
-# a MAINT one of one node (8 CPUs) for two "hours", an IGNORE_JOBS one
-# and a plain one that are not planned down.
+# a MAINT one of one node (8 CPUs) for two "hours" (planned down), an
+# IGNORE_JOBS one (nothing) and a plain one of the other node (allocated,
+# though no job runs in it).
 export SLUICE_ROLLUP_HOUR_S=4
 command -v sqlite3 >/dev/null && test_set_prereq SQLITE3
 m=$(date +%-M)
@@ -27,12 +28,12 @@ test_expect_success SQLITE3 'cluster of 2 nodes x 8 CPUs; reservations in the ne
 	echo $T >t0
 '
 
-test_expect_success SQLITE3 'after the hours close: PLND Down = 8 CPUs x 8 s, and Idle net of it' '
+test_expect_success SQLITE3 'after the hours close: PLND Down and Allocated = 8 CPUs x 8 s, Idle net of them' '
 	T=$(cat t0) &&
 	wait_for 40 sh -c "test \$(date +%s) -ge $(( T + 16 ))" &&
 	wait_for 20 sh -c "test \$(sreport -n -P -t seconds cluster Utilization start=$START end=now | cut -d\"|\" -f4) = 64" &&
 	util >rows && IFS="|" read -r cl alloc down pdown idle planned rep <rows &&
-	test "$pdown" = 64 &&
+	test "$pdown" = 64 && test "$alloc" = 64 &&
 	test $((alloc + down + pdown + idle + planned)) = "$rep"
 '
 

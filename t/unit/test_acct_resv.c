@@ -5,8 +5,9 @@
  * its periods, the records of one reservation merged as slurmdbd does,
  * the range, Names= and Nodes= filters, and the plan of the job query
  * (the reservation's own jobs by index, not a scan of all job records).
- * And the planned-down time of an hour's close (acct_rollup_pdown): the
- * maintenance reservations' TRES-seconds inside the hour.
+ * And the reservations' share of an hour's close (acct_rollup_resv): the
+ * maintenance reservations' TRES-seconds are planned down, the others'
+ * allocated, checked against real Slurm's numbers for the same records.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -199,41 +200,74 @@ int main(void)
 	resv(43, h + 3000, h + 3700, "D", "comp004", "mem=2G,gres/gpu=8", "MAINT", NULL, 0);
 	resv(44, h, h + 3600, "E", "comp005", "cpu=64", "MAINT", NULL, 1);
 	resv(45, h - 3600, h, "G", "comp006", "cpu=64", "MAINT", NULL, 0);
-	double pd[LIM_TRES_N];
-	acct_rollup_pdown(db, h, h + 3600, pd);
+	double pd[LIM_TRES_N], adj[LIM_TRES_N];
+	acct_rollup_resv(db, h, h + 3600, pd, adj);
 	ok(pd[LIM_TRES_CPU] == 128.0 * 900, "PLND Down cpu: 128 x 900 s (%.0f)", pd[LIM_TRES_CPU]);
 	ok(pd[LIM_TRES_NODE] == 2.0 * 900, "node: 2 x 900 s (%.0f)", pd[LIM_TRES_NODE]);
 	ok(pd[LIM_TRES_MEM] == 2048.0 * 600, "mem in MB: 2048 x 600 s (%.0f)", pd[LIM_TRES_MEM]);
 	ok(pd[LIM_TRES_GPU] == 8.0 * 600, "gres/gpu: 8 x 600 s (%.0f)", pd[LIM_TRES_GPU]);
 	ok(pd[LIM_TRES_BILLING] == 0, "a TRES none holds: 0");
-	acct_rollup_pdown(db, h + 3600, h + 7200, pd);
+	ok(adj[LIM_TRES_CPU] == 64.0 * 3600 && adj[LIM_TRES_MEM] == 0,
+	   "Allocated gains C's idle reserved time, not the MAINT or IGNORE_JOBS ones' (%.0f)",
+	   adj[LIM_TRES_CPU]);
+	acct_rollup_resv(db, h + 3600, h + 7200, pd, adj);
 	ok(pd[LIM_TRES_CPU] == 0 && pd[LIM_TRES_MEM] == 2048.0 * 100, "the next hour: D's last 100 s only");
 	/* Slurm 22.05's hour 21:00 of 2026-12-01 (t/compat/
 	 * sacctmgr_show_reservation_pdown.txt, sreport_cluster_Utilization_
-	 * pdown.txt): PLND Down 102016 CPU-seconds from three MAINT ones
-	 * (overlapping on comp030), the MAINT,IGNORE_JOBS ones not counted */
+	 * pdown.txt, sacct_reservation_jobs_pdown.txt): PLND Down 102016
+	 * CPU-seconds from three MAINT ones (overlapping on comp030), the
+	 * MAINT,IGNORE_JOBS ones not counted; Allocated 160578: the jobs outside
+	 * reservations (130) and the other reservations' whole time (160448),
+	 * the jobs inside them (882, of which 4 in a MAINT one) not again */
 	long H = 1796158800;    /* 2026-12-01T21:00:00Z */
-	struct { int id; const char *st, *en, *flags, *tres; } sl[] = {
-		{ 101, "21:45:50", "21:45:51", "MAINT,IGNORE_JOBS,SPEC_NODES", "cpu=2048" },
-		{ 104, "21:46:02", "21:46:16", "", "cpu=64" },
-		{ 103, "21:46:02", "21:46:20", "MAINT,SPEC_NODES", "cpu=64" },
-		{ 106, "21:46:02", "21:46:04", "SPEC_NODES", "cpu=64" },
-		{ 108, "21:46:06", "21:51:52", "SPEC_NODES", "cpu=128" },
-		{ 109, "21:46:06", "21:51:48", "MAINT,SPEC_NODES", "cpu=128" },
-		{ 110, "21:46:09", "22:16:09", "SPEC_NODES", "cpu=128" },
-		{ 119, "21:51:23", "21:51:23", "MAINT,IGNORE_JOBS", "cpu=1024" },
-		{ 120, "21:52:34", "22:02:34", "MAINT,SPEC_NODES", "cpu=128" },
+	sql("DELETE FROM acct_resv WHERE resv_id = 10; DELETE FROM acct_job WHERE reservation = 'rr_x'");
+	struct { int id; const char *name, *st, *en, *flags, *tres; } sl[] = {
+		{ 101, "resv_a", "21:45:50", "21:45:51", "MAINT,IGNORE_JOBS,SPEC_NODES", "cpu=2048" },
+		{ 104, "alice_4", "21:46:02", "21:46:16", "", "cpu=64" },
+		{ 103, "resv_c", "21:46:02", "21:46:20", "MAINT,SPEC_NODES", "cpu=64" },
+		{ 106, "resv_d", "21:46:02", "21:46:04", "SPEC_NODES", "cpu=64" },
+		{ 108, "rs_rvs_act", "21:46:06", "21:51:52", "SPEC_NODES", "cpu=128" },
+		{ 109, "rs_rvs_m", "21:46:06", "21:51:48", "MAINT,SPEC_NODES", "cpu=128" },
+		{ 110, "rr_x", "21:46:09", "22:16:09", "SPEC_NODES", "cpu=128" },
+		{ 113, "resv_g", "21:46:15", "21:46:15", "OVERLAP,WEEKLY,SPEC_NODES", "cpu=64" },
+		{ 114, "resv_h", "21:46:15", "21:46:16", "SPEC_NODES", "cpu=64" },
+		{ 115, "resv_i", "21:46:15", "21:46:17", "", "cpu=1408" },
+		{ 107, "rs_rvs_fut", "21:51:06", "21:51:52", "SPEC_NODES", "cpu=128" },
+		{ 119, "resv_q", "21:51:23", "21:51:23", "MAINT,IGNORE_JOBS", "cpu=1024" },
+		{ 120, "rr_m", "21:52:34", "22:02:34", "MAINT,SPEC_NODES", "cpu=128" },
 	};
 	for (size_t i = 0; i < sizeof(sl) / sizeof(sl[0]); i++) {
 		int h1, m1, s1, h2, m2, s2;
 		sscanf(sl[i].st, "%d:%d:%d", &h1, &m1, &s1);
 		sscanf(sl[i].en, "%d:%d:%d", &h2, &m2, &s2);
 		resv(sl[i].id, H + (h1 - 21) * 3600 + m1 * 60 + s1, H + (h2 - 21) * 3600 + m2 * 60 + s2,
-		     "s", "comp001", sl[i].tres, sl[i].flags, NULL, 0);
+		     sl[i].name, "comp001", sl[i].tres, sl[i].flags, NULL, 0);
 	}
-	acct_rollup_pdown(db, H, H + 3600, pd);
+	/* its jobs (start, end in seconds after 21:00; sacct) */
+	struct { int id; const char *resv; long s, e; const char *tres; } sj[] = {
+		{ 1004, NULL, 2762, 2762, "billing=1,cpu=1,mem=1G,node=1" },
+		{ 1005, "rr_x", 2771, 2801, "billing=1,cpu=1,mem=1G,node=1" },
+		{ 1006, "rr_x", 2771, 2791, "billing=4,cpu=4,mem=4G,node=2" },
+		{ 1008, "resv_c", 2774, 2778, "billing=1,cpu=1,mem=1G,node=1" },
+		{ 1009, "rs_rvs_fut", 3067, 3109, "billing=2,cpu=2,mem=2G,node=2" },
+		{ 1010, "rs_rvs_fut", 3067, 3109, "billing=1,cpu=1,mem=1G,node=1" },
+		{ 1011, "rs_rvs_act", 2777, 3087, "billing=1,cpu=1,mem=1G,node=1" },
+		{ 1012, "rs_rvs_act", 2777, 3109, "billing=1,cpu=1,mem=1G,node=1" },
+		{ 1013, "rs_rvs_act", 2777, 2777, "" },
+		{ 1015, NULL, 2777, 2907, "billing=1,cpu=1,mem=1G,node=1" },
+	};
+	double steps = 0;       /* what the hour's steps counted: every job */
+	for (size_t i = 0; i < sizeof(sj) / sizeof(sj[0]); i++) {
+		job(sj[i].id, sj[i].resv, H + sj[i].s, H + sj[i].e, sj[i].tres);
+		double c = strstr(sj[i].tres, "cpu=") ? atof(strstr(sj[i].tres, "cpu=") + 4) : 0;
+		steps += c * (double)(sj[i].e - sj[i].s);
+	}
+	acct_rollup_resv(db, H, H + 3600, pd, adj);
 	ok(pd[LIM_TRES_CPU] == 102016, "Slurm's PLND Down of the same records: 102016 (%.0f)",
 	   pd[LIM_TRES_CPU]);
+	ok(steps == 1012 && steps + adj[LIM_TRES_CPU] == 160578,
+	   "Slurm's Allocated of the same records: 160578 (%.0f + %.0f)", steps, adj[LIM_TRES_CPU]);
+	ok(adj[LIM_TRES_MEM] == 0, "the jobs' memory stays theirs (the reservations hold cpu only)");
 
 	/* the close: Idle = Reported - Allocated - Down - PLND Down - Planned */
 	double alloc = 1000, down = 500, planned = 100, idle;
