@@ -84,6 +84,23 @@ test_expect_success SQLITE3 'a running job counts to the end; a bad report name 
 	grep -q "Valid reservation reports are" err
 '
 
+test_expect_success SQLITE3 'after rr_x was deleted at 22:00:21, with a MAINT one: -T, -p, Nodes=, widths' '
+	db "DELETE FROM acct_job WHERE job_id = 9007;
+	    UPDATE acct_resv SET time_end = $T0 + 852 WHERE resv_id = 10;
+	    INSERT INTO acct_resv(resv_id, time_start, time_end, name, nodelist, node_count, tres,
+	    flags, users) VALUES(20, $T0 + 385, $T0 + 852, \"rr_m\", \"comp[003-004]\", 2, \"cpu=128\",
+	    \"MAINT,SPEC_NODES\", \"root\");" &&
+	sreport -T cpu,mem reservation utilization names=rr_x,rr_m $RANGE >out &&
+	expect sreport_reservation_Utilization_deleted.txt >want && test_cmp want out &&
+	sreport -p reservation utilization names=rr_x $RANGE >out &&
+	expect sreport_reservation_Utilization_p.txt >want && test_cmp want out &&
+	sreport reservation utilization names=rr_x,rr_m Nodes=comp003 $RANGE >out &&
+	expect sreport_reservation_Utilization_nodes.txt >want && test_cmp want out &&
+	sreport reservation utilization names=rr_x format=name%20,Allocated%5,Cluster $RANGE >out &&
+	expect sreport_reservation_Utilization_width.txt | sed "s/^\(  *rr_x  *2\)   cluster $/\1      test /" >want &&
+	test_cmp want out
+'
+
 test_expect_success 'stop' '
 	cluster_stop
 '
