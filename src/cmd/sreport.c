@@ -840,10 +840,39 @@ static int tres_rank(const char *name, size_t len)
 	return 8;
 }
 
+/* A TRES name Slurm knows (its TRES table: the fixed ones, and gres/,
+ * license/ and bb/ ones), any case. */
+static int tres_known(const char *name)
+{
+	static const char *const fixed[] = { "cpu", "mem", "energy", "node", "billing", "fs/disk",
+		"vmem", "pages" };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcasecmp(name, fixed[i]))
+			return 1;
+	return (!strncasecmp(name, "gres/", 5) && name[5]) || (!strncasecmp(name, "license/", 8) && name[8]) ||
+	       (!strncasecmp(name, "bb/", 3) && name[3]);
+}
+
 static int resv_util(rep_t *r, const char *tres, const char *names, const char *nodes,
 		     const char *format)
 {
 	int rc = 0, per = tf_per(r->tf);
+	/* the TRES asked for: -T's names Slurm knows (others are left out;
+	 * none: fatal, as Slurm), or ALL / no -T: each TRES the reservation
+	 * holds, in Slurm's order */
+	strv_t want = { 0 };
+	if (tres && strcasecmp(tres, "all")) {
+		strv_t given = { 0 };
+		cmd_split(&given, tres);
+		for (uint32_t i = 0; i < given.n; i++)
+			if (tres_known(given.v[i]))
+				strv_push(&want, given.v[i]);
+		strv_free(&given);
+		if (!want.n) {
+			fprintf(stderr, "sreport: fatal: No valid TRES given\n");
+			return 1;
+		}
+	}
 	/* the fields */
 	enum rf f[32];
 	int fw[32], nf = 0;
@@ -897,6 +926,7 @@ static int resv_util(rep_t *r, const char *tres, const char *names, const char *
 	strv_free(&req.args);
 	if (err) {
 		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
+		strv_free(&want);
 		return 1;
 	}
 	msg_acct_reply_t *m = reply;
@@ -904,6 +934,7 @@ static int resv_util(rep_t *r, const char *tres, const char *names, const char *
 		fprintf(stderr, " Problem with reservation query: %s\n",
 			m->msg ? m->msg : slurm_strerror(m->rc));
 		proto_msg_destroy(MSG_ACCT_REPLY, reply);
+		strv_free(&want);
 		return 1;
 	}
 	uint32_t nc = m->cols.n, n = nc >= 9 ? m->cells.n / nc : 0;
@@ -940,11 +971,6 @@ static int resv_util(rep_t *r, const char *tres, const char *names, const char *
 			strbuf_addch(&r->out, '\n');
 		}
 	}
-	/* the TRES asked for: -T's list, or ALL / none: each TRES the
-	 * reservation holds, in Slurm's order */
-	strv_t want = { 0 };
-	if (tres && strcasecmp(tres, "all"))
-		cmd_split(&want, tres);
 	for (uint32_t i = 0; i < n; i++) {
 		const resv_row_t *x = &rv[i];
 		int64_t total = x->end - x->start;
@@ -971,10 +997,15 @@ static int resv_util(rep_t *r, const char *tres, const char *names, const char *
 		uint32_t nrows = want.n ? want.n : (uint32_t)nt;
 		for (uint32_t t = 0; t < nrows; t++) {
 			char name[64];
-			if (want.n)
-				snprintf(name, sizeof(name), "%s", want.v[t]);
-			else
-				snprintf(name, sizeof(name), "%.*s", (int)tl[t], tn[t]);
+			int own = -1;   /* the reservation's spelling of the name */
+			for (int k = 0; want.n && k < nt; k++)
+				if (strlen(want.v[t]) == tl[k] && !strncasecmp(want.v[t], tn[k], tl[k]))
+					own = k;
+			if (want.n && own < 0)
+				continue;       /* not a TRES of this reservation */
+			if (own < 0)
+				own = (int)t;
+			snprintf(name, sizeof(name), "%.*s", (int)tl[own], tn[own]);
 			double count = tres_val(x->tres, name);
 			if (count < 0)
 				continue;       /* not a TRES of this reservation */

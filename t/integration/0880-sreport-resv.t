@@ -65,6 +65,14 @@ test_expect_success SQLITE3 'a TRES it does not hold: no rows; an unknown field:
 	test "$(sed -n 6,7p out)" = "$(printf "\n")"
 '
 
+test_expect_success SQLITE3 '-T: names in any case, unknown ones left out; none valid: fatal, as Slurm' '
+	sreport -n -T CPU,bogus reservation utilization names=rr_x $RANGE >out &&
+	expect sreport_reservation_Utilization.txt | sed -n 7p >want && test_cmp want out &&
+	test_expect_code 1 sreport -T bogus reservation utilization names=rr_x $RANGE >out 2>err &&
+	test_must_be_empty out &&
+	echo "sreport: fatal: No valid TRES given" >want && test_cmp want err
+'
+
 test_expect_success SQLITE3 'no reservation in the range: banner and header only' '
 	sreport reservation utilization >out 2>err &&
 	test_must_be_empty err &&
