@@ -318,6 +318,13 @@ void acct_rollup_committed(struct ctld *cd);
  * cut to Idle and taken from it. */
 void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
 			    double reported, double *idle);
+/* The reservations' share of the hour [hs, he) (LIM_TRES_* order), as
+ * Slurm's rollup: pdown, the TRES-seconds of the MAINT ones (not
+ * IGNORE_JOBS); adj, what Allocated gains: the reserved time of the
+ * others (not IGNORE_JOBS) less their jobs' time, less the time of the
+ * jobs in MAINT ones. From the acct_resv and acct_job records. */
+void acct_rollup_resv(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N],
+		      double adj[LIM_TRES_N]);
 
 /* ---- why.c ---- */
 /* ACCT_OP_WHY (loop): `sluice why`; args job=ID or node=NAME; the answer
@@ -374,5 +381,13 @@ void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 /* ACCT_OP_SREPORT (store read): rollup sums (see acct_sreport.c). */
 void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
 		  msg_acct_reply_t *out);
+
+/* ---- acct_sreport_resv.c ---- */
+/* ACCT_OP_SREPORT report=resv: sreport reservation Utilization's rows
+ * (see acct_sreport_resv.c). */
+void acct_sreport_resv(sqlite3 *db, const msg_acct_req_t *req, int64_t start, int64_t end,
+		       msg_acct_reply_t *out);
+/* Migration step: acct_job_resv, the job records by reservation. */
+int acct_sreport_resv_migrate(sqlite3 *db, char **err);
 
 #endif

@@ -256,6 +256,7 @@ static const struct db_migration {
 	{ "fewer job record indexes (acct_job start, submit)", acct_jobs_migrate_fewer_indexes },
 	{ "step records and meta without rowid (acct_step, meta)", migrate_without_rowid },
 	{ "advance reservations (resvs)", resv_db_migrate },
+	{ "job records by reservation for sreport (acct_job_resv)", acct_sreport_resv_migrate },
 };
 
 int db_schema_version(void)
