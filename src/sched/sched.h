@@ -377,6 +377,8 @@ typedef struct sched_decision {
 } sched_decision_t;
 
 /* Could this job ever run in its partition on an empty, all-up cluster?
+ * A job in a reservation (j->resv): on that reservation's nodes, so
+ * sched_t.resvs must be current here too (as for sched_pass).
  * 0 yes; else an errors.h number (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE,
  * ESLURM_TOO_MANY_REQUESTED_CPUS, ESLURM_INVALID_NODE_COUNT, ...) for the
  * submit-time rejection Slurm makes. */
