@@ -234,6 +234,32 @@ static char *node_text(ctld_t *cd, const job_t *j, node_t *n, const sched_why_no
 	case SCHED_WHY_UNUSABLE:
 		node_state_text(cd, n, now, &sb);
 		break;
+	case SCHED_WHY_NOT_IN_RESV:
+		strbuf_addf(&sb, "not in the job's reservation %s", w->resv ? w->resv->name : "");
+		break;
+	case SCHED_WHY_RESV_LATER: {
+		char t[32] = "";
+		if (w->resv && now < w->resv->start)
+			fmt_hm(w->resv->start, now, t, sizeof(t));
+		if (*t)
+			strbuf_addf(&sb, "the job's reservation %s starts at %s", w->resv->name, t);
+		else
+			strbuf_addf(&sb, "the job's reservation %s is not active",
+				    w->resv ? w->resv->name : "");
+		break;
+	}
+	case SCHED_WHY_RESERVED: {
+		char a[32] = "", b[32] = "";
+		fmt_hm(w->resv->start, now, a, sizeof(a));
+		if (w->resv->end != INT64_MAX)
+			fmt_hm(w->resv->end, now, b, sizeof(b));
+		if (w->resv->start <= now)
+			strbuf_addf(&sb, "in reservation %s%s%s", w->resv->name, *b ? " until " : "", b);
+		else
+			strbuf_addf(&sb, "reservation %s holds it from %s%s%s, before the job's time limit"
+				    " would end", w->resv->name, a, *b ? " to " : "", b);
+		break;
+	}
 	case SCHED_WHY_EXCLUSIVE:
 		strbuf_addstr(&sb, "allocated whole (--exclusive)");
 		holder_text(&sb, h, now);
@@ -271,9 +297,16 @@ static char *node_text(ctld_t *cd, const job_t *j, node_t *n, const sched_why_no
 static const char *code_key(uint32_t c)
 {
 	static const char *const k[SCHED_WHY_NCODES] = {
-		"fits", "not_in_partition", "excluded", "not_listed", "features", "cpus",
-		"memory", "gpus", "shape", "unusable", "exclusive", "other_user",
-		"busy_cpus", "busy_memory", "busy_gpus", "busy",
+		[SCHED_WHY_FITS] = "fits", [SCHED_WHY_NOT_IN_PART] = "not_in_partition",
+		[SCHED_WHY_EXCLUDED] = "excluded", [SCHED_WHY_NOT_LISTED] = "not_listed",
+		[SCHED_WHY_NOT_IN_RESV] = "not_in_reservation", [SCHED_WHY_FEATURES] = "features",
+		[SCHED_WHY_CPUS] = "cpus", [SCHED_WHY_MEMORY] = "memory", [SCHED_WHY_GPUS] = "gpus",
+		[SCHED_WHY_SHAPE] = "shape", [SCHED_WHY_UNUSABLE] = "unusable",
+		[SCHED_WHY_RESV_LATER] = "reservation_not_started",
+		[SCHED_WHY_RESERVED] = "reserved", [SCHED_WHY_EXCLUSIVE] = "exclusive",
+		[SCHED_WHY_OTHER_USER] = "other_user", [SCHED_WHY_BUSY_CPUS] = "busy_cpus",
+		[SCHED_WHY_BUSY_MEMORY] = "busy_memory", [SCHED_WHY_BUSY_GPUS] = "busy_gpus",
+		[SCHED_WHY_BUSY] = "busy",
 	};
 	return c < SCHED_WHY_NCODES ? k[c] : "unknown";
 }
@@ -344,7 +377,7 @@ static json_t *judge_nodes(ctld_t *cd, const job_t *j, const sched_job_t *sj, in
 		if (x >= cd->nnodes)
 			continue;
 		sched_why_node_t w;
-		sched_why_node(&cd->sched, sj, x, 1, &w);
+		sched_why_node(&cd->sched, sj, x, 1, ctld_now(), &w);
 		char pf[64] = "";
 		const char *planned_for = NULL;
 		if (!SCHED_WHY_NEVER(w.code))
@@ -421,7 +454,7 @@ static void other_parts(ctld_t *cd, const job_t *j, const sched_job_t *sj, json_
 		uint32_t ever = 0;
 		for (uint32_t i = 0; i < sp->nnodes; i++) {
 			sched_why_node_t w;
-			sched_why_node(&cd->sched, &alt, sp->nodes[i], 1, &w);
+			sched_why_node(&cd->sched, &alt, sp->nodes[i], 1, ctld_now(), &w);
 			if (!SCHED_WHY_NEVER(w.code))
 				ever++;
 		}

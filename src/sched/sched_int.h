@@ -231,6 +231,14 @@ const sched_resv_t *sched_resv_of(const sched_t *s, const sched_job_t *j);
  * MaxTime), INT64_MAX without a limit: it overlaps every reservation
  * that has not ended. */
 int64_t sched_resv_dur(const sched_t *s, const sched_job_t *j);
+/* Is node x one of rv's nodes? O(log nodes): rv->nodes is ascending. */
+int sched_resv_has_node(const sched_resv_t *rv, uint32_t x);
+/* Without a pass context (sluice why): a reservation other than j's own
+ * that holds node x at some moment of the time j would run if it
+ * started now (or at its own reservation's start), NULL if none.
+ * O(reservations x log nodes). */
+const sched_resv_t *sched_resv_node_block(const sched_t *s, const sched_job_t *j, uint32_t x,
+					  int64_t now);
 /* Is node x in reservation v? O(reservations on x). */
 int sched_resv_node_in(const ctx_t *c, uint32_t x, uint32_t v);
 /* WAIT_RESERVATION when j is in a reservation that is not active at

@@ -146,6 +146,36 @@ static int overlaps(const sched_resv_t *rv, int64_t t, int64_t dur)
 	return t + dur > rv->start;
 }
 
+int sched_resv_has_node(const sched_resv_t *rv, uint32_t x)
+{
+	uint32_t lo = 0, hi = rv->nodes ? rv->nnodes : 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rv->nodes[mid] == x)
+			return 1;
+		if (rv->nodes[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+const sched_resv_t *sched_resv_node_block(const sched_t *s, const sched_job_t *j, uint32_t x,
+					  int64_t now)
+{
+	const sched_resv_t *own = sched_resv_of(s, j);
+	int64_t t = now, dur = sched_resv_dur(s, j);
+	if (own && t < own->start)
+		t = own->start;      /* it can start no sooner */
+	for (uint32_t k = 0; s->resvs && k < s->nresvs; k++) {
+		const sched_resv_t *rv = &s->resvs[k];
+		if (rv != own && overlaps(rv, t, dur) && sched_resv_has_node(rv, x))
+			return rv;
+	}
+	return NULL;
+}
+
 uint32_t sched_resv_job_reason(const ctx_t *c, const sched_job_t *j, int64_t now)
 {
 	if (!j->resv)

@@ -52,7 +52,7 @@ static void needs(const req_t *r, sched_why_node_t *o)
 }
 
 void sched_why_node(const sched_t *s, const sched_job_t *j, uint32_t x, int member,
-		    sched_why_node_t *o)
+		    int64_t now, sched_why_node_t *o)
 {
 	memset(o, 0, sizeof(*o));
 	if (x >= s->nnodes) {
@@ -79,6 +79,8 @@ void sched_why_node(const sched_t *s, const sched_job_t *j, uint32_t x, int memb
 	else if (j->nreq_nodes && !in_list(j->req_nodes, j->nreq_nodes, x) &&
 		 j->nreq_nodes >= r.max_nodes)
 		o->code = SCHED_WHY_NOT_LISTED;
+	else if ((o->resv = sched_resv_of(s, j)) && !sched_resv_has_node(o->resv, x))
+		o->code = SCHED_WHY_NOT_IN_RESV;
 	else if (j->features && !sched_features_match(n->features, j->features))
 		o->code = SCHED_WHY_FEATURES;
 	else if (n->cpus < o->cpus_need || (r.whole && j->max_nodes == 1 &&
@@ -96,8 +98,13 @@ void sched_why_node(const sched_t *s, const sched_job_t *j, uint32_t x, int memb
 		return;
 
 	/* It could; can it now? */
+	const sched_resv_t *own = sched_resv_of(s, j);
 	if (!n->usable)
 		o->code = SCHED_WHY_UNUSABLE;
+	else if (own && (now < own->start || now >= own->end))
+		o->code = SCHED_WHY_RESV_LATER;
+	else if ((o->resv = sched_resv_node_block(s, j, x, now)))
+		o->code = SCHED_WHY_RESERVED;
 	else if (n->exclusive || (r.excl && n->njobs))
 		o->code = SCHED_WHY_EXCLUSIVE;
 	else if (sched_user_blocked(n, j, &r))
@@ -126,12 +133,15 @@ const char *sched_why_name(uint32_t code)
 		[SCHED_WHY_NOT_IN_PART] = "not in the partition",
 		[SCHED_WHY_EXCLUDED] = "excluded (-x)",
 		[SCHED_WHY_NOT_LISTED] = "not in -w",
+		[SCHED_WHY_NOT_IN_RESV] = "not in its reservation",
 		[SCHED_WHY_FEATURES] = "lacks the features",
 		[SCHED_WHY_CPUS] = "too few CPUs",
 		[SCHED_WHY_MEMORY] = "too little memory",
 		[SCHED_WHY_GPUS] = "too few GPUs",
 		[SCHED_WHY_SHAPE] = "cannot hold the request",
 		[SCHED_WHY_UNUSABLE] = "not usable",
+		[SCHED_WHY_RESV_LATER] = "its reservation has not started",
+		[SCHED_WHY_RESERVED] = "reserved for others while it would run",
 		[SCHED_WHY_EXCLUSIVE] = "held whole by a job",
 		[SCHED_WHY_OTHER_USER] = "held by another user's exclusive job",
 		[SCHED_WHY_BUSY_CPUS] = "busy: CPUs",

@@ -22,6 +22,7 @@ enum sched_why_code {
 	SCHED_WHY_NOT_IN_PART,   /* not a node of the job's partition */
 	SCHED_WHY_EXCLUDED,      /* named by -x/--exclude */
 	SCHED_WHY_NOT_LISTED,    /* -w/--nodelist names other nodes */
+	SCHED_WHY_NOT_IN_RESV,   /* not a node of the job's --reservation */
 	SCHED_WHY_FEATURES,      /* lacks the --constraint features */
 	SCHED_WHY_CPUS,          /* fewer CPUs than one task (or the job) needs */
 	SCHED_WHY_MEMORY,        /* less memory than the job asks per node */
@@ -29,6 +30,9 @@ enum sched_why_code {
 	SCHED_WHY_SHAPE,         /* each fits alone, the combination does not */
 	/* not now: */
 	SCHED_WHY_UNUSABLE,      /* down, drained, failing or not responding */
+	SCHED_WHY_RESV_LATER,    /* its reservation has not started yet */
+	SCHED_WHY_RESERVED,      /* another reservation holds it over the time
+	                          * the job would run */
 	SCHED_WHY_EXCLUSIVE,     /* another job holds it whole (--exclusive) */
 	SCHED_WHY_OTHER_USER,    /* a user-exclusive job of another user */
 	SCHED_WHY_BUSY_CPUS,     /* not enough free CPUs */
@@ -50,13 +54,18 @@ typedef struct sched_why_node {
 	uint32_t gpus_need, gpus_total, gpus_free;       /* of the job's type */
 	uint32_t tasks_now;      /* tasks it could take now (FITS) */
 	int planned;             /* held by backfill for a higher-priority job */
+	/* RESERVED: the reservation holding it; RESV_LATER, NOT_IN_RESV:
+	 * the job's own (borrowed from s->resvs) */
+	const sched_resv_t *resv;
 } sched_why_node_t;
 
-/* Judge node x for job j (s as the scheduler has it now). member: 1 when
- * the caller knows x is a node of the job's partition (walking the
- * partition's list), 0 to have it checked (O(partition nodes)). */
+/* Judge node x for job j (s as the scheduler has it now, at time now:
+ * the reservations of s->resvs count over the time the job would run).
+ * member: 1 when the caller knows x is a node of the job's partition
+ * (walking the partition's list), 0 to have it checked (O(partition
+ * nodes)). */
 void sched_why_node(const sched_t *s, const sched_job_t *j, uint32_t x, int member,
-		    sched_why_node_t *out);
+		    int64_t now, sched_why_node_t *out);
 
 /* Nodes the job needs at least (its -N minimum, raised by -w and
  * constraint counts). */

@@ -34,10 +34,44 @@ static sched_t *mk(void)
 	return s;
 }
 
+#define NOW 1000000
+
 static uint32_t code(const sched_t *s, const sched_job_t *j, uint32_t x, sched_why_node_t *w)
 {
-	sched_why_node(s, j, x, 0, w);
+	sched_why_node(s, j, x, 0, NOW, w);
 	return w->code;
+}
+
+/* Reservations: a node another one holds while the job would run is
+ * RESERVED (not now, not never); a job in one is judged on its nodes only
+ * (NOT_IN_RESV: never) and waits for its start (RESV_LATER). */
+static void test_reservations(sched_t *s)
+{
+	sched_why_node_t w;
+	sched_job_t j = fixture_job(50, 1, 1);      /* 60-minute limit */
+	static const uint32_t n0[] = { 0 }, n1[] = { 1 };
+	sched_resv_t rv[2] = {
+		{ .name = "now", .nodes = n0, .nnodes = 1, .start = NOW - 10, .end = NOW + 3600 },
+		{ .name = "later", .nodes = n1, .nnodes = 1, .start = NOW + 1800, .end = NOW + 7200 },
+	};
+	s->resvs = rv;
+	s->nresvs = 2;
+	is_int(code(s, &j, 0, &w), SCHED_WHY_RESERVED, "an active reservation's node: reserved");
+	ok(!SCHED_WHY_NEVER(w.code), "reserved is not never");
+	is_int(code(s, &j, 1, &w), SCHED_WHY_RESERVED, "one starting before the job's 60 minutes end: reserved");
+	j.time_limit = 20;
+	is_int(code(s, &j, 1, &w), SCHED_WHY_FITS, "a 20-minute job ends before it starts: fits");
+	is_int(code(s, &j, 2, &w), SCHED_WHY_FITS, "a node of no reservation fits");
+	j.resv = 1;                                  /* in "now" */
+	is_int(code(s, &j, 0, &w), SCHED_WHY_FITS, "its own reservation's node fits");
+	is_int(code(s, &j, 2, &w), SCHED_WHY_NOT_IN_RESV, "a node outside its reservation: never");
+	ok(SCHED_WHY_NEVER(w.code), "not in its reservation is a never code");
+	j.resv = 2;                                  /* in "later" */
+	is_int(code(s, &j, 1, &w), SCHED_WHY_RESV_LATER, "its reservation has not started");
+	ok(!strcmp(sched_why_name(SCHED_WHY_RESERVED), "reserved for others while it would run"),
+	   "the reserved node's name");
+	s->resvs = NULL;
+	s->nresvs = 0;
 }
 
 int main(void)
@@ -127,6 +161,7 @@ int main(void)
 	sched_alloc_free(&a);
 
 	ok(!strcmp(sched_why_name(SCHED_WHY_BUSY_GPUS), "busy: GPUs"), "names");
+	test_reservations(s);
 	fixture_destroy(s);
 	return done_testing();
 }
