@@ -156,5 +156,10 @@ void print_node_scontrol_detail(strbuf_t *sb, const node_info_t *n, int one_line
  * arrays as "[\n  ]", "/" escaped, no final newline). */
 void print_nodes_json(strbuf_t *sb, const node_info_t *nodes, size_t n);
 void print_part_scontrol(strbuf_t *sb, const part_info_t *p, int one_liner);
+/* print_resv.c: scontrol show reservation (one reservation, its blank
+ * line after unless one_liner) and sinfo -T (all of m). State is ACTIVE
+ * when now is inside [start, end). */
+void print_resv_scontrol(strbuf_t *sb, const resv_info_t *r, int one_liner, time_t now);
+void print_resv_sinfo(strbuf_t *sb, const msg_resv_info_t *m, int no_header, time_t now);
 
 #endif

@@ -541,7 +541,7 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 	case 'T': fmt_add(sb, job_state_string(j->state), w, r); break;
 	case 'u': fmt_add(sb, j->user_name ? j->user_name : cmd_user_name(j->user_id), w, r); break;
 	case 'U': fmt_add_u(sb, j->user_id, w, r); break;
-	case 'v': fmt_add(sb, "(null)", w, r); break;
+	case 'v': fmt_add(sb, nz(j->reservation, "(null)"), w, r); break;
 	case 'V': add_time(sb, j->submit_time, "N/A", w, r); break;
 	case 'w': fmt_add(sb, "(null)", w, r); break;
 	case 'W': fmt_add(sb, "(null)", w, r); break;
@@ -637,7 +637,7 @@ uint32_t job_fmt_fields(int code)
 	case 'A': case 'B': case 'D': case 'e': case 'F': case 'G':
 	case 'H': case 'I': case 'J': case 'X': case 'i': case 'j': case 'K':
 	case 'M': case 'N': case 'p': case 'P': case 'Q': case 'r': case 'R':
-	case 's': case 'S': case 't': case 'T': case 'u': case 'U': case 'v':
+	case 's': case 'S': case 't': case 'T': case 'u': case 'U':
 	case 'w': case 'W': case 'z': case JF_CLUSTER:
 		return 0;
 	case JF_ASSOC_ID: return JINFO_ACCT;
@@ -646,7 +646,7 @@ uint32_t job_fmt_fields(int code)
 	case JF_DERIVED_EC: case JF_MAX_CPUS: case JF_MAX_NODES: case JF_NT_PER_NODE:
 		return JINFO_NUMS;   /* JINFO_BASIC fields or constants */
 	case 'g': return JINFO_GROUP;
-	case 'a': case 'q': case 'k': return JINFO_ACCT;
+	case 'a': case 'q': case 'k': case 'v': return JINFO_ACCT;
 	case 'E': case 'f': case 'n': case 'x': case 'Y': case JF_ALLOC_NODES:
 		return JINFO_REQ;
 	case 'o': case 'Z': case JF_STDERR: case JF_STDIN: case JF_STDOUT:
@@ -909,6 +909,10 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	nl(sb, one_liner);
 	strbuf_addf(sb, "Features=%s DelayBoot=00:00:00", nz(j->features, "(null)"));
 	nl(sb, one_liner);
+	if (j->reservation && *j->reservation) {
+		strbuf_addf(sb, "Reservation=%s", j->reservation);
+		nl(sb, one_liner);
+	}
 	strbuf_addf(sb, "OverSubscribe=%s Contiguous=%u Licenses=(null) Network=(null)",
 		    job_oversubscribe_str(j), j->contiguous);
 	nl(sb, one_liner);

@@ -221,9 +221,11 @@ static int select_jobs(struct scancel_opts *o, int all_ids, uint32_t **out, size
 			continue;
 		if (o->state >= 0 && !job_state_sel_match(&o->state_sel, 1, j->state))
 			continue;
-		/* Sluice has no reservations or WCKeys: a job has none, so
-		 * it matches no such filter (as a Slurm job without one). */
-		if (o->reservation || o->wckey)
+		if (o->reservation && (!j->reservation || strcmp(o->reservation, j->reservation)))
+			continue;
+		/* Sluice has no WCKeys: a job has none, so it matches no such
+		 * filter (as a Slurm job without one). */
+		if (o->wckey)
 			continue;
 		if (nodes && !job_on_nodes(j, nodes))
 			continue;

@@ -24,6 +24,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"
+#include "resv_spec.h"
 #include "states.h"
 #include "strbuf.h"
 #include "timefmt.h"
@@ -327,6 +328,147 @@ static int show_parts(const char *name)
 	return rc;
 }
 
+static int show_resvs(const char *name)
+{
+	msg_info_req_t req = { .name = (char *)name };
+	msg_resv_info_t *m = NULL;
+	int err = cmd_call(MSG_RESV_INFO_REQ, &req, MSG_RESV_INFO, (void **)&m, NULL);
+	if (err) {
+		fprintf(stderr, "slurm_load_reservations error: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	int rc = 0;
+	if (!m->nresvs) {
+		if (name) {
+			printf("Reservation %s not found\n", name);
+			rc = 1;
+		} else {
+			printf("No reservations in the system\n");
+		}
+	}
+	strbuf_t sb = STRBUF_INIT;
+	time_t now = time(NULL);
+	for (uint32_t i = 0; i < m->nresvs; i++)
+		print_resv_scontrol(&sb, &m->resvs[i], one_liner, now);
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	proto_msg_destroy(MSG_RESV_INFO, m);
+	return rc;
+}
+
+/* scontrol create reservation SPEC... / update ReservationName=X SPEC...:
+ * the spec is checked here first, as Slurm's scontrol does. */
+static int resv_send(uint32_t op, int argc, char **argv)
+{
+	msg_resv_update_t m;
+	char *err = NULL, *timerr = NULL, *reply = NULL;
+	const char *what = op == RESV_OP_CREATE ? "created" : "update";
+	if (resv_spec_parse(&m, op, argc, argv, time(NULL), &err, &timerr)) {
+		if (timerr)
+			fprintf(stderr, "%s\n", timerr);
+		fprintf(stderr, "scontrol: error: %s.  No reservation %s.\n", err, what);
+		if (op == RESV_OP_UPDATE)
+			fprintf(stderr, "slurm_update error: No error\n");
+		free(err);
+		free(timerr);
+		proto_free(MSG_RESV_UPDATE, &m);
+		return 1;
+	}
+	if (op == RESV_OP_UPDATE && !m.name) {
+		fprintf(stderr, "scontrol: error: Reservation must be given.  No reservation update.\n"
+			"slurm_update error: No error\n");
+		proto_free(MSG_RESV_UPDATE, &m);
+		return 1;
+	}
+	int rc = rpc_call_ctld_rc(cmd_conf(), MSG_RESV_UPDATE, &m, &reply);
+	proto_free(MSG_RESV_UPDATE, &m);
+	if (rc) {
+		fprintf(stderr, "Error %s the reservation: %s\n",
+			op == RESV_OP_CREATE ? "creating" : "updating", slurm_strerror(rc));
+		/* the controller's note (NodeCnt= that no partition holds) */
+		if (reply && *reply && strcmp(reply, slurm_strerror(rc)))
+			fprintf(stderr, "%s\n", reply);
+		if (op == RESV_OP_UPDATE)
+			fprintf(stderr, "slurm_update error: %s\n", slurm_strerror(rc));
+		free(reply);
+		return 1;
+	}
+	if (op == RESV_OP_CREATE)
+		printf("Reservation created: %s\n", reply ? reply : "");
+	else
+		printf("Reservation updated.\n");
+	free(reply);
+	return 0;
+}
+
+static int is_resv_word(const char *a)
+{
+	return !strchr(a, '=') && kw(a, "reservations", 3);
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for create keyword\n");
+		return 1;
+	}
+	if (!is_resv_word(argv[0])) {
+		fprintf(stderr, "invalid entity:%s for keyword:create\n", argv[0]);
+		return 1;
+	}
+	return resv_send(RESV_OP_CREATE, argc - 1, argv + 1);
+}
+
+static int update_resv(int argc, char **argv)
+{
+	/* "scontrol update reservation ReservationName=x ...": the entity
+	 * word is optional */
+	int k = 0;
+	char **args = xmalloc((size_t)(argc ? argc : 1) * sizeof(char *));
+	for (int i = 0; i < argc; i++)
+		if (!is_resv_word(argv[i]))
+			args[k++] = argv[i];
+	int rc = resv_send(RESV_OP_UPDATE, k, args);
+	free(args);
+	return rc;
+}
+
+static int cmd_delete(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for delete keyword\n");
+		return 1;
+	}
+	const char *ent = argv[0], *name = NULL;
+	const char *eq = strchr(ent, '=');
+	char *tag = NULL;
+	if (eq) {
+		/* delete ReservationName=x */
+		tag = xstrndup(ent, (size_t)(eq - ent));
+		name = eq + 1;
+		ent = tag;
+	} else if (argc > 1) {
+		name = argv[1];
+	}
+	if (!kw(ent, "reservationname", 3) && !kw(ent, "reservations", 3)) {
+		fprintf(stderr, "invalid entity:%s for keyword:delete\n", ent);
+		free(tag);
+		return 1;
+	}
+	if (!name || argc > (eq ? 1 : 2)) {
+		fprintf(stderr, "too %s arguments for keyword:delete\n", name ? "many" : "few");
+		free(tag);
+		return 1;
+	}
+	msg_resv_update_t m = { .op = RESV_OP_DELETE, .name = (char *)name,
+				.duration = TIME_NO_VAL };
+	int rc = cmd_call_rc(MSG_RESV_UPDATE, &m);
+	if (rc)
+		fprintf(stderr, "delete_reservation %s: %s\n", ent, slurm_strerror(rc));
+	free(tag);
+	return rc ? 1 : 0;
+}
+
 static int show_config(void)
 {
 	msg_config_t *mc = NULL;
@@ -516,6 +658,8 @@ static int cmd_show(int argc, char **argv)
 		return show_parts(id);
 	if (kw(what, "config", 1))
 		return show_config();
+	if (kw(what, "reservations", 3) || kw(what, "reservationname", 3))
+		return show_resvs(id);
 	if (kw(what, "topology", 1))
 		return show_topology(id);
 	if (!strcasecmp(what, "hostnames"))
@@ -832,6 +976,9 @@ static int cmd_update(int argc, char **argv)
 			return update_node(argc, argv);
 		if (n == 13 && !strncasecmp(argv[i], "PartitionName", 13))
 			return update_part(argc, argv);
+		if ((n == 15 && !strncasecmp(argv[i], "ReservationName", 15)) ||
+		    (n == 11 && !strncasecmp(argv[i], "Reservation", 11)))
+			return update_resv(argc, argv);
 		if ((n == 5 && !strncasecmp(argv[i], "JobId", 5)) ||
 		    (n == 3 && !strncasecmp(argv[i], "Job", 3)))
 			return update_job(argc, argv);
@@ -1088,6 +1235,10 @@ int cmd_scontrol(int argc, char **argv)
 		return do_ping();
 	if (kw(cmd, "update", 1))
 		return cmd_update(nargs, args);
+	if (kw(cmd, "create", 2))
+		return cmd_create(nargs, args);
+	if (kw(cmd, "delete", 3))
+		return cmd_delete(nargs, args);
 	if (kw(cmd, "hold", 2))
 		return cmd_hold("hold", nargs, args);
 	if (kw(cmd, "uhold", 2))

@@ -104,6 +104,24 @@ static const char valid_states[] =
 	"no_respond,reserved,perfctrs,cloud,completing,powering_down,powered_down,"
 	"power_down,powering_up,fail,maint,reboot,reboot^,unknown";
 
+/* sinfo -T */
+static int sinfo_reservations(int no_header)
+{
+	msg_info_req_t req = { 0 };
+	msg_resv_info_t *m = NULL;
+	int err = cmd_call(MSG_RESV_INFO_REQ, &req, MSG_RESV_INFO, (void **)&m, NULL);
+	if (err) {
+		fprintf(stderr, "slurm_load_reservations: %s\n", slurm_strerror(err));
+		return 1;
+	}
+	strbuf_t sb = STRBUF_INIT;
+	print_resv_sinfo(&sb, m, no_header, time(NULL));
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	proto_msg_destroy(MSG_RESV_INFO, m);
+	return 0;
+}
+
 int cmd_sinfo(int argc, char **argv)
 {
 	int c, no_header = 0, long_fmt = 0, iterate = 0, json = 0, verbose = 0;
@@ -222,6 +240,13 @@ int cmd_sinfo(int argc, char **argv)
 	}
 	so.states = states.n ? &states : NULL;
 	so.sort = sort;
+	if (vo.reservation && !json) {
+		/* -T: reservations only; most other options do not apply */
+		strv_free(&parts);
+		strv_free(&states);
+		hostlist_destroy(node_filter);
+		return sinfo_reservations(no_header);
+	}
 
 	fmt_t fmt;
 	int hash_n = 0, hash_p = 0;

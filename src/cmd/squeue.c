@@ -83,7 +83,8 @@ static const struct option long_opts[] = {
 
 struct opts {
 	int no_header, long_fmt, array, start, json, all_states;
-	int licenses, reservation;  /* -L / -R given: Sluice jobs have none */
+	int licenses;               /* -L given: Sluice jobs have none */
+	const char *reservation;    /* -R NAME: only jobs in it */
 	const char *cluster;      /* -M: our cluster's name ("CLUSTER: x" line) */
 	const char *format, *format_long, *sort;
 	strv_t accounts, names, parts, qos, jobs_s, users_s, states_s, clusters_s;
@@ -194,9 +195,11 @@ static int job_selected(const struct opts *o, const job_info_t *j)
 		return 0;
 	if (o->names.n && !cmd_strv_has(&o->names, j->name))
 		return 0;
-	/* Sluice has no licenses or reservations: no job holds one, so a
-	 * -L or -R filter matches none (as a Slurm job without them). */
-	if (o->licenses || o->reservation)
+	/* Sluice has no licenses: no job holds one, so a -L filter matches
+	 * none (as a Slurm job without them). */
+	if (o->licenses)
+		return 0;
+	if (o->reservation && (!j->reservation || strcmp(j->reservation, o->reservation)))
 		return 0;
 	if (o->nodes) {
 		if (!j->nodes || !*j->nodes)
@@ -296,8 +299,9 @@ static int row_cmp(const void *va, const void *vb)
 		case 'L': d = cmpn(time_left(x), time_left(y)); break;
 		case 'n': d = cmps(x->req_nodes, y->req_nodes); break;
 		case 'O': d = cmpn(x->contiguous, y->contiguous); break;
-		/* d (tmp disk), H I J z (sockets, cores, threads), v
-		 * (reservation): the same for every Sluice job */
+		case 'v': d = cmps(x->reservation, y->reservation); break;
+		/* d (tmp disk), H I J z (sockets, cores, threads): the same
+		 * for every Sluice job */
 		default: break;
 		}
 		if (skeys[k].rev)
@@ -563,7 +567,7 @@ int cmd_squeue(int argc, char **argv)
 			break;
 		case 'l': o.long_fmt = 1; break;
 		case 'L': o.licenses = 1; break;
-		case 'R': o.reservation = 1; break;
+		case 'R': o.reservation = optarg; break;
 		case 'M':
 			strv_free(&o.clusters_s);
 			cmd_split(&o.clusters_s, optarg);
@@ -757,7 +761,7 @@ int cmd_squeue(int argc, char **argv)
 	sort_parse(o.sort ? o.sort : (o.start ? "S" : "P,t,-p"));
 	for (size_t i = 0; i < nskeys; i++)
 		o.fields |= job_fmt_fields(skeys[i].c);
-	if (o.accounts.n || o.qos.n)
+	if (o.accounts.n || o.qos.n || o.reservation)
 		o.fields |= JINFO_ACCT;
 
 	for (;;) {

@@ -208,6 +208,7 @@ void acct_job_recorded(struct job *j);
  * as sacct's queries use them (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err);
+int acct_jobs_migrate_fewer_indexes(sqlite3 *db, char **err);
 /* Migration: acct_job.array_task_str (an array's pending tasks). */
 int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
@@ -281,6 +282,15 @@ double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
 const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
 /* The index in acct.assocs of association id (UINT32_MAX: none). */
 uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
+
+/* A benchmark build (make NORECORDS=1, bench/acct_cost.sh only) writes no
+ * job, step or usage records, to measure what they cost the controller
+ * against the same code otherwise; never a configuration. */
+#ifdef SLUICE_BENCH_NO_RECORDS
+#define ACCT_RECORDS 0
+#else
+#define ACCT_RECORDS 1
+#endif
 
 /* ---- acct_rollup.c (driven by acct_usage.c) ---- */
 int acct_rollup_db_init(struct ctld *cd, char **err);

@@ -24,6 +24,7 @@
 
 #include "cmd/cmds.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "ctld/names.h"
 
 #include "daemon.h"
@@ -150,6 +151,7 @@ static void periodic_cb(loop_t *l, void *arg)
 	ctld_t *cd = arg;
 	int64_t now = ctld_now();
 	jobs_periodic(cd, now);
+	resv_periodic(cd, now);          /* reservations that end or roll */
 	prolog_ctld_recover(cd);         /* once: PrologSlurmctld cut by a restart */
 	acct_usage_periodic(cd, now);    /* usage, fair share, rollups */
 	ctld_sched_request(cd);
@@ -355,7 +357,7 @@ static ctld_t *volatile ctld_state;
 	| NET_MSG(MSG_STATS_REQ) | NET_MSG(MSG_ACCT_REQ) | NET_MSG(MSG_STEP_COMPLETE) | NET_MSG(MSG_STEP_INFO_REQ) \
 	| NET_MSG(MSG_HEALTH_CHECK) \
 	| NET_MSG(MSG_SET_DEBUG) | NET_MSG(MSG_STEP_STAT_AUTH) | NET_MSG(MSG_PROLOG_COMPLETE) \
-	| NET_MSG(MSG_JOB_NCCL))
+	| NET_MSG(MSG_JOB_NCCL) | NET_MSG(MSG_RESV_UPDATE) | NET_MSG(MSG_RESV_INFO_REQ))
 static const net_policy_t ctld_tcp_policy = {
 	.name = "controller port", .allowed = CTLD_REQUESTS, .unsigned_ok = 0,
 	.max_unauth = 256, .unauth_ms = 10000, .unauth_bytes = 32u << 20,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "ctld/names.h"
 #include "ctld/intern.h"
 #include "ctld/job_array.h"
@@ -646,6 +647,9 @@ int job_submit_test(ctld_t *cd, job_desc_t *d, uint32_t uid, uint32_t gid,
 		goto fail;
 	/* Accounting limits that refuse at submission. */
 	if ((rc = limits_submit_check(cd, j, asked_time, msg)))
+		goto fail;
+	/* --reservation: it exists and admits the job (resv.c) */
+	if ((rc = resv_job_check(cd, j, uid)))
 		goto fail;
 
 	int64_t now = ctld_now();
@@ -1364,6 +1368,7 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 	if (fields & JINFO_ACCT) {
 		ji->account = d->account;
 		ji->qos = d->qos;
+		ji->reservation = d->reservation;
 		ji->comment = d->comment;
 		ji->assoc_id = j->assoc_id;
 	}

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "ctld/names.h"
 
 #include "errors.h"
@@ -886,7 +887,7 @@ void node_fill_info(ctld_t *cd, node_t *n, node_info_t *ni)
 	ni->addr = xstrdup(cf->addr);
 	ni->hostname = xstrdup(cf->hostname);
 	ni->port = n->port;
-	ni->state = node_state(cd, n);
+	ni->state = node_state(cd, n) | resv_node_flags(cd, n->idx);
 	ni->cpus = cf->cpus;
 	ni->cpus_alloc = sn->exclusive ? cf->cpus : sn->cpus_used;
 	ni->cpus_efctv = cf->cpus;

@@ -18,6 +18,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_array.h"
 #include "ctld/job_nccl.h"
+#include "ctld/resv.h"
 
 #include "cred.h"
 #include "errors.h"
@@ -449,6 +450,7 @@ static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
 	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
 	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
 	case MSG_STEP_COMPLETE: case MSG_PROLOG_COMPLETE: case MSG_JOB_NCCL:
+	case MSG_RESV_UPDATE:
 		reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
 		return 1;
 	default:
@@ -545,6 +547,13 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	case MSG_JOB_NCCL:
 		rc = job_nccl_report(cd, msg, uid);
 		reply_rc(c, rc, NULL);
+		break;
+	case MSG_RESV_UPDATE:
+		rc = resv_update(cd, msg, uid, &m);
+		reply_rc(c, rc, m);
+		break;
+	case MSG_RESV_INFO_REQ:
+		resv_info_reply(cd, c, msg);
 		break;
 	case MSG_HEALTH_CHECK:
 		rc = node_health_request(cd, msg, uid, &m);

@@ -88,6 +88,15 @@ static rpc_kind_t rpc_kind(enum msg_type type, const void *msg)
 	case MSG_PRIO_INFO_REQ: return (rpc_kind_t){ 2026, "REQUEST_PRIORITY_FACTORS" };
 	case MSG_STATS_REQ: return (rpc_kind_t){ 2035, "REQUEST_STATS_INFO" };
 	case MSG_STEP_INFO_REQ: return (rpc_kind_t){ 5005, "REQUEST_JOB_STEP_INFO" };
+	case MSG_RESV_INFO_REQ: return (rpc_kind_t){ 2024, "REQUEST_RESERVATION_INFO" };
+	case MSG_RESV_UPDATE: {
+		uint32_t o = msg ? ((const msg_resv_update_t *)msg)->op : RESV_OP_UPDATE;
+		if (o == RESV_OP_CREATE)
+			return (rpc_kind_t){ 3006, "REQUEST_CREATE_RESERVATION" };
+		if (o == RESV_OP_DELETE)
+			return (rpc_kind_t){ 3008, "REQUEST_DELETE_RESERVATION" };
+		return (rpc_kind_t){ 3009, "REQUEST_UPDATE_RESERVATION" };
+	}
 	default: return (rpc_kind_t){ 9000 + (uint32_t)type, NULL };
 	}
 }
@@ -125,12 +134,14 @@ static char *rpc_kind_name(uint32_t id)
 	static const enum msg_type probe[] = { MSG_PING, MSG_PART_INFO_REQ, MSG_CONFIG_REQ,
 		MSG_CANCEL, MSG_UPDATE_NODE, MSG_UPDATE_PART, MSG_UPDATE_JOB, MSG_JOB_WAIT,
 		MSG_STEP_CREATE, MSG_NODE_REGISTER, MSG_NODE_HEARTBEAT, MSG_RECONFIGURE,
-		MSG_SHUTDOWN, MSG_PRIO_INFO_REQ, MSG_STATS_REQ, MSG_SET_DEBUG, MSG_STEP_INFO_REQ };
+		MSG_SHUTDOWN, MSG_PRIO_INFO_REQ, MSG_STATS_REQ, MSG_SET_DEBUG, MSG_STEP_INFO_REQ,
+		MSG_RESV_INFO_REQ, MSG_RESV_UPDATE };
 	static const rpc_kind_t extra[] = {
 		{ 4001, "REQUEST_RESOURCE_ALLOCATION" }, { 4003, "REQUEST_SUBMIT_BATCH_JOB" },
 		{ 2021, "REQUEST_JOB_INFO_SINGLE" }, { 2003, "REQUEST_JOB_INFO" },
 		{ 2040, "REQUEST_NODE_INFO_SINGLE" }, { 2007, "REQUEST_NODE_INFO" },
 		{ 5017, "REQUEST_COMPLETE_JOB_ALLOCATION" }, { 5018, "REQUEST_COMPLETE_BATCH_SCRIPT" },
+		{ 3006, "REQUEST_CREATE_RESERVATION" }, { 3008, "REQUEST_DELETE_RESERVATION" },
 	};
 	for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
 		rpc_kind_t k = rpc_kind(probe[i], NULL);

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "ctld/job_array.h"
 
 #include "errors.h"
@@ -325,6 +326,7 @@ static void job_to_sched(ctld_t *cd, const job_t *j, sched_job_t *sj)
 	sj->pn_min_tmp = d->pn_min_tmp;
 	sj->overcommit = (d->flags & JOB_F_OVERCOMMIT) != 0;
 	limits_job_fill(cd, j, sj);   /* association, QOS, their priorities */
+	sj->resv = resv_sched_index(cd, d->reservation);   /* --reservation (resv.c) */
 	/* accounting: the fair-share factor of its association */
 	sj->fairshare = acct_usage_fs_factor(cd, j->assoc_id);
 }
@@ -556,6 +558,7 @@ void ctld_schedule(ctld_t *cd)
 		(now - last_backfill >= (int64_t)s->params.bf_interval ||
 		 k <= s->params.default_queue_depth);
 	sched_decision_t *d = NULL;
+	resv_sched_fill(cd);
 	sched_pass(s, sj, (uint32_t)k, now, &d);
 	s->running = NULL;
 	s->nrunning = 0;
@@ -684,6 +687,7 @@ int job_will_run(ctld_t *cd, const job_t *j, int64_t now, int64_t *start, uint32
 	s->running = run;
 	s->nrunning = (uint32_t)r;
 	sched_alloc_t a;
+	resv_sched_fill(cd);
 	int64_t t = sched_will_run(s, sj, (uint32_t)k, &probe, now, &a);
 	s->running = NULL;
 	s->nrunning = 0;

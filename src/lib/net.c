@@ -152,6 +152,7 @@ uint32_t net_frame_cap(enum msg_type type)
 	case MSG_PRIO_INFO_REQ: case MSG_UPDATE_NODE: case MSG_UPDATE_PART: case MSG_HEALTH_CHECK:
 	case MSG_UPDATE_JOB: case MSG_JOB_COMPLETE: case MSG_STEP_INFO_REQ:
 	case MSG_SUBMIT_REPLY: case MSG_CANCEL_REPLY:
+	case MSG_RESV_UPDATE: case MSG_RESV_INFO_REQ:
 		return 1u << 20;
 	case MSG_NODE_REGISTER: case MSG_NODE_HEARTBEAT:
 		return 4u << 20;

@@ -95,6 +95,10 @@ enum msg_type {
 	MSG_LIST_PIDS,           /* msg_list_pids_t */
 	MSG_JOB_NCCL,            /* msg_job_nccl_t -> MSG_RC (batch supervisor -> ctld):
 	                          * the job's NCCL transport verdict */
+	MSG_RESV_UPDATE,         /* msg_resv_update_t -> MSG_RC (msg: the name on create):
+	                          * scontrol create|update|delete reservation */
+	MSG_RESV_INFO_REQ,       /* msg_info_req_t (name: one, or all) -> MSG_RESV_INFO */
+	MSG_RESV_INFO,           /* msg_resv_info_t (scontrol show res, sinfo -T) */
 	MSG_TYPE_END
 };
 
@@ -300,6 +304,7 @@ typedef struct job_info {
 	 * verdict. transport: "Socket", "IB", a plugin's name, or for a
 	 * counters verdict "Socket"/"Fabric"; source "log" or "counters". */
 	char *nccl_transport, *nccl_source, *nccl_node, *nccl_detail;
+	char *reservation;       /* JINFO_ACCT: --reservation, NULL none */
 	int64_t nccl_time;
 } job_info_t;
 
@@ -917,5 +922,48 @@ typedef struct msg_step_stat_reply {
 	uint32_t ntasks;
 	stat_task_t *tasks;      /* of every step in steps, by step */
 } msg_step_stat_reply_t;
+
+/* ---- advance reservations (scontrol create|update|delete reservation) ----
+ * Flags as scontrol prints them (resv_spec.c names them). */
+#define RESV_F_MAINT       0x01u
+#define RESV_F_OVERLAP     0x02u
+#define RESV_F_IGNORE_JOBS 0x04u
+#define RESV_F_DAILY       0x08u
+#define RESV_F_WEEKDAY     0x10u
+#define RESV_F_WEEKEND     0x20u
+#define RESV_F_WEEKLY      0x40u
+#define RESV_F_SPEC_NODES  0x80u   /* set by the controller: Nodes= named */
+enum { RESV_OP_CREATE = 1, RESV_OP_UPDATE, RESV_OP_DELETE };
+/* The client resolves times against its clock (as Slurm's scontrol);
+ * unset fields are 0/NULL, duration TIME_NO_VAL (timefmt.h). */
+typedef struct msg_resv_update {
+	uint32_t op;             /* RESV_OP_* */
+	char *name;              /* ReservationName (create: NULL = generated) */
+	int64_t start_time, end_time;
+	uint32_t duration;       /* minutes, TIME_INFINITE, TIME_NO_VAL unset */
+	char *nodes;             /* hostlist or "ALL" */
+	uint32_t node_cnt;       /* NodeCnt=, 0 unset */
+	char *partition, *features;
+	char *users, *accounts;  /* as typed ("alice,bob", "-bob") */
+	uint32_t flags_set, flags_clear;   /* RESV_F_*: Flags=X / Flags=-X */
+} msg_resv_update_t;
+
+typedef struct resv_info {
+	char *name;
+	uint32_t resv_id;
+	int64_t start_time, end_time;
+	char *nodes;             /* ranged, "" none */
+	uint32_t node_cnt, core_cnt;
+	char *features, *partition;   /* NULL: (null) */
+	uint32_t flags;          /* RESV_F_* */
+	char *tres;              /* "cpu=128" */
+	char *users, *accounts;  /* NULL: (null) */
+} resv_info_t;
+
+typedef struct msg_resv_info {
+	int64_t last_update;
+	uint32_t nresvs;
+	resv_info_t *resvs;
+} msg_resv_info_t;
 
 #endif

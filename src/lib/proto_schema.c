@@ -192,6 +192,8 @@ static const proto_field_t job_info_f[] = {
 	STR(job_info_t, nccl_node, 152),
 	STR(job_info_t, nccl_detail, 153),
 	I64(job_info_t, nccl_time, 154),
+	/* tags from 160: advance reservations (resv) */
+	STR(job_info_t, reservation, 160),
 };
 SCHEMA(job_info_schema, job_info_t, "job_info", job_info_f);
 
@@ -773,6 +775,46 @@ static const proto_field_t step_stat_reply_f[] = {
 };
 SCHEMA(step_stat_reply_schema, msg_step_stat_reply_t, "msg_step_stat_reply", step_stat_reply_f);
 
+static const proto_field_t resv_update_f[] = {
+	U32(msg_resv_update_t, op, 1),
+	STR(msg_resv_update_t, name, 2),
+	I64(msg_resv_update_t, start_time, 3),
+	I64(msg_resv_update_t, end_time, 4),
+	U32(msg_resv_update_t, duration, 5),
+	STR(msg_resv_update_t, nodes, 6),
+	U32(msg_resv_update_t, node_cnt, 7),
+	STR(msg_resv_update_t, partition, 8),
+	STR(msg_resv_update_t, features, 9),
+	STR(msg_resv_update_t, users, 10),
+	STR(msg_resv_update_t, accounts, 11),
+	U32(msg_resv_update_t, flags_set, 12),
+	U32(msg_resv_update_t, flags_clear, 13),
+};
+SCHEMA(resv_update_schema, msg_resv_update_t, "msg_resv_update", resv_update_f);
+
+static const proto_field_t resv_info_f[] = {
+	STR(resv_info_t, name, 1),
+	U32(resv_info_t, resv_id, 2),
+	I64(resv_info_t, start_time, 3),
+	I64(resv_info_t, end_time, 4),
+	STR(resv_info_t, nodes, 5),
+	U32(resv_info_t, node_cnt, 6),
+	U32(resv_info_t, core_cnt, 7),
+	STR(resv_info_t, features, 8),
+	STR(resv_info_t, partition, 9),
+	U32(resv_info_t, flags, 10),
+	STR(resv_info_t, tres, 11),
+	STR(resv_info_t, users, 12),
+	STR(resv_info_t, accounts, 13),
+};
+SCHEMA(resv_info_schema, resv_info_t, "resv_info", resv_info_f);
+
+static const proto_field_t msg_resv_info_f[] = {
+	I64(msg_resv_info_t, last_update, 1),
+	LIST(msg_resv_info_t, resvs, nresvs, 2, resv_info_schema),
+};
+SCHEMA(msg_resv_info_schema, msg_resv_info_t, "msg_resv_info", msg_resv_info_f);
+
 static const struct {
 	const char *name;
 	const proto_schema_t *schema;
@@ -829,6 +871,9 @@ static const struct {
 	[MSG_LIST_PIDS_REQ] = { "MSG_LIST_PIDS_REQ", &list_pids_req_schema },
 	[MSG_LIST_PIDS] = { "MSG_LIST_PIDS", &list_pids_schema },
 	[MSG_JOB_NCCL] = { "MSG_JOB_NCCL", &job_nccl_schema },
+	[MSG_RESV_UPDATE] = { "MSG_RESV_UPDATE", &resv_update_schema },
+	[MSG_RESV_INFO_REQ] = { "MSG_RESV_INFO_REQ", &info_req_schema },
+	[MSG_RESV_INFO] = { "MSG_RESV_INFO", &msg_resv_info_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

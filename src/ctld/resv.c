@@ -1,0 +1,865 @@
+/*
+ * resv.c: advance reservations (Slurm's scontrol create reservation) in
+ * the controller: the model, its checks, persistence and the views.
+ *
+ * A reservation holds whole nodes over [start, end) for the users and
+ * accounts it names. It is kept in the resvs table of the state DB, and
+ * each period of it with the same nodes and times in acct_resv (the
+ * contract above migrate_acct_resv in state_db.c): written in the same
+ * transaction as the change, through a queue of idempotent statements
+ * that db_commit runs and forgets only once committed (a rolled back
+ * transaction writes them again). Reservations are few (tens): lists are
+ * scanned; what grows with the cluster (nodes, jobs) is visited once per
+ * change, never per job per reservation.
+ *
+ * The scheduler core gets them as sched_t.resvs (resv_sched_fill) and a
+ * job's as sched_job_t.resv (resv_sched_index); node listings show
+ * RESERVED/MAINT while one is active (resv_node_flags).
+ */
+#include "ctld/resv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ctld/ctld.h"
+#include "ctld/intern.h"
+#include "ctld/names.h"
+#include "errors.h"
+#include "hostlist.h"
+#include "log.h"
+#include "resv_spec.h"
+#include "timefmt.h"
+#include "xalloc.h"
+
+/* Slurm shows Duration=UNLIMITED as a year from the start. */
+#define RESV_INFINITE_SECS (365 * 86400)
+
+typedef struct resv {
+	uint32_t id;
+	char *name;
+	int64_t start, end;
+	uint32_t *nodes, nnodes;  /* indexes, ascending */
+	char *node_str;           /* ranged */
+	char *partition, *features, *users, *accounts;   /* NULL none */
+	uint32_t flags;           /* RESV_F_* */
+	int64_t acct_start;       /* time_start of its open acct_resv row */
+} resv_t;
+
+struct resv_state {
+	resv_t *v;
+	uint32_t n;
+	size_t a;
+	uint32_t next_id;
+	char **sql;               /* statements for the next commit */
+	size_t nsql, asql;
+	sched_resv_t *sr;         /* the core's mirror (resv_sched_fill) */
+	uint32_t *nflags;         /* per node: NODE_FLAG_RESERVED/MAINT now */
+	int64_t flags_at;         /* when nflags was computed, 0 = stale */
+	int64_t last_update;
+};
+
+static struct resv_state *st(struct ctld *cd)
+{
+	if (!cd->resv) {
+		cd->resv = xcalloc(1, sizeof(*cd->resv));
+		cd->resv->next_id = 1;
+	}
+	return cd->resv;
+}
+
+int resv_db_migrate(sqlite3 *db, char **err)
+{
+	return db_exec(db,
+		"CREATE TABLE IF NOT EXISTS resvs("
+		" resv_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+		" start_time INTEGER NOT NULL, end_time INTEGER NOT NULL,"
+		" nodes TEXT NOT NULL, partition TEXT, features TEXT, users TEXT,"
+		" accounts TEXT, flags INTEGER NOT NULL, acct_start INTEGER NOT NULL);",
+		err);
+}
+
+/* Queue one statement (sqlite3_mprintf: %Q quotes, NULL -> NULL). */
+static void sql_add(struct ctld *cd, char *s)
+{
+	struct resv_state *rs = st(cd);
+	if (!s)
+		fatal("out of memory");
+	rs->sql = xgrow(rs->sql, sizeof(*rs->sql), rs->nsql + 1, &rs->asql);
+	rs->sql[rs->nsql++] = s;
+}
+
+int resv_db_pending(const struct ctld *cd)
+{
+	return cd->resv && cd->resv->nsql;
+}
+
+void resv_db_commit(struct ctld *cd)
+{
+	if (!cd->resv)
+		return;
+	for (size_t i = 0; i < cd->resv->nsql && !cd->db_failed; i++) {
+		char *e = NULL;
+		if (sqlite3_exec(cd->db, cd->resv->sql[i], NULL, NULL, &e) != SQLITE_OK) {
+			error("state DB: reservation write failed: %s", e ? e : "?");
+			cd->db_failed = 1;
+			cd->db_errno = EIO;
+		}
+		sqlite3_free(e);
+	}
+}
+
+void resv_db_committed(struct ctld *cd)
+{
+	if (!cd->resv)
+		return;
+	for (size_t i = 0; i < cd->resv->nsql; i++)
+		sqlite3_free(cd->resv->sql[i]);
+	cd->resv->nsql = 0;
+}
+
+static char *node_list_str(const struct ctld *cd, const uint32_t *idx, uint32_t n)
+{
+	const char **names = xmalloc((n ? n : 1) * sizeof(char *));
+	for (uint32_t i = 0; i < n; i++)
+		names[i] = cd->nodes[idx[i]].cf->name;
+	char *s = hostlist_compress(names, n);
+	free(names);
+	return s;
+}
+
+static uint32_t resv_cores(const struct ctld *cd, const resv_t *r)
+{
+	uint32_t c = 0;
+	for (uint32_t i = 0; i < r->nnodes; i++) {
+		const conf_node_t *cf = cd->nodes[r->nodes[i]].cf;
+		c += cf->cpus / (cf->threads_per_core ? cf->threads_per_core : 1);
+	}
+	return c;
+}
+
+/* The TRES it holds, as acct_resv keeps them (cpu first). */
+static char *resv_tres_full(const struct ctld *cd, const resv_t *r)
+{
+	uint64_t cpus = 0, mem = 0, gpus = 0;
+	for (uint32_t i = 0; i < r->nnodes; i++) {
+		const conf_node_t *cf = cd->nodes[r->nodes[i]].cf;
+		cpus += cf->cpus;
+		mem += cf->real_memory;
+		for (size_t g = 0; g < cf->ngres; g++)
+			if (!strcmp(cf->gres[g].name, "gpu"))
+				gpus += cf->gres[g].count;
+	}
+	return tres_string(cpus, mem, r->nnodes, 1, gpus, NULL, 0);
+}
+
+/* Write r's resvs row and its open acct_resv row (time_start
+ * r->acct_start; replaced whole). */
+static void resv_save(struct ctld *cd, const resv_t *r)
+{
+	char fl[160];
+	resv_flags_fmt(r->flags, fl, sizeof(fl));
+	sql_add(cd, sqlite3_mprintf(
+		"INSERT OR REPLACE INTO resvs(resv_id, name, start_time, end_time, nodes, partition,"
+		" features, users, accounts, flags, acct_start) VALUES(%u, %Q, %lld, %lld, %Q, %Q, %Q,"
+		" %Q, %Q, %u, %lld);", r->id, r->name, (long long)r->start, (long long)r->end,
+		r->node_str, r->partition, r->features, r->users, r->accounts, r->flags,
+		(long long)r->acct_start));
+	char *tres = resv_tres_full(cd, r);
+	sql_add(cd, sqlite3_mprintf(
+		"INSERT OR REPLACE INTO acct_resv(resv_id, time_start, time_end, name, nodelist,"
+		" node_count, tres, flags, users, accounts, deleted) VALUES(%u, %lld, %lld, %Q, %Q, %u,"
+		" %Q, %Q, %Q, %Q, 0);", r->id, (long long)r->acct_start, (long long)r->end, r->name,
+		r->node_str, r->nnodes, tres, fl, r->users, r->accounts));
+	free(tres);
+}
+
+static void resv_release(resv_t *r)
+{
+	free(r->name);
+	free(r->nodes);
+	free(r->node_str);
+	free(r->partition);
+	free(r->features);
+	free(r->users);
+	free(r->accounts);
+	memset(r, 0, sizeof(*r));
+}
+
+void resv_free(struct ctld *cd)
+{
+	struct resv_state *rs = cd->resv;
+	if (!rs)
+		return;
+	for (uint32_t i = 0; i < rs->n; i++)
+		resv_release(&rs->v[i]);
+	free(rs->v);
+	resv_db_committed(cd);
+	free(rs->sql);
+	free(rs->sr);
+	free(rs->nflags);
+	free(rs);
+	cd->resv = NULL;
+}
+
+static resv_t *resv_find(struct ctld *cd, const char *name, uint32_t *pos)
+{
+	struct resv_state *rs = st(cd);
+	for (uint32_t i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].name, name)) {
+			if (pos)
+				*pos = i;
+			return &rs->v[i];
+		}
+	return NULL;
+}
+
+static void resv_changed(struct ctld *cd, int64_t now)
+{
+	struct resv_state *rs = st(cd);
+	rs->flags_at = 0;
+	rs->last_update = now;
+	cd->last_node_update = now;
+	/* the core's mirror borrows the list's node arrays: rebuilt at once,
+	 * so a submission validated before the next pass sees this change
+	 * and nothing keeps pointing at a removed reservation */
+	resv_sched_fill(cd);
+	ctld_sched_request(cd);
+}
+
+/* Is name (a user name) in the list ("alice,bob"; "-bob": anyone but)? */
+static int list_has(const char *list, const char *name)
+{
+	if (!list || !name)
+		return 0;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		if (*p == '-')
+			p++;
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && !strncmp(p, name, n))
+			return 1;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* An access list admits name: listed, or (a "-" list) not listed. */
+static int list_admits(const char *list, const char *name)
+{
+	if (!list || !*list)
+		return 1;
+	if (*list == '-')
+		return !list_has(list, name);
+	return list_has(list, name);
+}
+
+/* Every user of Users= exists: 0 or ESLURM_USER_ID_MISSING. */
+static int check_users(const char *list)
+{
+	char *dup = xstrdup(list), *save = NULL;
+	int rc = 0;
+	for (char *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		if (*t == '-')
+			t++;
+		if (!*t || !getpwnam(t))
+			rc = ESLURM_USER_ID_MISSING;
+	}
+	free(dup);
+	return rc;
+}
+
+static int check_accounts(struct ctld *cd, const char *list)
+{
+	char *dup = xstrdup(list), *save = NULL;
+	int rc = 0;
+	for (char *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		if (*t == '-')
+			t++;
+		if (!*t || (cd->acct.enforce && !acct_account_find(cd, t)))
+			rc = ESLURM_INVALID_ACCOUNT;
+	}
+	free(dup);
+	return rc;
+}
+
+static int times_overlap(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
+{
+	return s1 < e2 && s2 < e1;
+}
+
+/* mark[i] = 1 for the nodes held by other reservations over [start, end)
+ * that do not allow overlap, or (all) by any other (skip: the one being
+ * changed). */
+static void mark_reserved(struct ctld *cd, const resv_t *skip, int64_t start, int64_t end,
+			  int all, uint8_t *mark)
+{
+	struct resv_state *rs = st(cd);
+	for (uint32_t i = 0; i < rs->n; i++) {
+		const resv_t *o = &rs->v[i];
+		if (o == skip || (!all && (o->flags & (RESV_F_OVERLAP | RESV_F_MAINT))) ||
+		    !times_overlap(start, end, o->start, o->end))
+			continue;
+		for (uint32_t k = 0; k < o->nnodes; k++)
+			mark[o->nodes[k]] = 1;
+	}
+}
+
+/* mark[i] = 1 for nodes that jobs still hold at start (running jobs that
+ * end after it; one without an end holds its nodes for ever). */
+static void mark_busy(struct ctld *cd, int64_t start, uint8_t *mark)
+{
+	for (size_t i = 0; i < cd->njobs; i++) {
+		const job_t *j = cd->jobs[i];
+		if (!j->alloc_held || !j->alloc.nnodes)
+			continue;
+		if (j->end_time && j->end_time <= start)
+			continue;
+		for (uint32_t k = 0; k < j->alloc.nnodes; k++)
+			mark[j->alloc.nodes[k]] = 1;
+	}
+}
+
+static int node_has_features(const conf_node_t *cf, const char *want)
+{
+	if (!want || !*want)
+		return 1;
+	if (!cf->features)
+		return 0;
+	char *dup = xstrdup(want), *save = NULL;
+	int ok = 1;
+	for (char *t = strtok_r(dup, ",&", &save); t && ok; t = strtok_r(NULL, ",&", &save)) {
+		size_t n = strlen(t);
+		int found = 0;
+		for (const char *p = cf->features; *p && !found;) {
+			const char *e = strchr(p, ',');
+			size_t l = e ? (size_t)(e - p) : strlen(p);
+			found = l == n && !strncmp(p, t, n);
+			p += l;
+			if (*p == ',')
+				p++;
+		}
+		ok = found;
+	}
+	free(dup);
+	return ok;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Choose the nodes of r over [start, end) from nodes_expr (a hostlist,
+ * "ALL") or node_cnt idle ones of its partition (the default one if
+ * none) with its features: 0 and r->nodes/nnodes, or an errors.h
+ * number. */
+static int pick_nodes(struct ctld *cd, resv_t *r, const char *nodes_expr, uint32_t node_cnt,
+		      char **msg)
+{
+	uint8_t *res = xcalloc(cd->nnodes ? cd->nnodes : 1, 1);
+	uint8_t *busy = xcalloc(cd->nnodes ? cd->nnodes : 1, 1);
+	int overlap_ok = (r->flags & (RESV_F_OVERLAP | RESV_F_MAINT)) != 0;
+	int ignore_jobs = (r->flags & RESV_F_IGNORE_JOBS) != 0;
+	/* Named nodes may overlap where the flags allow; nodes picked by
+	 * count are always ones no other reservation holds then. */
+	if (!overlap_ok || !(nodes_expr && *nodes_expr))
+		mark_reserved(cd, r, r->start, r->end, !(nodes_expr && *nodes_expr), res);
+	if (!ignore_jobs)
+		mark_busy(cd, r->start, busy);
+	uint32_t *idx = NULL, n = 0;
+	int rc = 0;
+	if (nodes_expr && *nodes_expr) {
+		if (!strcasecmp(nodes_expr, "ALL")) {
+			idx = xmalloc((cd->nnodes ? cd->nnodes : 1) * sizeof(*idx));
+			for (uint32_t i = 0; i < cd->nnodes; i++)
+				idx[n++] = i;
+		} else if ((rc = resolve_nodes(cd, nodes_expr, &idx, &n))) {
+			goto out;
+		}
+		qsort(idx, n, sizeof(*idx), cmp_u32);
+		for (uint32_t i = 0; i < n && !rc; i++) {
+			if (res[idx[i]])
+				rc = ESLURM_RESERVATION_OVERLAP;
+			else if (busy[idx[i]])
+				rc = ESLURM_NODES_BUSY;
+		}
+		if (!n)
+			rc = ESLURM_INVALID_NODE_NAME;
+		r->flags |= RESV_F_SPEC_NODES;
+	} else if (node_cnt) {
+		long pi = r->partition ? part_find(cd, r->partition) : cd->conf->default_part;
+		if (pi < 0) {
+			rc = ESLURM_INVALID_PARTITION_NAME;
+			goto out;
+		}
+		const conf_part_t *cp = cd->parts[pi].cf;
+		idx = xmalloc((node_cnt ? node_cnt : 1) * sizeof(*idx));
+		for (size_t k = 0; k < cp->nnodes && n < node_cnt; k++) {
+			uint32_t i = (uint32_t)cp->node_idx[k];
+			const node_t *nd = &cd->nodes[i];
+			uint32_t s = node_state(cd, nd);
+			if (res[i] || busy[i] || nd->base != NODE_IDLE ||
+			    (s & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL)) ||
+			    !node_has_features(nd->cf, r->features))
+				continue;
+			idx[n++] = i;
+		}
+		if (n < node_cnt) {
+			rc = ESLURM_NODES_BUSY;
+			*msg = xstrdup("Note, unless nodes are directly requested a reservation must "
+				       "exist in a single partition.\nIf no partition is requested "
+				       "the default partition is assumed.");
+		}
+		qsort(idx, n, sizeof(*idx), cmp_u32);
+	} else {
+		rc = ESLURM_INVALID_NODE_COUNT;
+	}
+out:
+	free(res);
+	free(busy);
+	if (rc) {
+		free(idx);
+		return rc;
+	}
+	free(r->nodes);
+	free(r->node_str);
+	r->nodes = idx;
+	r->nnodes = n;
+	r->node_str = node_list_str(cd, idx, n);
+	return 0;
+}
+
+/* A running or pending job asks for reservation name. */
+static int resv_in_use(struct ctld *cd, const char *name)
+{
+	for (size_t i = 0; i < cd->njobs; i++) {
+		const job_t *j = cd->jobs[i];
+		if (JOB_IS_FINISHED(j->state) && !j->alloc_held)
+			continue;
+		if (j->desc && j->desc->reservation && !strcmp(j->desc->reservation, name))
+			return 1;
+	}
+	return 0;
+}
+
+static int resv_create(struct ctld *cd, const msg_resv_update_t *m, int64_t now, char **msg)
+{
+	struct resv_state *rs = st(cd);
+	int rc;
+	if (m->name && (!*m->name || strpbrk(m->name, " \t\n,=\"'")))
+		return ESLURM_RESERVATION_INVALID;
+	if (m->name && resv_find(cd, m->name, NULL))
+		return ESLURM_RESERVATION_NAME_DUP;
+	if ((!m->users || !*m->users) && (!m->accounts || !*m->accounts))
+		return ESLURM_RESERVATION_EMPTY;
+	if (m->users && *m->users && (rc = check_users(m->users)))
+		return rc;
+	if (m->accounts && *m->accounts && (rc = check_accounts(cd, m->accounts)))
+		return rc;
+	if (m->partition && part_find(cd, m->partition) < 0)
+		return ESLURM_INVALID_PARTITION_NAME;
+	resv_t r = { 0 };
+	r.flags = m->flags_set & ~RESV_F_SPEC_NODES;
+	r.start = m->start_time ? m->start_time : now;
+	if (r.start < now)
+		r.start = now;      /* as Slurm: a start in the past is now */
+	if (m->end_time)
+		r.end = m->end_time;
+	else if (m->duration == TIME_INFINITE)
+		r.end = r.start + RESV_INFINITE_SECS;
+	else if (m->duration != TIME_NO_VAL)
+		r.end = r.start + (int64_t)m->duration * 60;
+	if (r.end <= r.start)
+		return ESLURM_INVALID_TIME_VALUE;
+	r.partition = xstrdup(m->partition && *m->partition ? m->partition : NULL);
+	r.features = xstrdup(m->features && *m->features ? m->features : NULL);
+	r.users = xstrdup(m->users && *m->users ? m->users : NULL);
+	r.accounts = xstrdup(m->accounts && *m->accounts ? m->accounts : NULL);
+	if ((rc = pick_nodes(cd, &r, m->nodes, m->node_cnt, msg))) {
+		resv_release(&r);
+		return rc;
+	}
+	r.id = rs->next_id++;
+	if (m->name) {
+		r.name = xstrdup(m->name);
+	} else {
+		/* Slurm's generated name: the first user (or account) and
+		 * the ResvID */
+		const char *who = r.users ? r.users : r.accounts;
+		if (*who == '-')
+			who++;
+		size_t l = strcspn(who, ",");
+		r.name = xasprintf("%.*s_%u", (int)l, who, r.id);
+		if (resv_find(cd, r.name, NULL)) {
+			resv_release(&r);
+			return ESLURM_RESERVATION_NAME_DUP;
+		}
+	}
+	r.acct_start = r.start;
+	rs->v = xgrow(rs->v, sizeof(*rs->v), rs->n + 1, &rs->a);
+	rs->v[rs->n++] = r;
+	resv_save(cd, &rs->v[rs->n - 1]);
+	db_begin(cd);
+	*msg = xstrdup(r.name);
+	info("reservation %s created: %s", r.name, r.node_str);
+	return 0;
+}
+
+static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, int64_t now,
+		       char **msg)
+{
+	int rc;
+	if (m->users && *m->users && (rc = check_users(m->users)))
+		return rc;
+	if (m->accounts && *m->accounts && (rc = check_accounts(cd, m->accounts)))
+		return rc;
+	if (m->partition && *m->partition && part_find(cd, m->partition) < 0)
+		return ESLURM_INVALID_PARTITION_NAME;
+	/* Work on a copy: nothing changes unless all of it is valid. */
+	resv_t c = *r;
+	c.nodes = xmalloc((r->nnodes ? r->nnodes : 1) * sizeof(uint32_t));
+	memcpy(c.nodes, r->nodes, r->nnodes * sizeof(uint32_t));
+	c.node_str = xstrdup(r->node_str);
+	c.partition = xstrdup(m->partition ? (*m->partition ? m->partition : NULL) : r->partition);
+	c.features = xstrdup(m->features ? (*m->features ? m->features : NULL) : r->features);
+	c.users = xstrdup(m->users ? (*m->users ? m->users : NULL) : r->users);
+	c.accounts = xstrdup(m->accounts ? (*m->accounts ? m->accounts : NULL) : r->accounts);
+	c.name = xstrdup(r->name);
+	c.flags = (r->flags | (m->flags_set & ~RESV_F_SPEC_NODES)) & ~(m->flags_clear & ~RESV_F_SPEC_NODES);
+	int64_t dur = r->end - r->start;
+	if (m->start_time) {
+		if (r->start <= now && m->start_time != r->start) {
+			/* moving an active one: as Slurm, allowed, to now or later */
+		}
+		c.start = m->start_time < now ? now : m->start_time;
+		c.end = c.start + dur;
+	}
+	if (m->end_time)
+		c.end = m->end_time;
+	else if (m->duration == TIME_INFINITE)
+		c.end = c.start + RESV_INFINITE_SECS;
+	else if (m->duration != TIME_NO_VAL)
+		c.end = c.start + (int64_t)m->duration * 60;
+	rc = 0;
+	if (!c.users && !c.accounts)
+		rc = ESLURM_RESERVATION_EMPTY;
+	else if (c.end <= c.start || c.end <= now)
+		rc = ESLURM_INVALID_TIME_VALUE;
+	else if ((m->nodes && *m->nodes) || m->node_cnt)
+		rc = pick_nodes(cd, &c, m->nodes, m->node_cnt, msg);
+	if (!rc && !(m->nodes && *m->nodes) && !m->node_cnt && !(c.flags & (RESV_F_OVERLAP | RESV_F_MAINT))) {
+		/* new times must not run into another reservation */
+		uint8_t *res = xcalloc(cd->nnodes ? cd->nnodes : 1, 1);
+		mark_reserved(cd, r, c.start, c.end, 0, res);
+		for (uint32_t i = 0; i < c.nnodes && !rc; i++)
+			if (res[c.nodes[i]])
+				rc = ESLURM_RESERVATION_OVERLAP;
+		free(res);
+	}
+	if (rc) {
+		resv_release(&c);
+		return rc;
+	}
+	/* acct_resv: before its start the row changes in place; while
+	 * active, the old period ends now and a new one starts */
+	if (r->start <= now && r->acct_start < now) {
+		sql_add(cd, sqlite3_mprintf("UPDATE acct_resv SET time_end=%lld WHERE resv_id=%u AND "
+					    "time_start=%lld;", (long long)now, r->id,
+					    (long long)r->acct_start));
+		c.acct_start = now;
+	} else if (r->start > now) {
+		if (c.start != r->acct_start)
+			sql_add(cd, sqlite3_mprintf("DELETE FROM acct_resv WHERE resv_id=%u AND "
+						    "time_start=%lld;", r->id, (long long)r->acct_start));
+		c.acct_start = c.start;
+	}
+	resv_release(r);
+	*r = c;
+	resv_save(cd, r);
+	db_begin(cd);
+	info("reservation %s updated", r->name);
+	return 0;
+}
+
+static void resv_remove(struct ctld *cd, uint32_t pos, int64_t now)
+{
+	struct resv_state *rs = st(cd);
+	resv_t *r = &rs->v[pos];
+	if (r->start <= now)
+		sql_add(cd, sqlite3_mprintf("UPDATE acct_resv SET time_end=MIN(time_end, %lld) WHERE "
+					    "resv_id=%u AND time_start=%lld;", (long long)now, r->id,
+					    (long long)r->acct_start));
+	else
+		sql_add(cd, sqlite3_mprintf("UPDATE acct_resv SET deleted=1 WHERE resv_id=%u AND "
+					    "time_start=%lld;", r->id, (long long)r->acct_start));
+	sql_add(cd, sqlite3_mprintf("DELETE FROM resvs WHERE resv_id=%u;", r->id));
+	resv_release(r);
+	memmove(r, r + 1, (rs->n - pos - 1) * sizeof(*r));
+	rs->n--;
+	db_begin(cd);
+}
+
+int resv_update(struct ctld *cd, const msg_resv_update_t *m, uint32_t uid, char **msg)
+{
+	/* Slurm answers a user who may not with "Invalid user id" */
+	if (!is_operator(cd, uid))
+		return ESLURM_USER_ID_MISSING;
+	int64_t now = ctld_now();
+	int rc;
+	uint32_t pos = 0;
+	resv_t *r = m->name ? resv_find(cd, m->name, &pos) : NULL;
+	switch (m->op) {
+	case RESV_OP_CREATE:
+		rc = resv_create(cd, m, now, msg);
+		break;
+	case RESV_OP_UPDATE:
+		rc = r ? resv_modify(cd, r, m, now, msg) : ESLURM_RESERVATION_INVALID;
+		break;
+	case RESV_OP_DELETE:
+		if (!r)
+			rc = ESLURM_RESERVATION_INVALID;
+		else if (resv_in_use(cd, r->name))
+			rc = ESLURM_RESERVATION_BUSY;
+		else {
+			info("reservation %s deleted by uid %u", r->name, uid);
+			resv_remove(cd, pos, now);
+			rc = 0;
+		}
+		break;
+	default:
+		rc = SLUICE_E_PROTOCOL;
+	}
+	if (!rc)
+		resv_changed(cd, now);
+	return rc;
+}
+
+static void fill_info(struct ctld *cd, const resv_t *r, resv_info_t *ri)
+{
+	memset(ri, 0, sizeof(*ri));
+	ri->name = xstrdup(r->name);
+	ri->resv_id = r->id;
+	ri->start_time = r->start;
+	ri->end_time = r->end;
+	ri->nodes = xstrdup(r->node_str);
+	ri->node_cnt = r->nnodes;
+	ri->core_cnt = resv_cores(cd, r);
+	ri->features = xstrdup(r->features);
+	ri->partition = xstrdup(r->partition);
+	ri->flags = r->flags;
+	uint64_t cpus = 0;
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		cpus += cd->nodes[r->nodes[i]].cf->cpus;
+	ri->tres = xasprintf("cpu=%" PRIu64, cpus);
+	ri->users = xstrdup(r->users);
+	ri->accounts = xstrdup(r->accounts);
+}
+
+void resv_info_reply(struct ctld *cd, conn_t *c, const msg_info_req_t *req)
+{
+	struct resv_state *rs = st(cd);
+	msg_resv_info_t m = { .last_update = rs->last_update };
+	m.resvs = xcalloc(rs->n ? rs->n : 1, sizeof(*m.resvs));
+	for (uint32_t i = 0; i < rs->n; i++) {
+		if (req->name && *req->name && strcmp(req->name, rs->v[i].name))
+			continue;
+		fill_info(cd, &rs->v[i], &m.resvs[m.nresvs++]);
+	}
+	conn_send(c, MSG_RESV_INFO, &m);
+	proto_free(MSG_RESV_INFO, &m);
+}
+
+/* Pending jobs of a reservation that ended lose it and are held, as
+ * Slurm's (unless NO_HOLD_JOBS_AFTER, not built). */
+static void resv_release_jobs(struct ctld *cd, const char *name)
+{
+	for (size_t i = 0; i < cd->njobs; i++) {
+		job_t *j = cd->jobs[i];
+		if ((j->state & JOB_STATE_BASE) != JOB_PENDING || !j->desc ||
+		    !j->desc->reservation || strcmp(j->desc->reservation, name))
+			continue;
+		intern_put(j->desc->reservation);   /* interned (jobs.c desc_intern) */
+		j->desc->reservation = NULL;
+		db_job_update_desc(cd, j);
+		if (!j->hold) {
+			j->hold = WAIT_HELD;
+			j->reason = WAIT_HELD;
+			j->priority = 0;
+		}
+		info("job %u: reservation %s ended, job held", j->job_id, name);
+		job_dirty(cd, j);
+	}
+}
+
+void resv_periodic(struct ctld *cd, int64_t now)
+{
+	struct resv_state *rs = st(cd);
+	int changed = 0;
+	for (uint32_t i = 0; i < rs->n;) {
+		resv_t *r = &rs->v[i];
+		if (r->end > now) {
+			if (r->start <= now && rs->flags_at && rs->flags_at < r->start)
+				changed = 1;     /* it started since the flags were made */
+			i++;
+			continue;
+		}
+		if (r->flags & (RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND | RESV_F_WEEKLY)) {
+			int64_t dur = r->end - r->start;
+			while (r->end <= now) {
+				r->start = resv_next_start(r->start, r->flags);
+				r->end = r->start + dur;
+			}
+			r->acct_start = r->start;
+			resv_save(cd, r);
+			db_begin(cd);
+			info("reservation %s rolled to its next period", r->name);
+			changed = 1;
+			i++;
+			continue;
+		}
+		info("reservation %s ended", r->name);
+		char *name = xstrdup(r->name);
+		resv_remove(cd, i, r->end);
+		resv_release_jobs(cd, name);
+		free(name);
+		changed = 1;
+	}
+	if (changed)
+		resv_changed(cd, now);
+}
+
+int resv_job_check(struct ctld *cd, const job_t *j, uint32_t uid)
+{
+	const char *name = j->desc->reservation;
+	if (!name || !*name)
+		return 0;
+	resv_t *r = resv_find(cd, name, NULL);
+	if (!r)
+		return ESLURM_RESERVATION_INVALID;
+	if (uid == 0 || uid == cd->slurm_uid)
+		return 0;
+	int ok = 1;
+	if (r->users) {
+		char *u = names_user(uid);
+		ok = list_admits(r->users, u);
+		free(u);
+	}
+	if (ok && r->accounts)
+		ok = list_admits(r->accounts, j->desc->account);
+	return ok ? 0 : ESLURM_RESERVATION_ACCESS;
+}
+
+void resv_sched_fill(struct ctld *cd)
+{
+	struct resv_state *rs = st(cd);
+	free(rs->sr);
+	rs->sr = xcalloc(rs->n ? rs->n : 1, sizeof(*rs->sr));
+	for (uint32_t i = 0; i < rs->n; i++) {
+		const resv_t *r = &rs->v[i];
+		rs->sr[i].name = r->name;
+		rs->sr[i].nodes = r->nodes;
+		rs->sr[i].nnodes = r->nnodes;
+		rs->sr[i].start = r->start;
+		rs->sr[i].end = r->end;
+		rs->sr[i].flags = (r->flags & RESV_F_MAINT) ? SCHED_RESV_F_MAINT : 0;
+	}
+	cd->sched.resvs = rs->sr;
+	cd->sched.nresvs = rs->n;
+}
+
+uint32_t resv_sched_index(const struct ctld *cd, const char *name)
+{
+	if (!name || !*name || !cd->resv)
+		return 0;
+	for (uint32_t i = 0; i < cd->resv->n; i++)
+		if (!strcmp(cd->resv->v[i].name, name))
+			return i + 1;
+	return 0;
+}
+
+uint32_t resv_node_flags(const struct ctld *cd, uint32_t idx)
+{
+	struct resv_state *rs = cd->resv;
+	if (!rs || !rs->n || idx >= cd->nnodes)
+		return 0;
+	int64_t now = ctld_now();
+	if (!rs->flags_at || !rs->nflags) {
+		rs->nflags = xrealloc(rs->nflags, (cd->nnodes ? cd->nnodes : 1) * sizeof(uint32_t));
+		memset(rs->nflags, 0, cd->nnodes * sizeof(uint32_t));
+		for (uint32_t i = 0; i < rs->n; i++) {
+			const resv_t *r = &rs->v[i];
+			if (r->start > now || r->end <= now)
+				continue;
+			for (uint32_t k = 0; k < r->nnodes; k++)
+				rs->nflags[r->nodes[k]] |= NODE_FLAG_RESERVED |
+					((r->flags & RESV_F_MAINT) ? NODE_FLAG_MAINT : 0);
+		}
+		rs->flags_at = now;
+	}
+	return rs->nflags[idx];
+}
+
+void resv_load(struct ctld *cd)
+{
+	struct resv_state *rs = st(cd);
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(cd->db, "SELECT MAX(resv_id) FROM acct_resv", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
+		uint32_t m = (uint32_t)sqlite3_column_int64(q, 0);
+		if (m >= rs->next_id)
+			rs->next_id = m + 1;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (sqlite3_prepare_v2(cd->db,
+			       "SELECT resv_id, name, start_time, end_time, nodes, partition, features,"
+			       " users, accounts, flags, acct_start FROM resvs ORDER BY resv_id",
+			       -1, &q, NULL) != SQLITE_OK) {
+		error("state DB: cannot read reservations: %s", sqlite3_errmsg(cd->db));
+		return;
+	}
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		resv_t r = { 0 };
+		r.id = (uint32_t)sqlite3_column_int64(q, 0);
+		r.name = xstrdup((const char *)sqlite3_column_text(q, 1));
+		r.start = sqlite3_column_int64(q, 2);
+		r.end = sqlite3_column_int64(q, 3);
+		const char *nodes = (const char *)sqlite3_column_text(q, 4);
+		r.partition = xstrdup((const char *)sqlite3_column_text(q, 5));
+		r.features = xstrdup((const char *)sqlite3_column_text(q, 6));
+		r.users = xstrdup((const char *)sqlite3_column_text(q, 7));
+		r.accounts = xstrdup((const char *)sqlite3_column_text(q, 8));
+		r.flags = (uint32_t)sqlite3_column_int64(q, 9);
+		r.acct_start = sqlite3_column_int64(q, 10);
+		/* Nodes no longer in the config are dropped from it. */
+		hostlist_t *hl = nodes ? hostlist_create(nodes, NULL) : NULL;
+		size_t c = hl ? hostlist_count(hl) : 0;
+		r.nodes = xmalloc((c ? c : 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < c; i++) {
+			long x = conf_node_find(cd->conf, hostlist_nth(hl, i));
+			if (x >= 0)
+				r.nodes[r.nnodes++] = (uint32_t)x;
+		}
+		hostlist_destroy(hl);
+		qsort(r.nodes, r.nnodes, sizeof(uint32_t), cmp_u32);
+		r.node_str = node_list_str(cd, r.nodes, r.nnodes);
+		if (r.id >= rs->next_id)
+			rs->next_id = r.id + 1;
+		rs->v = xgrow(rs->v, sizeof(*rs->v), rs->n + 1, &rs->a);
+		rs->v[rs->n++] = r;
+	}
+	sqlite3_finalize(q);
+	rs->last_update = ctld_now();
+	resv_sched_fill(cd);
+	if (rs->n)
+		info("recovered %u reservations", rs->n);
+}

@@ -1,0 +1,216 @@
+/*
+ * resv_spec: parsing of scontrol's reservation specification and the
+ * names of reservation flags (see resv_spec.h).
+ */
+#include "resv_spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "timefmt.h"
+#include "xalloc.h"
+
+/* In the order Slurm prints them. */
+static const struct {
+	uint32_t bit;
+	const char *name;
+} flag_names[] = {
+	{ RESV_F_MAINT, "MAINT" },
+	{ RESV_F_OVERLAP, "OVERLAP" },
+	{ RESV_F_IGNORE_JOBS, "IGNORE_JOBS" },
+	{ RESV_F_DAILY, "DAILY" },
+	{ RESV_F_WEEKDAY, "WEEKDAY" },
+	{ RESV_F_WEEKEND, "WEEKEND" },
+	{ RESV_F_WEEKLY, "WEEKLY" },
+	{ RESV_F_SPEC_NODES, "SPEC_NODES" },
+};
+#define NFLAGS (sizeof(flag_names) / sizeof(flag_names[0]))
+
+int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear)
+{
+	*set = *clear = 0;
+	if (!s)
+		return -1;
+	const char *p = s;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		int neg = 0;
+		if (n && *p == '-') {
+			neg = 1;
+			p++;
+			n--;
+		}
+		uint32_t bit = 0;
+		/* SPEC_NODES is the controller's to set (Nodes= named) */
+		for (size_t i = 0; i < NFLAGS && n; i++)
+			if (flag_names[i].bit != RESV_F_SPEC_NODES &&
+			    strlen(flag_names[i].name) == n && !strncasecmp(p, flag_names[i].name, n))
+				bit = flag_names[i].bit;
+		if (!bit)
+			return -1;
+		if (neg)
+			*clear |= bit;
+		else
+			*set |= bit;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+void resv_flags_fmt(uint32_t flags, char *buf, size_t len)
+{
+	size_t off = 0;
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NFLAGS; i++) {
+		if (!(flags & flag_names[i].bit))
+			continue;
+		int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", flag_names[i].name);
+		if (w < 0 || (size_t)w >= len - off)
+			return;
+		off += (size_t)w;
+	}
+}
+
+int64_t resv_next_start(int64_t start, uint32_t flags)
+{
+	if (flags & RESV_F_WEEKLY)
+		return start + 7 * 86400;
+	if (!(flags & (RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND)))
+		return start;
+	/* Day by day in local time (mktime keeps the time of day across a
+	 * change of DST), until a day of the wanted kind. */
+	time_t t = (time_t)start;
+	struct tm tm;
+	if (!localtime_r(&t, &tm))
+		return start + 86400;
+	for (int i = 0; i < 7; i++) {
+		tm.tm_mday++;
+		tm.tm_isdst = -1;
+		time_t n = mktime(&tm);
+		struct tm chk;
+		if (n == (time_t)-1 || !localtime_r(&n, &chk))
+			return start + 86400;
+		int weekend = chk.tm_wday == 0 || chk.tm_wday == 6;
+		if ((flags & RESV_F_DAILY) || ((flags & RESV_F_WEEKDAY) && !weekend) ||
+		    ((flags & RESV_F_WEEKEND) && weekend))
+			return (int64_t)n;
+		tm = chk;
+	}
+	return start + 86400;
+}
+
+/* Slurm's scontrol takes a keyword abbreviated down to min letters. */
+static int key_is(const char *k, size_t n, const char *name, size_t min)
+{
+	return n >= min && n <= strlen(name) && !strncasecmp(k, name, n);
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, time_t now,
+		    char **err, char **timerr)
+{
+	memset(m, 0, sizeof(*m));
+	m->op = op;
+	m->duration = TIME_NO_VAL;
+	*err = NULL;
+	if (timerr)
+		*timerr = NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *eq = strchr(a, '=');
+		if (!eq) {
+			*err = xasprintf("Unknown parameter %s", a);
+			return -1;
+		}
+		size_t n = (size_t)(eq - a);
+		const char *v = eq + 1;
+		if (key_is(a, n, "ReservationName", 3)) {
+			set_str(&m->name, v);
+		} else if (key_is(a, n, "StartTime", 1)) {
+			time_t t;
+			if (time_abs_parse(v, now, &t)) {
+				if (timerr)
+					*timerr = xasprintf("Invalid time specification (pos=0): %s", v);
+				*err = xasprintf("Invalid start time %s", a);
+				return -1;
+			}
+			m->start_time = (int64_t)t;
+		} else if (key_is(a, n, "EndTime", 1)) {
+			time_t t;
+			if (time_abs_parse(v, now, &t)) {
+				if (timerr)
+					*timerr = xasprintf("Invalid time specification (pos=0): %s", v);
+				*err = xasprintf("Invalid end time %s", a);
+				return -1;
+			}
+			m->end_time = (int64_t)t;
+		} else if (key_is(a, n, "Duration", 3)) {
+			uint32_t mins;
+			if (time_limit_parse(v, &mins)) {
+				*err = xasprintf("Invalid duration %s", a);
+				return -1;
+			}
+			m->duration = mins;
+		} else if (key_is(a, n, "Nodes", 5)) {
+			set_str(&m->nodes, v);
+		} else if (key_is(a, n, "NodeCnt", 5) || key_is(a, n, "NodeCount", 5)) {
+			char *e;
+			unsigned long c = strtoul(v, &e, 10);
+			if (!*v || *e || c == 0 || c > 1000000) {
+				*err = xasprintf("Invalid node count %s", a);
+				return -1;
+			}
+			m->node_cnt = (uint32_t)c;
+		} else if (key_is(a, n, "PartitionName", 9) || (n == 9 && !strncasecmp(a, "Partition", 9))) {
+			set_str(&m->partition, v);
+		} else if (key_is(a, n, "Features", 2)) {
+			set_str(&m->features, v);
+		} else if (key_is(a, n, "Users", 1)) {
+			set_str(&m->users, v);
+		} else if (key_is(a, n, "Accounts", 1)) {
+			set_str(&m->accounts, v);
+		} else if (key_is(a, n, "Flags", 2)) {
+			uint32_t s, c;
+			if (resv_flags_parse(v, &s, &c)) {
+				*err = xasprintf("Error parsing flags %s", v);
+				return -1;
+			}
+			m->flags_set |= s;
+			m->flags_clear |= c;
+		} else {
+			*err = xasprintf("Unknown parameter %s", a);
+			return -1;
+		}
+	}
+	if (op == RESV_OP_CREATE) {
+		if ((!m->users || !*m->users) && (!m->accounts || !*m->accounts)) {
+			*err = xstrdup("Either Users/Groups and/or Accounts must be specified");
+			return -1;
+		}
+		if (!m->start_time) {
+			*err = xstrdup("A start time must be given");
+			return -1;
+		}
+		if (!m->end_time && m->duration == TIME_NO_VAL) {
+			*err = xstrdup("An end time or duration must be given");
+			return -1;
+		}
+		if (m->end_time && m->start_time > m->end_time) {
+			*err = xstrdup("Start time cannot be after end time");
+			return -1;
+		}
+	}
+	return 0;
+}

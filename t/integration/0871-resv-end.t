@@ -1,0 +1,56 @@
+#!/bin/bash
+test_description='advance reservations: the end of one (jobs held), repeating ones roll on, scancel --reservation, sacct Reservation'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib.sh"
+
+test_expect_success 'cluster starts' '
+	cluster_start 2
+'
+
+resv_gone() { ! scontrol show res "$1" >/dev/null 2>&1; }
+resv_moved() { scontrol show res "$1" >moved && ! grep -q "StartTime=$2 " moved; }
+
+test_expect_success 'scancel --reservation cancels only the jobs in it' '
+	scontrol create reservation ReservationName=r1 StartTime=now+1hour Duration=60 Nodes=comp001 Users=root >out &&
+	a=$(sbatch --parsable -H --reservation=r1 -o /dev/null --wrap=true) &&
+	b=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	scancel --reservation=r1 &&
+	wait_job_state $a CANCELLED &&
+	test_job_state $b PENDING &&
+	scancel $b &&
+	sacct -n -X -P -j $a -o JobID,Reservation >out &&
+	echo "$a|r1" >expect && test_cmp expect out &&
+	scontrol delete reservation r1
+'
+
+test_expect_success 'a reservation that ends is removed; its pending jobs lose it and are held' '
+	scontrol create reservation ReservationName=short StartTime=now EndTime=now+4 Nodes=comp001 Users=root >out &&
+	id=$(sbatch --parsable --begin=now+1hour --reservation=short -o /dev/null --wrap=true) &&
+	test "$(job_field $id Reservation)" = short &&
+	wait_for 20 resv_gone short &&
+	wait_for 10 test_reason $id JobHeldAdmin &&
+	scontrol show job $id >out && ! grep -q "Reservation=" out &&
+	scontrol show res >out && echo "No reservations in the system" >expect && test_cmp expect out &&
+	scancel $id
+'
+
+test_expect_success 'a DAILY one rolls to the next day instead' '
+	scontrol create reservation ReservationName=daily StartTime=now EndTime=now+4 Nodes=comp002 Users=root Flags=DAILY >out &&
+	start=$(scontrol show res daily | sed -n "s/.*StartTime=\([^ ]*\).*/\1/p") &&
+	wait_for 20 resv_moved daily "$start" &&
+	next=$(scontrol show res daily | sed -n "s/.*StartTime=\([^ ]*\).*/\1/p") &&
+	test "$(date -d "$next" +%s)" = "$(( $(date -d "$start" +%s) + 86400 ))" &&
+	sqlite3 "$CL/state/sluice.db" "SELECT count(*) FROM acct_resv WHERE name = '\''daily'\''" >out &&
+	echo 2 >expect && test_cmp expect out &&
+	scontrol delete reservation daily
+'
+
+test_expect_success 'sdiag counts the reservation RPCs under Slurm names' '
+	sdiag >out &&
+	grep -q "REQUEST_CREATE_RESERVATION  *( 3006) count:[1-9]" out &&
+	grep -q "REQUEST_DELETE_RESERVATION  *( 3008) count:[1-9]" out &&
+	grep -q "REQUEST_RESERVATION_INFO  *( 2024) count:[1-9]" out
+'
+
+test_done
