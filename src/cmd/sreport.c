@@ -1005,6 +1005,12 @@ static int resv_util(rep_t *r, const char *tres, const char *names, const char *
 				continue;       /* not a TRES of this reservation */
 			if (own < 0)
 				own = (int)t;
+			/* only the TRES a Slurm reservation holds: cpu,
+			 * licenses, burst buffers (the records list every TRES
+			 * of the nodes) */
+			if (!(tl[own] == 3 && !strncmp(tn[own], "cpu", 3)) &&
+			    strncmp(tn[own], "license/", 8) && strncmp(tn[own], "bb/", 3))
+				continue;
 			snprintf(name, sizeof(name), "%.*s", (int)tl[own], tn[own]);
 			double count = tres_val(x->tres, name);
 			if (count < 0)

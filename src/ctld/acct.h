@@ -318,11 +318,12 @@ void acct_rollup_committed(struct ctld *cd);
  * cut to Idle and taken from it. */
 void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
 			    double reported, double *idle);
-/* The reservations' share of the hour [hs, he) (LIM_TRES_* order), as
- * Slurm's rollup: pdown, the TRES-seconds of the MAINT ones (not
- * IGNORE_JOBS); adj, what Allocated gains: the reserved time of the
- * others (not IGNORE_JOBS) less their jobs' time, less the time of the
- * jobs in MAINT ones. From the acct_resv and acct_job records. */
+/* The reservations' share of the hour [hs, he) (LIM_TRES_* order, cpu
+ * only, as Slurm's reservations hold), as Slurm's rollup: pdown, the
+ * CPU-seconds of the MAINT ones (not IGNORE_JOBS); adj, what Allocated
+ * gains: the reserved time of the others (not IGNORE_JOBS) less their
+ * jobs' time, less the time of the jobs in MAINT ones. From the acct_resv
+ * and acct_job records. */
 void acct_rollup_resv(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N],
 		      double adj[LIM_TRES_N]);
 

@@ -570,7 +570,8 @@ static void resv_jobs(sqlite3 *db, const char *name, int64_t from, int64_t a, in
  * other one's TRES x its time is Allocated whether jobs use it or not
  * (adj: the reserved time less that of its jobs, which the steps already
  * counted). IGNORE_JOBS ones count nothing, their jobs as any job. Only
- * the TRES a reservation holds (Slurm's hold cpu). */
+ * CPUs, as Slurm, whose reservations hold cpu alone: the records list
+ * every TRES of their nodes, the other TRES stay the jobs'. */
 void acct_rollup_resv(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N],
 		      double adj[LIM_TRES_N])
 {
@@ -601,7 +602,9 @@ void acct_rollup_resv(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES
 			  in);
 		int maint = has_flag(flags, "MAINT");
 		for (int k = 0; k < LIM_TRES_N; k++) {
-			if (!held[k])
+			/* Slurm's reservations hold cpu (the records list all
+			 * the TRES of their nodes): the other TRES stay the jobs' */
+			if (k != LIM_TRES_CPU || !held[k])
 				continue;
 			double reserved = held[k] * (double)(b - a);
 			if (maint) {

@@ -9,7 +9,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 # migrate_acct_resv in state_db.c), with the data of the capture from
 # real Slurm (t/compat/sreport_reservation_Utilization*.txt): rr_x on
 # comp[001-002] (128 CPUs) for 30 min, a job of 1 CPU for 30 s and one of
-# 4 CPUs for 20 s. Times print in local time: UTC as in the capture.
+# 4 CPUs for 20 s. The record lists every TRES of its nodes, as the
+# controller writes it; a Slurm reservation holds cpu alone, and the report
+# shows only that. Times print in local time: UTC as in the capture.
 command -v sqlite3 >/dev/null && test_set_prereq SQLITE3
 export TZ=UTC
 COMPAT=$SHARNESS_TEST_DIRECTORY/../compat
@@ -25,7 +27,8 @@ db() { sqlite3 -cmd ".timeout 10000" "$CL/state/sluice.db" "$@"; }
 test_expect_success SQLITE3 'cluster, and the records of a reservation and its jobs' '
 	cluster_start 2 &&
 	db "INSERT INTO acct_resv(resv_id, time_start, time_end, name, nodelist, node_count, tres,
-	    flags, users) VALUES(10, $T0, $T0 + 1800, \"rr_x\", \"comp[001-002]\", 2, \"cpu=128\",
+	    flags, users) VALUES(10, $T0, $T0 + 1800, \"rr_x\", \"comp[001-002]\", 2,
+	    \"cpu=128,mem=1024000M,node=2,billing=128,gres/gpu=16\",
 	    \"SPEC_NODES\", \"root\");
 	    INSERT INTO acct_job(job_id, reservation, submit, start, end, alloc_tres) VALUES
 	    (9005, \"rr_x\", $T0, $T0 + 2, $T0 + 32, \"billing=1,cpu=1,mem=1G,node=1\"),
@@ -57,9 +60,11 @@ test_expect_success SQLITE3 'format= with every field (associations are ids; "Id
 	test_cmp want out
 '
 
-test_expect_success SQLITE3 'a TRES it does not hold: no rows; an unknown field: error' '
+test_expect_success SQLITE3 'a TRES Slurm reservations do not hold: no rows; an unknown field: error' '
 	sreport -T mem reservation utilization names=rr_x $RANGE >out &&
 	expect sreport_reservation_Utilization_mem.txt >want && test_cmp want out &&
+	sreport -n -T gres/gpu,node,billing reservation utilization names=rr_x $RANGE >out &&
+	test_must_be_empty out &&
 	test_expect_code 1 sreport reservation utilization names=rr_x format=bogus $RANGE >out 2>err &&
 	echo " Unknown field '"'"'bogus'"'"'" >want && test_cmp want err &&
 	test "$(sed -n 6,7p out)" = "$(printf "\n")"

@@ -191,27 +191,28 @@ int main(void)
 	strbuf_release(&plan);
 
 	/* PLND Down of the hour [h, h + 3600), by hand: A (MAINT) 900 s of
-	 * 128 CPUs and 2 nodes; D (MAINT) 600 s of 2 GB and 8 GPUs; B
-	 * (IGNORE_JOBS too), C (no MAINT), E (deleted), G (before) nothing */
+	 * 128 CPUs; D (MAINT) 600 s of 64 CPUs; B (IGNORE_JOBS too), C (no
+	 * MAINT), E (deleted), G (before) nothing; only CPUs, as Slurm's
+	 * reservations hold (the records list every TRES of their nodes) */
 	long h = 1800000000;
 	resv(40, h - 600, h + 900, "A", "comp[001-002]", "cpu=128,node=2", "MAINT,SPEC_NODES", NULL, 0);
 	resv(41, h, h + 3600, "B", "comp[001-032]", "cpu=2048", "MAINT,IGNORE_JOBS", NULL, 0);
-	resv(42, h, h + 3600, "C", "comp003", "cpu=64", "SPEC_NODES", NULL, 0);
-	resv(43, h + 3000, h + 3700, "D", "comp004", "mem=2G,gres/gpu=8", "MAINT", NULL, 0);
+	resv(42, h, h + 3600, "C", "comp003", "cpu=64,mem=512000M", "SPEC_NODES", NULL, 0);
+	resv(43, h + 3000, h + 3700, "D", "comp004", "cpu=64,mem=2G,gres/gpu=8", "MAINT", NULL, 0);
 	resv(44, h, h + 3600, "E", "comp005", "cpu=64", "MAINT", NULL, 1);
 	resv(45, h - 3600, h, "G", "comp006", "cpu=64", "MAINT", NULL, 0);
 	double pd[LIM_TRES_N], adj[LIM_TRES_N];
 	acct_rollup_resv(db, h, h + 3600, pd, adj);
-	ok(pd[LIM_TRES_CPU] == 128.0 * 900, "PLND Down cpu: 128 x 900 s (%.0f)", pd[LIM_TRES_CPU]);
-	ok(pd[LIM_TRES_NODE] == 2.0 * 900, "node: 2 x 900 s (%.0f)", pd[LIM_TRES_NODE]);
-	ok(pd[LIM_TRES_MEM] == 2048.0 * 600, "mem in MB: 2048 x 600 s (%.0f)", pd[LIM_TRES_MEM]);
-	ok(pd[LIM_TRES_GPU] == 8.0 * 600, "gres/gpu: 8 x 600 s (%.0f)", pd[LIM_TRES_GPU]);
-	ok(pd[LIM_TRES_BILLING] == 0, "a TRES none holds: 0");
+	ok(pd[LIM_TRES_CPU] == 128.0 * 900 + 64.0 * 600, "PLND Down cpu: 128 x 900 s + 64 x 600 s (%.0f)",
+	   pd[LIM_TRES_CPU]);
+	ok(pd[LIM_TRES_NODE] == 0 && pd[LIM_TRES_MEM] == 0 && pd[LIM_TRES_GPU] == 0 &&
+	   pd[LIM_TRES_BILLING] == 0, "no other TRES: Slurm's reservations hold cpu only");
 	ok(adj[LIM_TRES_CPU] == 64.0 * 3600 && adj[LIM_TRES_MEM] == 0,
 	   "Allocated gains C's idle reserved time, not the MAINT or IGNORE_JOBS ones' (%.0f)",
 	   adj[LIM_TRES_CPU]);
 	acct_rollup_resv(db, h + 3600, h + 7200, pd, adj);
-	ok(pd[LIM_TRES_CPU] == 0 && pd[LIM_TRES_MEM] == 2048.0 * 100, "the next hour: D's last 100 s only");
+	ok(pd[LIM_TRES_CPU] == 64.0 * 100, "the next hour: D's last 100 s only (%.0f)", pd[LIM_TRES_CPU]);
+
 	/* Slurm 22.05's hour 21:00 of 2026-12-01 (t/compat/
 	 * sacctmgr_show_reservation_pdown.txt, sreport_cluster_Utilization_
 	 * pdown.txt, sacct_reservation_jobs_pdown.txt): PLND Down 102016
