@@ -82,6 +82,14 @@ MR="start=$START end=$(date +%Y-%m-01T00:00)"
 echo "sluice_sreport_util_months_ms=$(median5 sreport cluster Utilization $MR)"
 echo "sluice_sreport_acct_by_user_months_ms=$(median5 sreport cluster AccountUtilizationByUser $MR)"
 echo "sluice_sreport_user_by_acct_months_ms=$(median5 sreport cluster UserUtilizationByAccount $MR)"
+# sshare -a end to end on the tree Slurm gets below: an account with
+# 1,000 users, made with sacctmgr as an admin would
+users=$(seq -f 'a5u%04g' 1 1000 | paste -sd,)
+sacctmgr -i add account a5bench >/dev/null 2>&1
+sacctmgr -i add user "$users" account=a5bench >/dev/null 2>&1
+echo "sluice_sshare_users=$(sshare -a -n -P | grep -c '|a5u')"
+echo "sluice_sshare_a_ms=$(median5 sshare -a)"
+echo "sluice_sshare_al_ms=$(median5 sshare -a -l)"
 echo "sluice_sreport_top_months_ms=$(median5 sreport user TopUsage $MR)"
 cluster_stop >/dev/null 2>&1
 
@@ -90,6 +98,8 @@ make -s -C "$here/.." BUILD="$SLUICE_BUILD" "$SLUICE_BUILD/bench/sshare_tree" >/
 
 if [ -r /tmp/realslurm/env.sh ]; then
 	(
+	# Slurm's commands, not this build's (which come first on PATH above)
+	PATH=$(echo "$PATH" | tr : '\n' | grep -vxF "$SLUICE_BUILD/bin" | paste -sd:)
 	. /tmp/realslurm/env.sh
 	cd /tmp || exit 1
 	echo "slurm_sreport_util_year_ms=$(median5 sreport cluster Utilization start=$START end=now)"

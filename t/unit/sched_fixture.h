@@ -100,4 +100,32 @@ static inline sched_alloc_t fixture_run1(sched_t *s, sched_job_t j, uint32_t *re
 	return a;
 }
 
+/* A running job holding whole nodes [first, first+cnt) of s until end
+ * (committed to s's node state), for backfill's plan: pass &rj->r in
+ * sched_t.running. */
+typedef struct fixture_run {
+	sched_alloc_t a;
+	sched_running_t r;
+} run_t;
+
+static inline void run_on(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, int64_t end)
+{
+	memset(rj, 0, sizeof(*rj));
+	rj->a.nnodes = cnt;
+	rj->a.nodes = xmalloc(cnt * sizeof(uint32_t));
+	rj->a.cpus = xmalloc(cnt * sizeof(uint32_t));
+	rj->a.mem = xcalloc(cnt, sizeof(uint64_t));
+	rj->a.gpus = xcalloc(cnt, sizeof(uint64_t));
+	rj->a.tasks = xmalloc(cnt * sizeof(uint32_t));
+	for (uint32_t i = 0; i < cnt; i++) {
+		rj->a.nodes[i] = first + i;
+		rj->a.cpus[i] = s->nodes[first + i].cpus;
+		rj->a.tasks[i] = 1;
+	}
+	sched_alloc_commit(s, &rj->a);
+	rj->r.alloc = &rj->a;
+	rj->r.end_time = end;
+	rj->r.assoc = rj->r.qos = -1;
+}
+
 #endif

@@ -49,31 +49,6 @@ static sched_job_t job(uint32_t id, uint32_t prio, uint32_t nodes, uint32_t cpus
 	return j;
 }
 
-/* A running job holding whole nodes [first, first+cnt) until end. */
-typedef struct run {
-	sched_alloc_t a;
-	sched_running_t r;
-} run_t;
-
-static void run_on(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, int64_t end)
-{
-	memset(rj, 0, sizeof(*rj));
-	rj->a.nnodes = cnt;
-	rj->a.nodes = xmalloc(cnt * sizeof(uint32_t));
-	rj->a.cpus = xmalloc(cnt * sizeof(uint32_t));
-	rj->a.mem = xcalloc(cnt, sizeof(uint64_t));
-	rj->a.gpus = xcalloc(cnt, sizeof(uint64_t));
-	rj->a.tasks = xmalloc(cnt * sizeof(uint32_t));
-	for (uint32_t i = 0; i < cnt; i++) {
-		rj->a.nodes[i] = first + i;
-		rj->a.cpus[i] = s->nodes[first + i].cpus;
-		rj->a.tasks[i] = 1;
-	}
-	sched_alloc_commit(s, &rj->a);
-	rj->r.alloc = &rj->a;
-	rj->r.end_time = end;
-}
-
 static sched_decision_t *pass(sched_t *s, sched_job_t *jobs, uint32_t n)
 {
 	sched_decision_t *d, *byjob = xcalloc(n, sizeof(*byjob));

@@ -69,31 +69,6 @@ static void resv(sched_resv_t *rv, uint32_t *nodes, uint32_t first, uint32_t cnt
 	rv->flags = flags;
 }
 
-typedef struct run {
-	sched_alloc_t a;
-	sched_running_t r;
-} run_t;
-
-static void run_on(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, int64_t end)
-{
-	memset(rj, 0, sizeof(*rj));
-	rj->a.nnodes = cnt;
-	rj->a.nodes = xmalloc(cnt * sizeof(uint32_t));
-	rj->a.cpus = xmalloc(cnt * sizeof(uint32_t));
-	rj->a.mem = xcalloc(cnt, sizeof(uint64_t));
-	rj->a.gpus = xcalloc(cnt, sizeof(uint64_t));
-	rj->a.tasks = xmalloc(cnt * sizeof(uint32_t));
-	for (uint32_t i = 0; i < cnt; i++) {
-		rj->a.nodes[i] = first + i;
-		rj->a.cpus[i] = s->nodes[first + i].cpus;
-		rj->a.tasks[i] = 1;
-	}
-	sched_alloc_commit(s, &rj->a);
-	rj->r.alloc = &rj->a;
-	rj->r.end_time = end;
-	rj->r.start_time = NOW - 60;
-	rj->r.assoc = rj->r.qos = -1;
-}
 
 /* Decisions indexed by job. */
 static sched_decision_t *pass(sched_t *s, sched_job_t *jobs, uint32_t n)
@@ -397,6 +372,7 @@ static void test_preempt(void)
 	s->preempt_mode = LIM_PREEMPT_CANCEL;
 	run_t rj;
 	run_on(s, &rj, 1, 1, NOW + 6000);
+	rj.r.start_time = NOW - 60;
 	rj.r.qos = 1;
 	rj.r.job_id = 9;
 	s->running = &rj.r;
