@@ -221,6 +221,10 @@ static resv_t *resv_find(struct ctld *cd, const char *name, uint32_t *pos)
 static void resv_changed(struct ctld *cd, int64_t now)
 {
 	struct resv_state *rs = st(cd);
+	/* the core's mirror borrows the nodes and names: renew it now, so
+	 * that no check outside a pass (submission, sluice why) sees a
+	 * reservation that is gone */
+	resv_sched_fill(cd);
 	rs->flags_at = 0;
 	rs->last_update = now;
 	cd->last_node_update = now;
@@ -772,10 +776,13 @@ void resv_sched_fill(struct ctld *cd)
 	cd->sched.nresvs = rs->n;
 }
 
-uint32_t resv_sched_index(const struct ctld *cd, const char *name)
+uint32_t resv_sched_index(struct ctld *cd, const char *name)
 {
 	if (!name || !*name || !cd->resv)
 		return 0;
+	/* sched_glue_build (a reconfigure) starts cd->sched afresh */
+	if (cd->sched.resvs != cd->resv->sr || cd->sched.nresvs != cd->resv->n)
+		resv_sched_fill(cd);
 	for (uint32_t i = 0; i < cd->resv->n; i++)
 		if (!strcmp(cd->resv->v[i].name, name))
 			return i + 1;
@@ -855,6 +862,7 @@ void resv_load(struct ctld *cd)
 	}
 	sqlite3_finalize(q);
 	rs->last_update = ctld_now();
+	resv_sched_fill(cd);
 	if (rs->n)
 		info("recovered %u reservations", rs->n);
 }

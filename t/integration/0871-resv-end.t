@@ -25,14 +25,16 @@ test_expect_success 'scancel --reservation cancels only the jobs in it' '
 '
 
 test_expect_success 'a reservation that ends is removed; its pending jobs lose it and are held' '
-	scontrol create reservation ReservationName=short StartTime=now EndTime=now+4 Nodes=comp001 Users=root >out &&
-	id=$(sbatch --parsable --begin=now+1hour --reservation=short -o /dev/null --wrap=true) &&
+	b=$(sbatch --parsable -w comp001 --exclusive -o /dev/null --wrap="sleep 300") &&
+	wait_job_state $b RUNNING &&
+	scontrol create reservation ReservationName=short StartTime=now EndTime=now+4 Nodes=comp001 Users=root Flags=IGNORE_JOBS >out &&
+	id=$(sbatch --parsable -w comp001 -t 1 --reservation=short -o /dev/null --wrap=true) &&
 	test "$(job_field $id Reservation)" = short &&
 	wait_for 20 resv_gone short &&
 	wait_for 10 test_reason $id JobHeldAdmin &&
 	scontrol show job $id >out && ! grep -q "Reservation=" out &&
 	scontrol show res >out && echo "No reservations in the system" >expect && test_cmp expect out &&
-	scancel $id
+	scancel $id $b
 '
 
 test_expect_success 'a DAILY one rolls to the next day instead' '
