@@ -51,6 +51,12 @@ void resv_sched_fill(struct ctld *cd);
  * if cd->sched was rebuilt since. */
 uint32_t resv_sched_index(struct ctld *cd, const char *name);
 
+/* After a reconfigure swapped in new node records (old: the previous
+ * ones, still readable): the reservations' node indexes follow the
+ * names; a node no longer configured leaves its reservations. */
+struct node;
+void resv_nodes_remap(struct ctld *cd, const struct node *old, uint32_t nold);
+
 /* NODE_FLAG_RESERVED (| NODE_FLAG_MAINT) while node idx is in an active
  * reservation, else 0. */
 uint32_t resv_node_flags(const struct ctld *cd, uint32_t idx);

@@ -55,4 +55,17 @@ test_expect_success 'sdiag counts the reservation RPCs under Slurm names' '
 	grep -q "REQUEST_RESERVATION_INFO  *( 2024) count:[1-9]" out
 '
 
+test_expect_success 'a reconfigure that renumbers the nodes keeps each reservation on its nodes' '
+	scontrol create reservation ReservationName=keep StartTime=now Duration=60 Nodes=comp002 Users=root >out &&
+	sed -i "/^NodeName=comp001 /d; s/comp\[001-002\]/comp002/g" "$CL/etc/slurm.conf" &&
+	printf "AutoDetect=off\nNodeName=comp002 Name=gpu Type=h100 Count=8\n" >"$CL/etc/gres.conf" &&
+	echo "SwitchName=leaf2 Nodes=comp002" >"$CL/etc/topology.conf" &&
+	scontrol reconfigure &&
+	scontrol show res keep | grep -q "Nodes=comp002 NodeCnt=1 " &&
+	scontrol show node comp002 | grep -q "State=IDLE+RESERVED " &&
+	ctld_kill9 && ctld_start &&
+	scontrol show res keep | grep -q "Nodes=comp002 NodeCnt=1 " &&
+	scontrol delete reservation keep
+'
+
 test_done
