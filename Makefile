@@ -1,7 +1,8 @@
 # Sluice build. `make` builds build/sluice and the Slurm command links in
 # build/bin; `make up` starts a local cluster; `make check` runs every test.
 # BUILD=dir selects the output directory (several builds can coexist);
-# SAN=1 builds with ASan+UBSan.
+# SAN=1 builds with ASan+UBSan. NORECORDS=1 builds a controller that writes
+# no accounting records (for bench/acct_cost.sh only: BUILD=build-norec).
 
 BUILD ?= build
 CC ?= cc
@@ -13,6 +14,9 @@ ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	-Wno-format-truncation # gcc 12 false positive on vsnprintf(NULL, 0) under ASan
 LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(NORECORDS),1)
+CPPFLAGS += -DSLUICE_BENCH_NO_RECORDS
 endif
 CPPFLAGS += -Isrc -Isrc/lib -MMD -MP
 LDLIBS := -lsqlite3 -lmunge -lnettle -lcrypto -ljansson -lm

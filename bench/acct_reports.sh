@@ -12,8 +12,8 @@
 # the tree of 1,000 users needs sacctmgr to be built end to end).
 #
 # Slurm: `sreport cluster Utilization` over the same year on its own
-# database (whatever rollups it has: it cannot be loaded with a year here
-# without touching the shared cluster's tables), and `sshare -a` after
+# database (whatever rollups it has; bench/acct_reports_slurm.sh loads the
+# same year into a private slurmdbd instead), and `sshare -a` after
 # adding an account a5bench with 1,000 users a5u0001.. (removed at the end).
 #
 # Usage: SLUICE_BUILD=$PWD/build bench/acct_reports.sh
@@ -76,6 +76,13 @@ echo "sluice_rollup_rows=$rows"
 echo "sluice_sreport_util_year_ms=$(median5 sreport cluster Utilization start=$START end=now)"
 echo "sluice_sreport_acct_by_user_year_ms=$(median5 sreport cluster AccountUtilizationByUser start=$START end=now)"
 echo "sluice_sreport_top_year_ms=$(median5 sreport user TopUsage start=$START end=now)"
+# whole months (a year to this month's first day), the range of
+# bench/acct_reports_slurm.sh: Slurm 22.05 at the same data
+MR="start=$START end=$(date +%Y-%m-01T00:00)"
+echo "sluice_sreport_util_months_ms=$(median5 sreport cluster Utilization $MR)"
+echo "sluice_sreport_acct_by_user_months_ms=$(median5 sreport cluster AccountUtilizationByUser $MR)"
+echo "sluice_sreport_user_by_acct_months_ms=$(median5 sreport cluster UserUtilizationByAccount $MR)"
+echo "sluice_sreport_top_months_ms=$(median5 sreport user TopUsage $MR)"
 cluster_stop >/dev/null 2>&1
 
 make -s -C "$here/.." BUILD="$SLUICE_BUILD" "$SLUICE_BUILD/bench/sshare_tree" >/dev/null 2>&1 &&

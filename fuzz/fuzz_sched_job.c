@@ -3,10 +3,13 @@
  * the scheduler core parse and decide: the --constraint expression (plain
  * and/or, matching OR "[a|b]", counts "a*2"), the job's shape (nodes,
  * tasks, CPUs, memory, GPUs, exclusive, oversubscribe, contiguous), and
- * the SchedulerParameters / SelectTypeParameters strings. The input is
- * 16 bytes of numbers, then the constraint text, a NUL, and a parameter
- * string. Every path must end without a crash, leak or sanitizer report,
- * and a started job's allocation must fit its nodes.
+ * the SchedulerParameters / SelectTypeParameters strings, and up to 3
+ * advance reservations (active, future, infinite, MAINT) the job may be
+ * in. The input is 16 bytes of numbers, then the constraint text, a NUL,
+ * and a parameter string. Every path must end without a crash, leak or
+ * sanitizer report, a started job's allocation must fit its nodes, and
+ * a started job never holds a node a reservation keeps from it (nor, in
+ * one, a node outside it).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -105,6 +108,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		j[k].wait4switch = v[13];
 		j[k].submit_time = 1000;
 	}
+	/* Reservations from the bits the numbers above leave unused. */
+	sched_resv_t rv[3];
+	uint32_t rn[3][NN];
+	uint32_t nrv = (v[15] >> 1) & 3;
+	for (uint32_t r = 0; r < nrv; r++) {
+		uint32_t first = ((v[12] >> 2) + 3 * r) % NN, cnt = 1 + ((v[15] >> 3) + r) % 4;
+		memset(&rv[r], 0, sizeof(rv[r]));
+		rv[r].name = "rs_fuzz";
+		rv[r].nnodes = 0;
+		for (uint32_t i = 0; i < cnt; i++)
+			rn[r][rv[r].nnodes++] = (first + i) % NN;
+		rv[r].nodes = rn[r];
+		rv[r].start = 100000 + ((int64_t)(v[13] % 7) - 3) * 600 * (r + 1);
+		rv[r].end = (v[15] >> 7) && r == 0 ? INT64_MAX : rv[r].start + 600 * (1 + v[10] % 5);
+		rv[r].flags = r & 1 ? SCHED_RESV_F_MAINT : 0;
+	}
+	s.resvs = nrv ? rv : NULL;
+	s.nresvs = nrv;
+	j[1].resv = (v[12] >> 4) & 3;      /* may be out of range: never runs */
 	(void)sched_job_validate(&s, &j[1]);
 	(void)sched_job_refusal_detail(&s, &j[1]);
 	s.run_backfill = 1;
@@ -113,12 +135,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint32_t k = 0; k < 2; k++) {
 		if (!d[k].start)
 			continue;
+		const sched_job_t *jj = &j[d[k].job_index];
 		const sched_alloc_t *a = &d[k].alloc;
-		for (uint32_t i = 0; i < a->nnodes; i++)
+		int64_t end = 100000 + (int64_t)jj->time_limit * 60;
+		for (uint32_t i = 0; i < a->nnodes; i++) {
 			if (a->nodes[i] >= NN || a->cpus[i] > s.nodes[a->nodes[i]].cpus ||
 			    a->mem[i] > s.nodes[a->nodes[i]].mem)
 				abort();
+			for (uint32_t r = 0; r < nrv; r++) {
+				int in = 0;
+				for (uint32_t q = 0; q < rv[r].nnodes; q++)
+					in |= rv[r].nodes[q] == a->nodes[i];
+				if (jj->resv == r + 1 ? !in || 100000 < rv[r].start || 100000 >= rv[r].end
+				    : in && 100000 < rv[r].end && end > rv[r].start)
+					abort();
+			}
+		}
 	}
+	sched_alloc_t wr;
+	int64_t wt = sched_will_run(&s, j, 1, &j[1], 100000, &wr);
+	if (wt != INT64_MAX && wt < 100000)
+		abort();
+	sched_alloc_free(&wr);
 	for (uint32_t k = 0; k < 2; k++)
 		if (d[k].start)
 			sched_alloc_release(&s, &d[k].alloc);

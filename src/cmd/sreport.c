@@ -3,7 +3,8 @@
  * them (../shared/compat/slurm-22.05/sreport_*): cluster Utilization,
  * cluster AccountUtilizationByUser (and Tree), cluster
  * UserUtilizationByAccount, user TopUsage, job SizesByAccount (from
- * the job records, not the rollups).
+ * the job records, not the rollups), reservation Utilization (from the
+ * reservation and job records: report=resv, acct_sreport_resv.c).
  *
  * The range: start= (default yesterday 00:00) and end= (default today
  * 00:00, no later than now), each at the nearest whole hour as Slurm
@@ -751,6 +752,312 @@ static int job_sizes(rep_t *r, const size_opts_t *o)
 	return 0;
 }
 
+/* ---- reservation Utilization ---- */
+
+/* The fields of reservation Utilization as Slurm names them, each with
+ * the shortest prefix it takes, in Slurm's order of matching (so "Id"
+ * is Idle). */
+enum rf { RF_ALLOC, RF_ASSOCS, RF_CLUSTER, RF_END, RF_FLAGS, RF_IDLE, RF_NAME, RF_NODES, RF_ID,
+	  RF_START, RF_TOTAL, RF_COUNT, RF_TNAME, RF_TTIME };
+
+static const struct rfield {
+	const char *name;   /* as typed */
+	int min;            /* shortest prefix */
+	enum rf f;
+} rfields[] = {
+	{ "Allocated", 2, RF_ALLOC }, { "Associations", 2, RF_ASSOCS }, { "Cluster", 2, RF_CLUSTER },
+	{ "End", 2, RF_END }, { "Flags", 2, RF_FLAGS }, { "Idle", 1, RF_IDLE }, { "Name", 2, RF_NAME },
+	{ "Nodes", 2, RF_NODES }, { "ReservationId", 2, RF_ID }, { "Start", 2, RF_START },
+	{ "TotalTime", 2, RF_TOTAL }, { "TresCount", 5, RF_COUNT }, { "CpuCount", 2, RF_COUNT },
+	{ "count", 2, RF_COUNT }, { "TresName", 5, RF_TNAME }, { "TresTime", 2, RF_TTIME },
+	{ "CpuTime", 5, RF_TTIME },
+};
+
+/* header and width of each field (times: wider with -t ...per) */
+static void rf_head(enum rf f, int per, const char **name, int *w)
+{
+	static const struct { const char *name; int w; } h[] = {
+		[RF_ALLOC] = { "Allocated", 20 }, [RF_ASSOCS] = { "Associations", 15 },
+		[RF_CLUSTER] = { "Cluster", 9 }, [RF_END] = { "End", 19 }, [RF_FLAGS] = { "Flags", 20 },
+		[RF_IDLE] = { "Idle", 20 }, [RF_NAME] = { "Name", 9 }, [RF_NODES] = { "Nodes", 15 },
+		[RF_ID] = { "Id", 8 }, [RF_START] = { "Start", 19 }, [RF_TOTAL] = { "TotalTime", 9 },
+		[RF_COUNT] = { "TRES count", 10 }, [RF_TNAME] = { "TRES Name", 14 },
+		[RF_TTIME] = { "TRES Time", 9 },
+	};
+	*name = h[f].name;
+	*w = h[f].w;
+	if (per && (f == RF_ALLOC || f == RF_IDLE))
+		*w = 29;
+}
+
+/* A string field: cut to the width with a '+' where it is cut, as
+ * Slurm's print_fields does for names; numbers and times are never cut. */
+static void put_rf(rep_t *r, const char *v, int w, int cut, int last)
+{
+	if (!r->parsable && cut && (int)strlen(v) > w) {
+		strbuf_addf(&r->out, "%.*s+ ", w - 1, v);
+		return;
+	}
+	if (r->parsable) {
+		put(r, v, w, last);
+		return;
+	}
+	strbuf_addf(&r->out, "%*s ", w, v);
+}
+
+typedef struct resv_row {
+	const char *id, *name, *nodes, *flags, *assocs, *tres, *alloc;
+	int64_t start, end;
+} resv_row_t;
+
+static int resv_cmp(const void *a, const void *b)
+{
+	const resv_row_t *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The value of name in a "name=value,..." list; -1 if absent. */
+static double tres_val(const char *list, const char *name)
+{
+	size_t l = strlen(name);
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncasecmp(p, name, l) && p[l] == '=')
+			return strtod(p + l + 1, NULL);
+	return -1;
+}
+
+/* Slurm's TRES ids order the rows of a reservation: cpu, mem, energy,
+ * node, billing, fs/disk, vmem, pages, then the rest (gres/...). */
+static int tres_rank(const char *name, size_t len)
+{
+	static const char *const order[] = { "cpu", "mem", "energy", "node", "billing", "fs/disk",
+		"vmem", "pages" };
+	for (int i = 0; i < 8; i++)
+		if (strlen(order[i]) == len && !strncmp(order[i], name, len))
+			return i;
+	return 8;
+}
+
+/* A TRES name Slurm knows (its TRES table: the fixed ones, and gres/,
+ * license/ and bb/ ones), any case. */
+static int tres_known(const char *name)
+{
+	static const char *const fixed[] = { "cpu", "mem", "energy", "node", "billing", "fs/disk",
+		"vmem", "pages" };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcasecmp(name, fixed[i]))
+			return 1;
+	return (!strncasecmp(name, "gres/", 5) && name[5]) || (!strncasecmp(name, "license/", 8) && name[8]) ||
+	       (!strncasecmp(name, "bb/", 3) && name[3]);
+}
+
+static int resv_util(rep_t *r, const char *tres, const char *names, const char *nodes,
+		     const char *format)
+{
+	int rc = 0, per = tf_per(r->tf);
+	/* the TRES asked for: -T's names Slurm knows (others are left out;
+	 * none: fatal, as Slurm), or ALL / no -T: each TRES the reservation
+	 * holds, in Slurm's order */
+	strv_t want = { 0 };
+	if (tres && strcasecmp(tres, "all")) {
+		strv_t given = { 0 };
+		cmd_split(&given, tres);
+		for (uint32_t i = 0; i < given.n; i++)
+			if (tres_known(given.v[i]))
+				strv_push(&want, given.v[i]);
+		strv_free(&given);
+		if (!want.n) {
+			fprintf(stderr, "sreport: fatal: No valid TRES given\n");
+			return 1;
+		}
+	}
+	/* the fields */
+	enum rf f[32];
+	int fw[32], nf = 0;
+	strv_t fl = { 0 };
+	cmd_split(&fl, format && *format ? format : "Cl,name,start,end,TresName,al,i");
+	for (uint32_t i = 0; i < fl.n && nf < 32; i++) {
+		char *o = fl.v[i], *pct = strchr(o, '%');
+		int neww = 0;
+		if (pct) {
+			neww = atoi(pct + 1);
+			*pct = 0;
+		}
+		size_t ol = strlen(o);
+		size_t k;
+		for (k = 0; k < sizeof(rfields) / sizeof(rfields[0]); k++) {
+			size_t m = ol > (size_t)rfields[k].min ? ol : (size_t)rfields[k].min;
+			if (!strncasecmp(rfields[k].name, o, m))
+				break;
+		}
+		if (k == sizeof(rfields) / sizeof(rfields[0])) {
+			fprintf(stderr, " Unknown field '%s'\n", o);
+			rc = 1;
+			continue;
+		}
+		const char *hn;
+		f[nf] = rfields[k].f;
+		rf_head(f[nf], per, &hn, &fw[nf]);
+		if (neww)
+			fw[nf] = neww;
+		nf++;
+	}
+	strv_free(&fl);
+	/* the rows */
+	msg_acct_req_t req = { .op = ACCT_OP_SREPORT };
+	char *a;
+	strv_push(&req.args, "report=resv");
+	a = xasprintf("start=%lld", (long long)r->start);
+	strv_push(&req.args, a);
+	free(a);
+	a = xasprintf("end=%lld", (long long)r->end);
+	strv_push(&req.args, a);
+	free(a);
+	a = xasprintf("names=%s", names ? names : "");
+	strv_push(&req.args, a);
+	free(a);
+	a = xasprintf("nodes=%s", nodes ? nodes : "");
+	strv_push(&req.args, a);
+	free(a);
+	void *reply = NULL;
+	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
+	strv_free(&req.args);
+	if (err) {
+		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
+		strv_free(&want);
+		return 1;
+	}
+	msg_acct_reply_t *m = reply;
+	if (m->rc) {
+		fprintf(stderr, " Problem with reservation query: %s\n",
+			m->msg ? m->msg : slurm_strerror(m->rc));
+		proto_msg_destroy(MSG_ACCT_REPLY, reply);
+		strv_free(&want);
+		return 1;
+	}
+	uint32_t nc = m->cols.n, n = nc >= 9 ? m->cells.n / nc : 0;
+	resv_row_t *rv = xcalloc(n + 1, sizeof(*rv));
+	for (uint32_t i = 0; i < n; i++) {
+		char **c = &m->cells.v[i * nc];
+		rv[i] = (resv_row_t){ c[0], c[1], c[4], c[5], c[6], c[7], c[8], strtoll(c[2], NULL, 10),
+				      strtoll(c[3], NULL, 10) };
+	}
+	qsort(rv, n, sizeof(*rv), resv_cmp);
+	/* banner and header */
+	if (!r->noheader) {
+		char s1[32], s2[32];
+		time_fmt_iso((time_t)r->start, s1, sizeof(s1));
+		time_fmt_iso((time_t)(r->end - 1), s2, sizeof(s2));
+		strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+		strbuf_addf(&r->out, "Reservation Utilization %s - %s\n", s1, s2);
+		strbuf_addf(&r->out, "Usage reported in %s%s\n", r->tf == T_PERCENT ? "" : "TRES ",
+			    tf_unit(r->tf));
+		strbuf_addstr(&r->out, "--------------------------------------------------------------------------------\n");
+		for (int i = 0; i < nf; i++) {
+			const char *hn;
+			int w;
+			rf_head(f[i], per, &hn, &w);
+			put(r, hn, fw[i], i + 1 == nf);
+		}
+		strbuf_addch(&r->out, '\n');
+		if (!r->parsable) {
+			for (int i = 0; i < nf; i++) {
+				for (int k = 0; k < fw[i]; k++)
+					strbuf_addch(&r->out, '-');
+				strbuf_addch(&r->out, ' ');
+			}
+			strbuf_addch(&r->out, '\n');
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const resv_row_t *x = &rv[i];
+		int64_t total = x->end - x->start;
+		if (total <= 0)
+			continue;
+		/* the reservation's TRES names, ordered */
+		const char *tn[32];
+		size_t tl[32];
+		int nt = 0;
+		for (const char *p = x->tres; p && *p && nt < 32; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+			const char *eq = strchr(p, '=');
+			if (!eq)
+				break;
+			tn[nt] = p;
+			tl[nt++] = (size_t)(eq - p);
+		}
+		for (int s = 1; s < nt; s++)    /* insertion sort by rank (stable) */
+			for (int k = s; k > 0 && tres_rank(tn[k], tl[k]) < tres_rank(tn[k - 1], tl[k - 1]); k--) {
+				const char *t0 = tn[k];
+				size_t l0 = tl[k];
+				tn[k] = tn[k - 1], tl[k] = tl[k - 1];
+				tn[k - 1] = t0, tl[k - 1] = l0;
+			}
+		uint32_t nrows = want.n ? want.n : (uint32_t)nt;
+		for (uint32_t t = 0; t < nrows; t++) {
+			char name[64];
+			int own = -1;   /* the reservation's spelling of the name */
+			for (int k = 0; want.n && k < nt; k++)
+				if (strlen(want.v[t]) == tl[k] && !strncasecmp(want.v[t], tn[k], tl[k]))
+					own = k;
+			if (want.n && own < 0)
+				continue;       /* not a TRES of this reservation */
+			if (own < 0)
+				own = (int)t;
+			snprintf(name, sizeof(name), "%.*s", (int)tl[own], tn[own]);
+			double count = tres_val(x->tres, name);
+			if (count < 0)
+				continue;       /* not a TRES of this reservation */
+			double alloc = tres_val(x->alloc, name);
+			if (alloc < 0)
+				alloc = 0;
+			double reported = (double)total * count;
+			double idle = reported > alloc ? reported - alloc : 0;
+			for (int k = 0; k < nf; k++) {
+				int last = k + 1 == nf;
+				char buf[64], *v = NULL;
+				switch (f[k]) {
+				case RF_ALLOC: v = time_str(r, alloc, reported); break;
+				case RF_IDLE: v = time_str(r, idle, reported); break;
+				case RF_CLUSTER: put_rf(r, r->cluster, fw[k], 1, last); break;
+				case RF_NAME: put_rf(r, x->name, fw[k], 1, last); break;
+				case RF_NODES: put_rf(r, x->nodes, fw[k], 1, last); break;
+				case RF_FLAGS: put_rf(r, x->flags, fw[k], 1, last); break;
+				case RF_ASSOCS: put_rf(r, x->assocs, fw[k], 1, last); break;
+				case RF_ID: put_rf(r, x->id, fw[k], 0, last); break;
+				case RF_START: case RF_END:
+					time_fmt_iso((time_t)(f[k] == RF_START ? x->start : x->end), buf, sizeof(buf));
+					put_rf(r, buf, fw[k], 0, last);
+					break;
+				case RF_TOTAL:
+					secs_fmt_hms((long)total, buf, sizeof(buf));
+					put_rf(r, buf, fw[k], 0, last);
+					break;
+				case RF_TTIME:
+					secs_fmt_hms((long)reported, buf, sizeof(buf));
+					put_rf(r, buf, fw[k], 0, last);
+					break;
+				case RF_COUNT:
+					snprintf(buf, sizeof(buf), "%.0f", count);
+					put_rf(r, buf, fw[k], 0, last);
+					break;
+				case RF_TNAME: put_rf(r, name, fw[k], 1, last); break;
+				}
+				if (v) {
+					put_rf(r, v, fw[k], 0, last);
+					free(v);
+				}
+			}
+			strbuf_addch(&r->out, '\n');
+		}
+	}
+	strv_free(&want);
+	free(rv);
+	proto_msg_destroy(MSG_ACCT_REPLY, reply);
+	return rc;
+}
+
 /* ---- options ---- */
 
 static int parse_when(const char *v, int64_t *t)
@@ -787,9 +1094,10 @@ static void help(void)
 "Usage: sreport [OPTIONS] TYPE REPORT [CONDITIONS]\n"
 "  TYPE REPORT: cluster Utilization | cluster AccountUtilizationByUser |\n"
 "               cluster UserUtilizationByAccount | user TopUsage |\n"
-"               job SizesByAccount\n"
+"               job SizesByAccount | reservation Utilization\n"
 "  CONDITIONS:  start=TIME end=TIME Tree Users=LIST Accounts=LIST TopCount=N\n"
 "               (job) Grouping=N,N.. FlatView PrintJobCount Partitions=LIST\n"
+"               (reservation) Names=LIST Nodes=LIST Format=LIST\n"
 "  -n, --noheader        no banner or header\n"
 "  -p, --parsable        '|' after every field\n"
 "  -P, --parsable2       '|' between fields\n"
@@ -836,7 +1144,7 @@ int cmd_sreport(int argc, char **argv)
 	};
 	rep_t r = { .tf = T_MINS, .top = 10, .out = STRBUF_INIT };
 	const char *tres = "cpu";
-	int c, rc = 0;
+	int c, rc = 0, tres_given = 0;
 	log_init("sreport", 0, LOG_LVL_INFO, NULL);
 	argv[0] = (char *)"sreport";
 	optind = 0;
@@ -853,39 +1161,19 @@ int cmd_sreport(int argc, char **argv)
 			if (parse_tfmt(optarg, &r.tf))
 				fprintf(stderr, "unknown time format %s", optarg);
 			break;
-		case 'T': tres = optarg; break;
+		case 'T': tres = optarg; tres_given = 1; break;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		default:
 			fprintf(stderr, "Try \"sreport --help\" for more information\n");
 			return 1;
 		}
 	}
-	/* the TRES list */
-	strv_t tl = { 0 };
-	cmd_split(&tl, tres);
-	for (uint32_t i = 0; i < tl.n; i++) {
-		int k;
-		for (k = 0; k < NTRES && strcasecmp(tl.v[i], tres_names[k]); k++)
-			;
-		if (k == NTRES) {
-			fprintf(stderr, "sreport: error: Invalid TRES type: %s\n", tl.v[i]);
-			strv_free(&tl);
-			return 1;
-		}
-		if (r.ntres < NTRES)
-			r.tres[r.ntres++] = k;
-	}
-	strv_free(&tl);
-	if (!r.ntres)
-		r.tres[r.ntres++] = 0;
-	r.cpu_only = r.ntres == 1 && r.tres[0] == 0;
-
 	if (optind >= argc) {
 		fprintf(stderr, "sreport: error: no command given (interactive mode is not supported)\n");
 		return 1;
 	}
 	const char *type = argv[optind++];
-	int which = 0;   /* 1 util, 2 acct-by-user, 3 user-by-acct, 4 top */
+	int which = 0;   /* 1 util, 2 acct-by-user, 3 user-by-acct, 4 top, 5 sizes, 6 resv */
 	const char *report = optind < argc ? argv[optind++] : "";
 	if (!strncasecmp(type, "cluster", strlen(type) > 2 ? strlen(type) : 3)) {
 		if (!strncasecmp(report, "Utilization", 2) || !strcasecmp(report, "u"))
@@ -917,11 +1205,41 @@ int cmd_sreport(int argc, char **argv)
 				report);
 			return 1;
 		}
+	} else if (strlen(type) >= 2 && !strncasecmp(type, "reservation", strlen(type))) {
+		if (*report && !strncasecmp(report, "Utilization", strlen(report)))
+			which = 6;
+		else {
+			fprintf(stderr, "Not valid report %s\nValid reservation reports are, "
+				"\"Utilization\"\n", report);
+			return 1;
+		}
 	} else {
 		fprintf(stderr, "invalid keyword: %s\n", type);
 		return 1;
 	}
+	/* the TRES list (reservation Utilization takes any, and ALL) */
+	strv_t tl = { 0 };
+	if (which != 6)
+		cmd_split(&tl, tres);
+	for (uint32_t i = 0; i < tl.n; i++) {
+		int k;
+		for (k = 0; k < NTRES && strcasecmp(tl.v[i], tres_names[k]); k++)
+			;
+		if (k == NTRES) {
+			fprintf(stderr, "sreport: error: Invalid TRES type: %s\n", tl.v[i]);
+			strv_free(&tl);
+			return 1;
+		}
+		if (r.ntres < NTRES)
+			r.tres[r.ntres++] = k;
+	}
+	strv_free(&tl);
+	if (!r.ntres)
+		r.tres[r.ntres++] = 0;
+	r.cpu_only = r.ntres == 1 && r.tres[0] == 0;
+
 	size_opts_t so = { .edges = { 50, 250, 500, 1000 }, .nedges = 4 };
+	const char *rnames = NULL, *rnodes = NULL, *rformat = NULL;
 	int64_t now = time(NULL);
 	r.start = midnight_of(now, -1);
 	r.end = midnight_of(now, 0);
@@ -942,6 +1260,12 @@ int cmd_sreport(int argc, char **argv)
 			}
 		} else if (eq && which == 5 && !strncasecmp(a, "partitions", kl) && kl >= 2)
 			split_list(&so.partitions, v);
+		else if (eq && which == 6 && !strncasecmp(a, "names", kl) && kl >= 2)
+			rnames = v;
+		else if (eq && which == 6 && !strncasecmp(a, "nodes", kl) && kl >= 2)
+			rnodes = v;
+		else if (eq && which == 6 && !strncasecmp(a, "format", kl) && kl >= 1)
+			rformat = v;
 		else if (eq && !strncasecmp(a, "start", kl) && kl >= 1)
 			parse_when(v, &r.start);
 		else if (eq && !strncasecmp(a, "end", kl) && kl >= 1)
@@ -971,6 +1295,12 @@ int cmd_sreport(int argc, char **argv)
 	r.cluster = cmd_conf()->cluster_name ? cmd_conf()->cluster_name : "cluster";
 	rows_t rows = { 0 };
 	void *reply = NULL;
+	if (which == 6) {
+		if (resv_util(&r, tres_given ? tres : NULL, rnames, rnodes, rformat))
+			rc = 1;
+		fwrite(r.out.buf, 1, r.out.len, stdout);
+		goto out;
+	}
 	if (which == 5) {
 		if (job_sizes(&r, &so))
 			rc = 1;

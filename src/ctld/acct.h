@@ -208,6 +208,7 @@ void acct_job_recorded(struct job *j);
  * as sacct's queries use them (state_db.c). */
 int acct_jobs_migrate(sqlite3 *db, char **err);
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err);
+int acct_jobs_migrate_fewer_indexes(sqlite3 *db, char **err);
 /* Migration: acct_job.array_task_str (an array's pending tasks). */
 int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
@@ -282,6 +283,15 @@ const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
 /* The index in acct.assocs of association id (UINT32_MAX: none). */
 uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
 
+/* A benchmark build (make NORECORDS=1, bench/acct_cost.sh only) writes no
+ * job, step or usage records, to measure what they cost the controller
+ * against the same code otherwise; never a configuration. */
+#ifdef SLUICE_BENCH_NO_RECORDS
+#define ACCT_RECORDS 0
+#else
+#define ACCT_RECORDS 1
+#endif
+
 /* ---- acct_rollup.c (driven by acct_usage.c) ---- */
 int acct_rollup_db_init(struct ctld *cd, char **err);
 int acct_rollup_migrate(sqlite3 *db, char **err);     /* migration step */
@@ -308,6 +318,13 @@ void acct_rollup_committed(struct ctld *cd);
  * cut to Idle and taken from it. */
 void acct_rollup_close_math(double *alloc, double *down, double pdown, double *planned,
 			    double reported, double *idle);
+/* The reservations' share of the hour [hs, he) (LIM_TRES_* order), as
+ * Slurm's rollup: pdown, the TRES-seconds of the MAINT ones (not
+ * IGNORE_JOBS); adj, what Allocated gains: the reserved time of the
+ * others (not IGNORE_JOBS) less their jobs' time, less the time of the
+ * jobs in MAINT ones. From the acct_resv and acct_job records. */
+void acct_rollup_resv(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N],
+		      double adj[LIM_TRES_N]);
 
 /* ---- why.c ---- */
 /* ACCT_OP_WHY (loop): `sluice why`; args job=ID or node=NAME; the answer
@@ -364,5 +381,13 @@ void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 /* ACCT_OP_SREPORT (store read): rollup sums (see acct_sreport.c). */
 void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t *req,
 		  msg_acct_reply_t *out);
+
+/* ---- acct_sreport_resv.c ---- */
+/* ACCT_OP_SREPORT report=resv: sreport reservation Utilization's rows
+ * (see acct_sreport_resv.c). */
+void acct_sreport_resv(sqlite3 *db, const msg_acct_req_t *req, int64_t start, int64_t end,
+		       msg_acct_reply_t *out);
+/* Migration step: acct_job_resv, the job records by reservation. */
+int acct_sreport_resv_migrate(sqlite3 *db, char **err);
 
 #endif

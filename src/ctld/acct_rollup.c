@@ -11,8 +11,11 @@
  * (Planned), the TRES-seconds of nodes down or drained (Down), and the
  * cluster's TRES-seconds (Reported). The sums of the open hour are added
  * to its rows in the same transaction as the usage watermark, so a crash
- * neither loses nor doubles a second. When an hour ends it is closed (Idle
- * = Reported - Allocated - Down - Planned, Planned cut to what was idle);
+ * neither loses nor doubles a second. When an hour ends it is closed: its
+ * PLND Down is the time of the maintenance reservations inside it and the
+ * time of the other reservations is Allocated, used or not (their
+ * acct_resv records, acct_rollup_resv), Idle = Reported - Allocated -
+ * Down - PLND Down - Planned, Planned cut to what was idle;
  * when a day ends its hours are summed into a day row, when a month ends
  * its days into a month row: a few rows per association, once.
  *
@@ -485,7 +488,135 @@ void acct_rollup_close_math(double *alloc, double *down, double pdown, double *p
 	*idle -= *planned;
 }
 
-/* The close of one hour: Idle, and Planned cut to what was idle. */
+/* Whether the comma-separated flags hold flag. */
+static int has_flag(const char *flags, const char *flag)
+{
+	size_t n = strlen(flag);
+	for (const char *p = flags; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t len = c ? (size_t)(c - p) : strlen(p);
+		if (len == n && !strncmp(p, flag, n))
+			return 1;
+		p = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The LIM_TRES_* index of a TRES name; -1 for one not rolled up. */
+static int tres_index(const char *name, size_t len)
+{
+	static const char *const names[LIM_TRES_N] = {
+		[LIM_TRES_CPU] = "cpu", [LIM_TRES_MEM] = "mem", [LIM_TRES_NODE] = "node",
+		[LIM_TRES_GPU] = "gres/gpu", [LIM_TRES_BILLING] = "billing",
+	};
+	for (int k = 0; k < LIM_TRES_N; k++)
+		if (names[k] && strlen(names[k]) == len && !strncmp(names[k], name, len))
+			return k;
+	return -1;
+}
+
+/* The counts of a TRES string ("cpu=4,mem=4G,node=2,gres/gpu=8") by
+ * LIM_TRES_* index, memory in MB; TRES not rolled up are left out. */
+static void tres_counts(const char *p, double t[LIM_TRES_N])
+{
+	for (int k = 0; k < LIM_TRES_N; k++)
+		t[k] = 0;
+	while (p && *p) {
+		const char *c = strchr(p, ','), *eq = strchr(p, '=');
+		if (eq && (!c || eq < c)) {
+			int k = tres_index(p, (size_t)(eq - p));
+			char *end;
+			double v = strtod(eq + 1, &end);
+			if (k == LIM_TRES_MEM)
+				v *= *end == 'G' ? 1024 : *end == 'T' ? 1024.0 * 1024 : 1;
+			if (k >= 0)
+				t[k] = v;
+		}
+		p = c ? c + 1 : NULL;
+	}
+}
+
+/* The TRES-seconds inside [a, b) of the jobs that ran in reservation
+ * name since from (its first start), by acct_job_resv: only its jobs. */
+static void resv_jobs(sqlite3 *db, const char *name, int64_t from, int64_t a, int64_t b,
+		      double in[LIM_TRES_N])
+{
+	for (int k = 0; k < LIM_TRES_N; k++)
+		in[k] = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT alloc_tres, start, end FROM acct_job WHERE reservation = ?1"
+			       " AND start >= ?2 AND start < ?3 AND start > 0", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, from);
+	sqlite3_bind_int64(st, 3, b);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t js = sqlite3_column_int64(st, 1), je = sqlite3_column_int64(st, 2);
+		int64_t x = js > a ? js : a, y = je && je < b ? je : b;
+		if (y <= x)
+			continue;
+		double t[LIM_TRES_N];
+		tres_counts((const char *)sqlite3_column_text(st, 0), t);
+		for (int k = 0; k < LIM_TRES_N; k++)
+			in[k] += t[k] * (double)(y - x);
+	}
+	sqlite3_finalize(st);
+}
+
+/* The reservations' share of the hour [hs, he), as Slurm's rollup counts
+ * it, from their records (acct_resv, by its time_end index: the rows
+ * ending after the hour began, a few): a MAINT one's TRES x its time in
+ * the hour is planned down, and the jobs in it are not Allocated; any
+ * other one's TRES x its time is Allocated whether jobs use it or not
+ * (adj: the reserved time less that of its jobs, which the steps already
+ * counted). IGNORE_JOBS ones count nothing, their jobs as any job. Only
+ * the TRES a reservation holds (Slurm's hold cpu). */
+void acct_rollup_resv(sqlite3 *db, int64_t hs, int64_t he, double pdown[LIM_TRES_N],
+		      double adj[LIM_TRES_N])
+{
+	for (int k = 0; k < LIM_TRES_N; k++)
+		pdown[k] = adj[k] = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT time_start, time_end, tres, flags, name,"
+			       " (SELECT MIN(time_start) FROM acct_resv f WHERE f.resv_id = r.resv_id)"
+			       " FROM acct_resv r WHERE time_end > ?1 AND time_start < ?2 AND deleted = 0",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, hs);
+	sqlite3_bind_int64(st, 2, he);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *flags = (const char *)sqlite3_column_text(st, 3);
+		if (has_flag(flags, "IGNORE_JOBS"))
+			continue;
+		int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+		if (a < hs)
+			a = hs;
+		if (b > he)
+			b = he;
+		if (b <= a)
+			continue;
+		double held[LIM_TRES_N], in[LIM_TRES_N];
+		tres_counts((const char *)sqlite3_column_text(st, 2), held);
+		resv_jobs(db, (const char *)sqlite3_column_text(st, 4), sqlite3_column_int64(st, 5), a, b,
+			  in);
+		int maint = has_flag(flags, "MAINT");
+		for (int k = 0; k < LIM_TRES_N; k++) {
+			if (!held[k])
+				continue;
+			double reserved = held[k] * (double)(b - a);
+			if (maint) {
+				pdown[k] += reserved;
+				adj[k] -= in[k];
+			} else {
+				adj[k] += reserved > in[k] ? reserved - in[k] : 0;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+/* The close of one hour: the reservations' time (planned down, or
+ * allocated), Idle, and Planned cut to what was idle. */
 static void close_hour(ctld_t *cd, int64_t hs)
 {
 	sqlite3_stmt *sel, *upd;
@@ -493,8 +624,8 @@ static void close_hour(ctld_t *cd, int64_t hs)
 			       " acct_rollup_cluster WHERE period = 0 AND time = ?1", -1, &sel, NULL))
 		return;
 	if (sqlite3_prepare_v2(cd->db, "UPDATE acct_rollup_cluster SET alloc = ?3, down = ?4,"
-			       " planned = ?5, idle = ?6 WHERE period = 0 AND time = ?1 AND tres = ?2",
-			       -1, &upd, NULL)) {
+			       " planned = ?5, idle = ?6, pdown = ?7 WHERE period = 0 AND time = ?1"
+			       " AND tres = ?2", -1, &upd, NULL)) {
 		sqlite3_finalize(sel);
 		return;
 	}
@@ -510,11 +641,17 @@ static void close_hour(ctld_t *cd, int64_t hs)
 		have[k] = 1;
 	}
 	sqlite3_finalize(sel);
+	double maint[LIM_TRES_N], adj[LIM_TRES_N];
+	acct_rollup_resv(cd->db, hs, rollup_hour_next(hs), maint, adj);
 	for (int k = 0; k < LIM_TRES_N; k++) {
 		if (!have[k])
 			continue;
-		double alloc = rows[k][1], down = rows[k][2], pdown = rows[k][3];
+		double alloc = rows[k][1] + adj[k], down = rows[k][2], pdown = rows[k][3] + maint[k];
+		if (alloc < 0)
+			alloc = 0;
 		double planned = rows[k][4], rep = rows[k][5], idle;
+		if (pdown > rep)
+			pdown = rep;
 		acct_rollup_close_math(&alloc, &down, pdown, &planned, rep, &idle);
 		sqlite3_bind_int64(upd, 1, hs);
 		sqlite3_bind_int(upd, 2, k);
@@ -522,6 +659,7 @@ static void close_hour(ctld_t *cd, int64_t hs)
 		sqlite3_bind_double(upd, 4, down);
 		sqlite3_bind_double(upd, 5, planned);
 		sqlite3_bind_double(upd, 6, idle);
+		sqlite3_bind_double(upd, 7, pdown);
 		db_exec_step(cd, upd, "close rollup hour");
 	}
 	sqlite3_finalize(upd);

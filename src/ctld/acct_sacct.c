@@ -125,12 +125,16 @@ static void add_window(strbuf_t *w, const char *states, int64_t s, int64_t e, in
 		uint32_t st = (uint32_t)strtoul(t, NULL, 10);
 		if (n)
 			strbuf_addstr(w, " OR ");
+		/* A job pending or running at some moment of the window ended
+		 * after its start or has not ended: each is written as two
+		 * terms, one per side of that, so the end index serves both. */
 		if (st == JOB_PENDING)
 			strbuf_addf(w, "((j.state & 255 = 0 OR j.start >= %" PRId64 ") AND j.submit <= %"
-				    PRId64 ")", s, e);
+				    PRId64 " AND j.end >= %" PRId64 ") OR ((j.state & 255 = 0 OR j.start >= %"
+				    PRId64 ") AND j.submit <= %" PRId64 " AND j.end = 0)", s, e, s, s, e);
 		else if (st == JOB_RUNNING)
-			strbuf_addf(w, "(j.start > 0 AND j.start <= %" PRId64
-				    " AND (j.end >= %" PRId64 " OR j.end = 0))", e, s);
+			strbuf_addf(w, "(j.start > 0 AND j.start <= %" PRId64 " AND j.end >= %" PRId64
+				    ") OR (j.start > 0 AND j.start <= %" PRId64 " AND j.end = 0)", e, s, e);
 		else if (st == JOB_SUSPENDED)
 			strbuf_addf(w, "(j.state & 255 = %u)", st);
 		else

@@ -14,7 +14,8 @@
  * assoc_id, account, user, lineage, alloc, down, pdown, idle, planned,
  * reported (TRES-seconds). report=assoc answers the cluster rows too (the
  * command's percentages are of Reported). report=sizes reads acct_job
- * instead (job_sizes below).
+ * instead (job_sizes below), report=resv the reservation records
+ * (acct_sreport_resv.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -253,6 +254,10 @@ void acct_sreport(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req_t 
 	const char *rep = acct_arg(req, "report"), *a = acct_arg(req, "start"), *b = acct_arg(req, "end");
 	if (rep && a && b && !strcmp(rep, "sizes")) {
 		job_sizes(db, strtoll(a, NULL, 10), strtoll(b, NULL, 10), out);
+		return;
+	}
+	if (rep && a && b && !strcmp(rep, "resv")) {
+		acct_sreport_resv(db, req, strtoll(a, NULL, 10), strtoll(b, NULL, 10), out);
 		return;
 	}
 	static const char *const cols[] = { "kind", "tres", "assoc_id", "account", "user", "lineage",

@@ -102,6 +102,8 @@ typedef struct job {
 	uint64_t acct_sum;        /* fingerprint of its committed accounting
 	                           * record (acct_jobs.c), 0 = none known */
 	uint64_t acct_sum_new;    /* of the record written this turn */
+	int64_t acct_keys[6];     /* the committed record's indexed columns
+	                           * (acct_jobs.c), valid while acct_sum != 0 */
 	char gpu_type[32];
 	sched_alloc_t alloc;
 	char *nodes;              /* allocated nodes, ranged */
@@ -342,6 +344,11 @@ typedef struct db_column {
  * must be idempotent: a DB whose version was set back reruns it). 0, or
  * -1 with *err naming the column (malloc'd). */
 int db_add_columns(sqlite3 *db, const db_column_t *cols, size_t n, char **err);
+/* Rebuild table as a WITHOUT ROWID table, its PRIMARY KEY the b-tree's
+ * key (one page less per write than a rowid table and its key index),
+ * rows and columns kept. Idempotent; a migration step's transaction
+ * holds it. The table must have a PRIMARY KEY and no other index. */
+int db_without_rowid(sqlite3 *db, const char *table, char **err);
 /* How many migration steps this sluice knows (PRAGMA user_version of a
  * DB it has opened). */
 int db_schema_version(void);

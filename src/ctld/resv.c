@@ -228,6 +228,10 @@ static void resv_changed(struct ctld *cd, int64_t now)
 	rs->flags_at = 0;
 	rs->last_update = now;
 	cd->last_node_update = now;
+	/* the core's mirror borrows the list's node arrays: rebuilt at once,
+	 * so a submission validated before the next pass sees this change
+	 * and nothing keeps pointing at a removed reservation */
+	resv_sched_fill(cd);
 	ctld_sched_request(cd);
 }
 

@@ -121,6 +121,53 @@ int db_add_columns(sqlite3 *db, const db_column_t *cols, size_t n, char **err)
 	return 0;
 }
 
+int db_without_rowid(sqlite3 *db, const char *table, char **err)
+{
+	sqlite3_stmt *st = NULL;
+	char *sql = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			sql = xstrdup((const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	const char *cols = sql ? strchr(sql, '(') : NULL;
+	if (!cols) {
+		*err = xasprintf("rebuilding %s without rowid: no such table", table);
+		free(sql);
+		return -1;
+	}
+	if (strcasestr(sql, "WITHOUT ROWID")) {
+		free(sql);
+		return 0;
+	}
+	/* The stored definition holds every column added since (SQLite
+	 * writes them into it), so SELECT * copies them in order. */
+	char *ddl = xasprintf("CREATE TABLE %s_wr%s WITHOUT ROWID;"
+			      " INSERT INTO %s_wr SELECT * FROM %s; DROP TABLE %s;"
+			      " ALTER TABLE %s_wr RENAME TO %s;",
+			      table, cols, table, table, table, table, table);
+	free(sql);
+	char *e = NULL;
+	int rc = db_exec(db, ddl, &e);
+	free(ddl);
+	if (rc) {
+		*err = xasprintf("rebuilding %s without rowid: %s", table, e);
+		free(e);
+		return -1;
+	}
+	info("state db: %s rebuilt without rowid", table);
+	return 0;
+}
+
+/* Tables written in most commits whose key is not an integer: as rowid
+ * tables each write also rewrote a page of their separate key index. */
+static int migrate_without_rowid(sqlite3 *db, char **err)
+{
+	return db_without_rowid(db, "meta", err) || db_without_rowid(db, "acct_step", err) ? -1 : 0;
+}
+
 /* The columns added to the base tables before versioned migrations,
  * when missing (also checked at every open, so a DB whose version says
  * more than its tables hold is repaired, not refused). */
@@ -206,7 +253,10 @@ static const struct db_migration {
 	{ "live step details (acct_step.time_limit, srun_host, srun_pid)", step_info_migrate },
 	{ "NCCL transport verdicts (jobs.nccl_*)", job_nccl_migrate },
 	{ "reservation records for sreport (acct_resv)", migrate_acct_resv },
+	{ "fewer job record indexes (acct_job start, submit)", acct_jobs_migrate_fewer_indexes },
+	{ "step records and meta without rowid (acct_step, meta)", migrate_without_rowid },
 	{ "advance reservations (resvs)", resv_db_migrate },
+	{ "job records by reservation for sreport (acct_job_resv)", acct_sreport_resv_migrate },
 };
 
 int db_schema_version(void)
@@ -670,7 +720,7 @@ int db_commit(ctld_t *cd)
 	 * turn for a job submitted and started at once). */
 	for (size_t i = 0; i < cd->npending; i++) {
 		job_t *j = cd->pending[i].insert ? job_find(cd, cd->pending[i].job_id) : NULL;
-		if (j && !j->dirty)
+		if (j && !j->dirty && ACCT_RECORDS)
 			acct_job_record(cd, j);
 	}
 	/* Dirty marks are cleared only once the commit succeeded: a failed
@@ -684,7 +734,8 @@ int db_commit(ctld_t *cd)
 		if (job_is_array(j))
 			db_job_array_save(cd, j);
 		job_nccl_db_save(cd, j);
-		acct_job_record(cd, j);
+		if (ACCT_RECORDS)
+			acct_job_record(cd, j);
 	}
 	for (size_t i = 0; i < cd->ndead_jobs; i++) {
 		sqlite3_bind_int64(cd->st_job_del, 1, cd->dead_jobs[i]);
@@ -731,14 +782,16 @@ int db_commit(ctld_t *cd)
 		step_done(cd, st, "save partition");
 	}
 	acct_commit(cd);
-	acct_steps_commit(cd);     /* step records (acct_steps.c) */
+	if (ACCT_RECORDS)
+		acct_steps_commit(cd);     /* step records (acct_steps.c) */
 	resv_db_commit(cd);        /* reservations (resv.c) */
 	if (cd->meta_dirty) {
 		sqlite3_bind_text(cd->st_meta_set, 1, "next_job_id", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(cd->st_meta_set, 2, cd->next_job_id);
 		step_done(cd, cd->st_meta_set, "save next job id");
 	}
-	acct_usage_commit(cd);
+	if (ACCT_RECORDS)
+		acct_usage_commit(cd);
 	if (!cd->db_failed)
 		step_done(cd, cd->st_commit, "commit");
 	if (cd->db_failed) {

@@ -185,6 +185,7 @@ static const char *const reasons[WAIT_REASON_END] = {
 	[FAIL_OOM] = "OutOfMemory",
 	[FAIL_DEADLINE] = "DeadLine",
 	[WAIT_PROLOG] = "Prolog",
+	[WAIT_RESERVATION] = "Reservation",
 };
 
 const char *job_reason_string(uint32_t reason)

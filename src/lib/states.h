@@ -145,6 +145,8 @@ enum job_reason {
 	FAIL_DEADLINE,                     /* "DeadLine": --deadline passed */
 	WAIT_PROLOG,            /* "Prolog": CONFIGURING while the nodes' Prolog
 	                         * runs (PrologFlags=Alloc) */
+	WAIT_RESERVATION,       /* "Reservation": its --reservation has not
+	                         * started yet */
 	WAIT_REASON_END
 };
 const char *job_reason_string(uint32_t reason);

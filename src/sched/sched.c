@@ -142,7 +142,13 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 		}
 		part_ctx_t *pc = &c.parts[j->part];
 		cand[k] = 1;
-		if (pc->blocked) {
+		/* A job in a reservation waits for its start (backfill plans
+		 * it there); jobs of a reservation block only each other. */
+		if ((why = sched_resv_job_reason(&c, j, now))) {
+			dd->reason = why;
+			continue;
+		}
+		if (j->resv ? c.rv_blocked[j->resv - 1] : pc->blocked) {
 			dd->reason = WAIT_PRIORITY;
 			continue;
 		}
@@ -162,16 +168,17 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 			sched_commit_start(&c, dd);
 			lim_job_start(c.lim, j, &dd->alloc);
 			s->last.main_started++;
-		} else if (rc == SEL_NOT_AVAIL) {
+		} else if (rc == SEL_NOT_AVAIL || rc == SEL_RESV) {
 			dd->reason = WAIT_NODE_NOT_AVAIL;
 			dd->reason_detail = detail;
-			cand[k] = 0;
+			/* kept off by a reservation: backfill plans it after */
+			cand[k] = rc == SEL_RESV;
 		} else if ((rc = sched_fit_class(&c, j, &r, &detail)) != SEL_BUSY) {
-			/* Only down/drained/withheld nodes, or no nodes at
-			 * all, could hold it: it blocks no one. */
+			/* Only down/drained/withheld or reserved nodes, or no
+			 * nodes at all, could hold it: it blocks no one. */
 			dd->reason = rc == SEL_NEVER ? WAIT_PART_NODE_LIMIT : WAIT_NODE_NOT_AVAIL;
 			dd->reason_detail = detail;
-			cand[k] = 0;
+			cand[k] = rc == SEL_RESV;
 		} else if (j->nreq_nodes && j->nreq_nodes >= r.min_nodes) {
 			/* Busy on the nodes it names: later jobs may not take
 			 * them this pass, but the partition is not blocked. */
@@ -184,7 +191,10 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 			c.withheld_gen++;
 		} else {
 			dd->reason = WAIT_RESOURCES;
-			pc->blocked = 1;
+			if (j->resv)
+				c.rv_blocked[j->resv - 1] = 1;
+			else
+				pc->blocked = 1;
 			if (s->preempt_mode != LIM_PREEMPT_OFF)
 				sched_try_preempt(&c, j, &r, dd);
 		}

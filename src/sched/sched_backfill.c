@@ -10,7 +10,10 @@
  * other gets a reservation (StartTime, SchedNodeList, nodes planned) that
  * later jobs cannot touch. So a lower-priority job never delays a higher
  * one's planned start (the conservative backfill Slurm does, limited by
- * bf_max_job_test).
+ * bf_max_job_test). Advance reservations are per job, not in the shared
+ * timeline: a start on a node is moved past every reservation of others
+ * the run would overlap, and a job in a reservation starts on its nodes
+ * within its window (sched_resv_next_start).
  *
  * Performance: backfill scans each node's short event list once per
  * tested job and sorts candidates only when the earliest-ready nodes are
@@ -136,12 +139,23 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 	};
 	uint32_t k = 0;
 	int64_t t = not_before > c->now ? not_before : c->now;
+	/* any reservation to honour here (most nodes have none) */
+	int resv = j->resv || (c->rv_off && c->rv_off[x] != c->rv_off[x + 1]);
 	for (;;) {
 		/* state at t: apply events <= t */
 		while (k < tn->n && tn->ev[k].t <= t)
 			nfree_apply(&f, &tn->ev[k++]);
 		if (t > b->horizon)
 			return INT64_MAX;
+		/* Advance reservations: not before its own starts, past the
+		 * others its run would overlap (sched_resv.c). */
+		int64_t rt = resv ? sched_resv_next_start(c, j, x, t, r->rv_dur) : t;
+		if (rt != t) {
+			if (rt == INT64_MAX)
+				return INT64_MAX;
+			t = rt;
+			continue;
+		}
 		{
 			nfree_t m = f;
 			uint32_t q = k;
@@ -175,6 +189,9 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 		t = tn->ev[k].t;
 	}
 }
+
+/* Later start times bf_plan keeps to try (reservations), at most. */
+#define BF_EXTRA_TIMES 16
 
 typedef struct bcand {
 	int64_t t;
@@ -219,8 +236,13 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 	/* A one-node job that fits now on a node takes the first such node
 	 * (first fit, as the main pass): no need to look further. */
 	int one = r->max_nodes == 1 && !j->nreq_nodes;
-	for (uint32_t i = 0; i < pc->n; i++) {
-		uint32_t x = pc->order[i];
+	/* A job in a reservation looks at its nodes only. */
+	uint32_t nown = 0;
+	uint32_t *own = sched_resv_part_order(c, j, &nown);
+	const uint32_t *order = own ? own : pc->order;
+	uint32_t norder = own ? nown : pc->n;
+	for (uint32_t i = 0; i < norder; i++) {
+		uint32_t x = order[i];
 		const sched_node_t *nd = &s->nodes[x];
 		if ((c->mark[x] & 1) || !nd->usable)
 			continue;
@@ -263,15 +285,31 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 	else
 		qsort(bc, at_min, sizeof(*bc), bcand_cmp);
 	int sorted = at_min < r->min_nodes || j->nreq_nodes;
-	/* Try the distinct candidate times in order (a bounded number). */
-	uint32_t tries = 0;
-	for (uint32_t i = 0; i < nb && tries < 32; ) {
-		if (!sorted && i >= at_min) {
+	/* Try the distinct candidate times in order (a bounded number).
+	 * With advance reservations a node free now may be taken later
+	 * and free again after: the later times it could start at (seen
+	 * while checking an earlier T) are candidates too (xt). */
+	uint32_t tries = 0, nxt = 0;
+	int64_t xt[BF_EXTRA_TIMES], prev = INT64_MIN;
+	for (uint32_t i = 0; (i < nb || nxt) && tries < 32; ) {
+		if (!sorted && (i >= at_min || nxt)) {
 			qsort(bc + at_min, nb - at_min, sizeof(*bc), bcand_cmp);
 			sorted = 1;
 		}
-		int64_t T = bc[i].t;
-		while (i < nb && bc[i].t == T)
+		int64_t T = i < nb ? bc[i].t : INT64_MAX;
+		for (uint32_t e = 0; e < nxt; ) {
+			if (xt[e] <= prev) {
+				xt[e] = xt[--nxt];
+				continue;
+			}
+			if (xt[e] < T)
+				T = xt[e];
+			e++;
+		}
+		if (T == INT64_MAX)
+			break;
+		prev = T;
+		while (i < nb && bc[i].t <= T)
 			i++;
 		/* Not enough nodes become ready by T: no need to check. */
 		if (i < r->min_nodes)
@@ -289,8 +327,16 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 				nfree_t w;
 				uint32_t cap, gf;
 				int64_t t = node_earliest(c, b, x, j, r, dur, T, &w, &cap, &gf);
-				if (t != T)
+				if (t != T) {
+					if (c->rv_off && t != INT64_MAX && nxt < BF_EXTRA_TIMES) {
+						uint32_t e = 0;
+						while (e < nxt && xt[e] != t)
+							e++;
+						if (e == nxt)
+							xt[nxt++] = t;
+					}
 					continue;
+				}
 				wins[n] = w;
 				c->cands[n++] = (cand_t){ x, cap, gf, w.gpus };
 				tasks += cap;
@@ -311,6 +357,7 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 		break;
 	}
 out:
+	free(own);
 	for (uint32_t i = 0; i < j->nexc_nodes; i++)
 		if (j->exc_nodes[i] < s->nnodes)
 			c->mark[j->exc_nodes[i]] = 0;

@@ -4,7 +4,10 @@
  * (Resources), only nodes that are down, drained or kept for another job
  * could hold it (ReqNodeNotAvail, UnavailableNodes:...), or not even every
  * node of its partition could (PartitionNodeLimit, "not runnable with
- * present config"). See sched_int.h for the contract.
+ * present config"). Nodes an advance reservation keeps from the job count
+ * as available but reserved: a job only they could hold is SEL_RESV
+ * (ReqNodeNotAvail, "May be reserved for other job" or "Reserved for
+ * maintenance"). See sched_int.h for the contract.
  *
  * Cost: O(required nodes) for a --nodelist job, O(1) plus a list built
  * once per partition and pass for a job that asks more nodes than are
@@ -98,7 +101,7 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 	if (j->nreq_nodes && j->nreq_nodes >= r->min_nodes) {
 		uint32_t cnt = 0, gf;
 		uint64_t tasks = 0, gpus = 0;
-		int unavail = 0;
+		int unavail = 0, reserved = 0;
 		for (uint32_t i = 0; i < j->nreq_nodes; i++) {
 			uint32_t x = j->req_nodes[i], cap;
 			if (x >= s->nnodes || !(cap = cap_empty(&s->nodes[x], j, r, &gf)))
@@ -107,9 +110,14 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 			tasks += cap;
 			gpus += gf;
 			unavail |= node_unavail(c, x);
+			reserved |= sched_resv_blocks(c, j, r, x);
 		}
-		if (!unavail && sched_enough(r, cnt, tasks, gpus))
-			return SEL_BUSY;
+		if (!unavail && sched_enough(r, cnt, tasks, gpus)) {
+			if (!reserved)
+				return SEL_BUSY;
+			*detail = xstrdup(sched_resv_detail(c, j, c->now, r->rv_dur));
+			return SEL_RESV;
+		}
 	}
 	/* More nodes than are usable: the static checks and submit-time
 	 * validation say the partition could hold it, so only unavailable
@@ -119,8 +127,8 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 		return SEL_NOT_AVAIL;
 	}
 
-	uint32_t ecnt = 0, acnt = 0;
-	uint64_t etasks = 0, atasks = 0, egpus = 0, agpus = 0;
+	uint32_t ecnt = 0, acnt = 0, rcnt = 0;
+	uint64_t etasks = 0, atasks = 0, egpus = 0, agpus = 0, rtasks = 0, rgpus = 0;
 	int avail_ok = 0;
 	for (uint32_t i = 0; i < j->nexc_nodes; i++)
 		if (j->exc_nodes[i] < s->nnodes)
@@ -138,7 +146,13 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 		ecnt++;
 		etasks += cap;
 		egpus += gf;
-		if (!node_unavail(c, x)) {
+		if (node_unavail(c, x))
+			continue;
+		/* available, but maybe reserved: counted apart */
+		rcnt++;
+		rtasks += cap;
+		rgpus += gf;
+		if (!sched_resv_blocks(c, j, r, x)) {
 			acnt++;
 			atasks += cap;
 			agpus += gf;
@@ -157,6 +171,10 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 	}
 	if (avail_ok)
 		return SEL_BUSY;
+	if (sched_enough(r, rcnt, rtasks, rgpus)) {
+		*detail = xstrdup(sched_resv_detail(c, j, c->now, r->rv_dur));
+		return SEL_RESV;
+	}
 	if (!sched_enough(r, ecnt, etasks, egpus))
 		return SEL_NEVER;
 	*detail = job_detail(c, pc, j);

@@ -8,6 +8,7 @@
  *                can hold, the pass context, placement, validation
  * sched_backfill.c the backfill cycle (timeline, reservations)
  * sched_preempt.c  preemption (PreemptType=preempt/qos)
+ * sched_resv.c   advance reservations: who may hold which node when
  */
 #ifndef SLUICE_SCHED_INT_H
 #define SLUICE_SCHED_INT_H
@@ -53,6 +54,8 @@ typedef struct req {
 	uint64_t tmp;            /* --tmp: MB of TmpDisk per node */
 	int overcommit;          /* -O: cpt CPUs per node, tasks unbounded */
 	feat_req_t feat;         /* --constraint counts / matching OR */
+	int64_t rv_dur;          /* seconds it holds nodes, for reservations
+	                          * (INT64_MAX: no time limit) */
 } req_t;
 
 /* ---- the pass context ---- */
@@ -96,11 +99,21 @@ typedef struct ctx {
 	                          * kept from later jobs as Slurm takes them
 	                          * out of avail_node_bitmap */
 	uint32_t withheld_gen;   /* bumped at each change of withheld */
+	/* Advance reservations (sched_resv.c; all NULL without any): the
+	 * reservations holding node x are rv_idx[rv_off[x] .. rv_off[x+1]);
+	 * rv_maint_part[v * nparts + p]: MAINT reservation v holds every
+	 * node of partition p; rv_blocked[v]: a job of v waits on Resources
+	 * this pass (later jobs of v: Priority). */
+	uint32_t *rv_off, *rv_idx;
+	uint8_t *rv_maint_part;
+	uint8_t *rv_blocked;
 } ctx_t;
 
 /* sched_select_nodes: placed, busy now, or required nodes not usable;
  * sched_fit_class adds SEL_NEVER. */
-enum { SEL_OK = 0, SEL_BUSY, SEL_NOT_AVAIL, SEL_NEVER };
+enum { SEL_OK = 0, SEL_BUSY, SEL_NOT_AVAIL, SEL_NEVER,
+       SEL_RESV };   /* kept off only by reservations (of others, or
+                      * outside its own): pending, backfill plans it */
 
 /* ---- sched_select.c ---- */
 
@@ -140,13 +153,16 @@ uint32_t sched_place(ctx_t *c, const sched_job_t *j, const req_t *r, cand_t *cd,
 /* --switches=N@wait: too many leaves and still within the wait. */
 int sched_switches_refused(ctx_t *c, const sched_job_t *j, const cand_t *cd, uint32_t k);
 /* Find an allocation for job j now: SEL_*. SEL_NOT_AVAIL sets *detail
- * to the required nodes that are not usable. */
+ * to the required nodes that are not usable; SEL_RESV (a required node
+ * reserved for others, or outside its reservation) to Slurm's words for
+ * it (sched_resv_detail). Nodes reserved for others are never chosen. */
 int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		       sched_alloc_t *a, char **detail);
 
 /* Job j found no nodes now (SEL_BUSY): would it fit if the nodes it may
  * use were empty? SEL_BUSY: yes, on available nodes (it waits for running
- * jobs: Resources); SEL_NOT_AVAIL: only with nodes that are down, drained,
+ * jobs: Resources); SEL_RESV: only with nodes advance reservations keep
+ * from it (*detail sched_resv_detail's); SEL_NOT_AVAIL: only with nodes that are down, drained,
  * not responding or withheld (*detail "UnavailableNodes:..." as Slurm
  * lists them: the partition's unavailable nodes, only the required ones
  * among them when the job names some); SEL_NEVER: not even on every node
@@ -202,6 +218,48 @@ void sched_commit_start(ctx_t *c, sched_decision_t *dd);
  * order; cand: those backfill may try). */
 void sched_backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t n,
 		    sched_decision_t *d, const uint8_t *cand);
+
+/* ---- sched_resv.c ---- */
+
+/* Build / free the per-node reservation lists of the context (called by
+ * sched_ctx_init / sched_ctx_release). */
+void sched_resv_ctx_init(ctx_t *c);
+void sched_resv_ctx_release(ctx_t *c);
+/* Job j's reservation, NULL if none (or an index out of range). */
+const sched_resv_t *sched_resv_of(const sched_t *s, const sched_job_t *j);
+/* Seconds job j holds its nodes (its time limit, else its partition's
+ * MaxTime), INT64_MAX without a limit: it overlaps every reservation
+ * that has not ended. */
+int64_t sched_resv_dur(const sched_t *s, const sched_job_t *j);
+/* Is node x in reservation v? O(reservations on x). */
+int sched_resv_node_in(const ctx_t *c, uint32_t x, uint32_t v);
+/* WAIT_RESERVATION when j is in a reservation that is not active at
+ * now (or one the core was not given), else 0. */
+uint32_t sched_resv_job_reason(const ctx_t *c, const sched_job_t *j, int64_t now);
+/* The earliest start >= t at which job j may hold node x for dur
+ * seconds as far as reservations go (INT64_MAX: never): past every
+ * other reservation on x whose window it would overlap, and for a job
+ * in a reservation inside its window on its nodes. t itself when x is
+ * free of them. O(reservations on x ^ 2), usually O(1). */
+int64_t sched_resv_next_start(const ctx_t *c, const sched_job_t *j, uint32_t x, int64_t t,
+			      int64_t dur);
+/* May job j (request r) hold node x from now on? */
+static inline int sched_resv_blocks(const ctx_t *c, const sched_job_t *j, const req_t *r,
+				    uint32_t x)
+{
+	if (!c->rv_off && !j->resv)
+		return 0;
+	return sched_resv_next_start(c, j, x, c->now, r->rv_dur) != c->now;
+}
+/* For a job in a reservation: its nodes in the partition, in the
+ * partition's order (malloc'd, *n of them), so a search walks them and
+ * not the whole partition; NULL for a job in none. O(its nodes x log). */
+uint32_t *sched_resv_part_order(const ctx_t *c, const sched_job_t *j, uint32_t *n);
+/* The reason detail of a job kept off reserved nodes: "Reserved for
+ * maintenance" when a MAINT reservation holding every node of its
+ * partition overlaps [t, t + dur), else "May be reserved for other job"
+ * (Slurm 22.05's words). */
+const char *sched_resv_detail(const ctx_t *c, const sched_job_t *j, int64_t t, int64_t dur);
 
 /* ---- sched_preempt.c ---- */
 

@@ -434,6 +434,7 @@ void sched_req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 	r->tmp = j->pn_min_tmp;
 	/* man srun: overcommit does not apply to jobs that want whole nodes */
 	r->overcommit = j->overcommit && !j->exclusive;
+	r->rv_dur = sched_resv_dur(s, j);
 }
 
 /* CPUs one task needs on node n: whole cores each with
@@ -679,6 +680,7 @@ void sched_ctx_init(ctx_t *c, sched_t *s)
 		if (s->sw_parent && s->nswitches > (uint32_t)c->nleaves)
 			c->sw_sum = xcalloc(3 * (size_t)s->nswitches, sizeof(uint32_t));
 	}
+	sched_resv_ctx_init(c);
 }
 
 void sched_ctx_release(ctx_t *c)
@@ -698,6 +700,7 @@ void sched_ctx_release(ctx_t *c)
 	free(c->leaf_tmp);
 	free(c->sw_sum);
 	free(c->leaf_seen);
+	sched_resv_ctx_release(c);
 }
 
 /* Is the candidate set enough? (count, tasks, gpus) */
@@ -1168,6 +1171,13 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 			c->mark[x] = 3;
 			continue;
 		}
+		if (sched_resv_blocks(c, j, r, x)) {
+			/* reserved (for others, or outside its reservation) */
+			if (rc != SEL_NOT_AVAIL)
+				rc = SEL_RESV;
+			c->mark[x] = 2;
+			continue;
+		}
 		uint32_t gf = 0, cap = node_cap(nd, j, r, 0, &gf);
 		c->mark[x] = 2;
 		if (!cap) {
@@ -1187,6 +1197,8 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 		*detail = xasprintf("UnavailableNodes:%s", hl);
 		free(hl);
 		free(names);
+	} else if (rc == SEL_RESV) {
+		*detail = xstrdup(sched_resv_detail(c, j, c->now, r->rv_dur));
 	}
 	nreq = n;
 	if (rc != SEL_OK || nreq >= r->max_nodes)
@@ -1229,6 +1241,8 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 	     i = seg_find(pc, i + 1, needc, needg)) {
 		uint32_t x = pc->order[i];
 		if (c->mark[x] || (c->withheld && c->withheld[x]))
+			continue;
+		if (sched_resv_blocks(c, j, r, x))
 			continue;
 		const sched_node_t *nd = &s->nodes[x];
 		if (r->share > 1 ? !nd->usable || nd->exclusive : node_dead(nd))
@@ -1305,6 +1319,31 @@ int sched_job_validate(const sched_t *s, const sched_job_t *j)
 	for (uint32_t i = 0; i < j->nexc_nodes; i++)
 		if (j->exc_nodes[i] < s->nnodes)
 			in_part[j->exc_nodes[i]] = 0;
+	/* --reservation: only its nodes count, and Slurm refuses at submit
+	 * a job more nodes than it holds (in the partition) could never
+	 * run, or one naming a node outside it ("Requested node
+	 * configuration is not available"). */
+	const sched_resv_t *rv = sched_resv_of(s, j);
+	if (rv) {
+		uint8_t *in_rv = xcalloc(s->nnodes ? s->nnodes : 1, 1);
+		for (uint32_t i = 0; rv->nodes && i < rv->nnodes; i++)
+			if (rv->nodes[i] < s->nnodes)
+				in_rv[rv->nodes[i]] = 1;
+		uint32_t have = 0;
+		for (uint32_t i = 0; i < s->nnodes; i++) {
+			in_part[i] &= in_rv[i];
+			have += in_part[i];
+		}
+		free(in_rv);
+		/* -w a node outside it: refused the same way (Slurm 22.05) */
+		for (uint32_t i = 0; i < j->nreq_nodes; i++)
+			if (!in_part[j->req_nodes[i]])
+				have = 0;
+		if (r.min_nodes > have) {
+			rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+			goto out;
+		}
+	}
 	if (j->features) {
 		int anywhere = 0;
 		for (uint32_t i = 0; i < s->nnodes && !anywhere; i++)
