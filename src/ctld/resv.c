@@ -221,10 +221,6 @@ static resv_t *resv_find(struct ctld *cd, const char *name, uint32_t *pos)
 static void resv_changed(struct ctld *cd, int64_t now)
 {
 	struct resv_state *rs = st(cd);
-	/* the core's mirror borrows the nodes and names: renew it now, so
-	 * that no check outside a pass (submission, sluice why) sees a
-	 * reservation that is gone */
-	resv_sched_fill(cd);
 	rs->flags_at = 0;
 	rs->last_update = now;
 	cd->last_node_update = now;
