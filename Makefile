@@ -121,7 +121,7 @@ test-san: deps
 VG_TESTS := 0010-basic.t 0030-cancel.t 0040-restart.t 0060-auth.t 0080-srun.t 0190-select.t \
 	0200-job-inherit.t 0210-option-privilege.t 0220-step-cred.t 0270-dead-supervisor.t \
 	0280-timelimit-update.t 0310-ctld-state.t 0330-submit-retry.t 0500-ctld-metrics.t \
-	0700-why.t
+	0700-why.t 0870-resv.t 0871-resv-end.t
 test-valgrind: deps
 	$(MAKE) BUILD=build-vg OPT=-O1 build-vg/sluice $(addprefix build-vg/bin/,$(LINKS)) build-vg/t/test_ctld_requests
 	t/setup-users.sh

@@ -186,7 +186,9 @@ int srun_allocate(jobopts_t *o, uint32_t *job_id_out, int salloc)
 	if (reply)
 		proto_msg_destroy(rtype, reply);
 	if (err) {
-		error("Unable to allocate resources: %s", slurm_strerror(err));
+		/* a refused request: salloc words it as Slurm 22.05's does */
+		error("%s: %s", salloc ? "Job submit/allocate failed" : "Unable to allocate resources",
+		      slurm_strerror(err));
 		return 1;
 	}
 	*job_id_out = job_id;

@@ -39,6 +39,7 @@
 #include <strings.h>
 
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 
 #include "errors.h"
 #include "hostlist.h"
@@ -410,6 +411,7 @@ int ctld_reconfigure(ctld_t *cd, char **msg)
 	ctld_watch_groups(cd);   /* AllowGroups resolved again, off the loop */
 	free(nd);
 	ctld_load_sched_conf(cd);
+	resv_nodes_remap(cd, onodes, onnodes);   /* before the old records go */
 	free_old(onodes, onnodes, oparts, onparts, &osched);
 	conf_destroy(oconf);
 	if (nc->slurmctld_debug && nc->slurmctld_debug != old_debug)

@@ -776,10 +776,13 @@ void resv_sched_fill(struct ctld *cd)
 	cd->sched.nresvs = rs->n;
 }
 
-uint32_t resv_sched_index(const struct ctld *cd, const char *name)
+uint32_t resv_sched_index(struct ctld *cd, const char *name)
 {
 	if (!name || !*name || !cd->resv)
 		return 0;
+	/* sched_glue_build (a reconfigure) starts cd->sched afresh */
+	if (cd->sched.resvs != cd->resv->sr || cd->sched.nresvs != cd->resv->n)
+		resv_sched_fill(cd);
 	for (uint32_t i = 0; i < cd->resv->n; i++)
 		if (!strcmp(cd->resv->v[i].name, name))
 			return i + 1;
@@ -863,3 +866,35 @@ void resv_load(struct ctld *cd)
 	if (rs->n)
 		info("recovered %u reservations", rs->n);
 }
+
+void resv_nodes_remap(struct ctld *cd, const node_t *old, uint32_t nold)
+{
+	struct resv_state *rs = cd->resv;
+	if (!rs || !rs->n)
+		return;
+	for (uint32_t i = 0; i < rs->n; i++) {
+		resv_t *r = &rs->v[i];
+		uint32_t k = 0;
+		for (uint32_t x = 0; x < r->nnodes; x++) {
+			long to = r->nodes[x] < nold ? conf_node_find(cd->conf, old[r->nodes[x]].cf->name) : -1;
+			if (to >= 0)
+				r->nodes[k++] = (uint32_t)to;
+		}
+		r->nnodes = k;
+		qsort(r->nodes, r->nnodes, sizeof(uint32_t), cmp_u32);
+		char *s = node_list_str(cd, r->nodes, r->nnodes);
+		if (strcmp(s, r->node_str)) {
+			info("reservation %s: nodes %s after reconfigure (were %s)", r->name, s, r->node_str);
+			free(r->node_str);
+			r->node_str = s;
+			resv_save(cd, r);
+			db_begin(cd);
+		} else {
+			free(s);
+		}
+	}
+	free(rs->nflags);
+	rs->nflags = NULL;
+	resv_changed(cd, ctld_now());
+}
+

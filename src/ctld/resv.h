@@ -44,11 +44,18 @@ void resv_periodic(struct ctld *cd, int64_t now);
 int resv_job_check(struct ctld *cd, const struct job *j, uint32_t uid);
 
 /* Fill cd->sched.resvs/nresvs from the reservations (borrowed by the
- * core until the next call). */
+ * core until the next call; every change of a reservation calls it). */
 void resv_sched_fill(struct ctld *cd);
 /* sched_job_t.resv of a job asking for reservation name: 1 + its index
- * in cd->sched.resvs, 0 for none (NULL or unknown). */
-uint32_t resv_sched_index(const struct ctld *cd, const char *name);
+ * in cd->sched.resvs, 0 for none (NULL or unknown); refills the mirror
+ * if cd->sched was rebuilt since. */
+uint32_t resv_sched_index(struct ctld *cd, const char *name);
+
+/* After a reconfigure swapped in new node records (old: the previous
+ * ones, still readable): the reservations' node indexes follow the
+ * names; a node no longer configured leaves its reservations. */
+struct node;
+void resv_nodes_remap(struct ctld *cd, const struct node *old, uint32_t nold);
 
 /* NODE_FLAG_RESERVED (| NODE_FLAG_MAINT) while node idx is in an active
  * reservation, else 0. */

@@ -125,6 +125,9 @@ test_expect_success USERS 'submission: unknown reservation, user not admitted' '
 	test_cmp expect err &&
 	test_expect_code 1 as bob srun --reservation=nosuch true 2>err &&
 	echo "srun: error: Unable to allocate resources: Requested reservation is invalid" >expect &&
+	test_cmp expect err &&
+	test_expect_code 1 as bob salloc --reservation=maint1 true 2>err &&
+	echo "salloc: error: Job submit/allocate failed: Access denied to requested reservation" >expect &&
 	test_cmp expect err
 '
 

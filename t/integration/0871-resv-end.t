@@ -25,14 +25,16 @@ test_expect_success 'scancel --reservation cancels only the jobs in it' '
 '
 
 test_expect_success 'a reservation that ends is removed; its pending jobs lose it and are held' '
-	scontrol create reservation ReservationName=short StartTime=now EndTime=now+4 Nodes=comp001 Users=root >out &&
-	id=$(sbatch --parsable --begin=now+1hour --reservation=short -o /dev/null --wrap=true) &&
+	b=$(sbatch --parsable -w comp001 --exclusive -o /dev/null --wrap="sleep 300") &&
+	wait_job_state $b RUNNING &&
+	scontrol create reservation ReservationName=short StartTime=now EndTime=now+4 Nodes=comp001 Users=root Flags=IGNORE_JOBS >out &&
+	id=$(sbatch --parsable -w comp001 -t 1 --reservation=short -o /dev/null --wrap=true) &&
 	test "$(job_field $id Reservation)" = short &&
 	wait_for 20 resv_gone short &&
 	wait_for 10 test_reason $id JobHeldAdmin &&
 	scontrol show job $id >out && ! grep -q "Reservation=" out &&
 	scontrol show res >out && echo "No reservations in the system" >expect && test_cmp expect out &&
-	scancel $id
+	scancel $id $b
 '
 
 test_expect_success 'a DAILY one rolls to the next day instead' '
@@ -51,6 +53,19 @@ test_expect_success 'sdiag counts the reservation RPCs under Slurm names' '
 	grep -q "REQUEST_CREATE_RESERVATION  *( 3006) count:[1-9]" out &&
 	grep -q "REQUEST_DELETE_RESERVATION  *( 3008) count:[1-9]" out &&
 	grep -q "REQUEST_RESERVATION_INFO  *( 2024) count:[1-9]" out
+'
+
+test_expect_success 'a reconfigure that renumbers the nodes keeps each reservation on its nodes' '
+	scontrol create reservation ReservationName=keep StartTime=now Duration=60 Nodes=comp002 Users=root >out &&
+	sed -i "/^NodeName=comp001 /d; s/comp\[001-002\]/comp002/g" "$CL/etc/slurm.conf" &&
+	printf "AutoDetect=off\nNodeName=comp002 Name=gpu Type=h100 Count=8\n" >"$CL/etc/gres.conf" &&
+	echo "SwitchName=leaf2 Nodes=comp002" >"$CL/etc/topology.conf" &&
+	scontrol reconfigure &&
+	scontrol show res keep | grep -q "Nodes=comp002 NodeCnt=1 " &&
+	scontrol show node comp002 | grep -q "State=IDLE+RESERVED " &&
+	ctld_kill9 && ctld_start &&
+	scontrol show res keep | grep -q "Nodes=comp002 NodeCnt=1 " &&
+	scontrol delete reservation keep
 '
 
 test_done

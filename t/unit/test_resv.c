@@ -176,6 +176,8 @@ static void test_model(void)
 	is_int(op(cd, RESV_OP_CREATE, "ReservationName=act StartTime=now Duration=90 NodeCnt=1 Accounts=root Flags=MAINT", &msg), 0,
 	       "active reservation by node count");
 	free(msg);
+	is_int(cd->sched.nresvs, 2, "the core's mirror follows a create at once");
+	is_str(cd->sched.resvs[1].name, "act", "  with the new one");
 	is_int(resv_node_flags(cd, 2), NODE_FLAG_RESERVED | NODE_FLAG_MAINT,
 	       "its node (the first idle one not reserved) shows RESERVED+MAINT");
 	is_int(resv_node_flags(cd, 0), 0, "a node of a future one shows nothing yet");
@@ -203,6 +205,11 @@ static void test_model(void)
 	run->state = JOB_COMPLETE;
 	run->alloc_held = 0;
 	is_int(resv_update(cd, &m, 0, &msg), 0, "once it ended: deleted");
+	is_int(cd->sched.nresvs, 2, "the core's mirror follows a delete at once");
+	memset(&cd->sched.resvs, 0, sizeof(cd->sched.resvs));
+	cd->sched.nresvs = 0;        /* as sched_glue_build after a reconfigure */
+	is_int(resv_sched_index(cd, "act"), 2, "a job's index refills a rebuilt mirror");
+	is_int(cd->sched.nresvs, 2, "  which holds them all again");
 	m.name = (char *)"act";
 	is_int(resv_update(cd, &m, 1001, &msg), ESLURM_USER_ID_MISSING, "a user may not delete");
 	is_int(db_commit(cd), 0, "committed");
