@@ -375,6 +375,14 @@ const char *acct_arg(const msg_acct_req_t *req, const char *key);
 /* A table answer under construction (the reply's cols and cells). */
 void acct_reply_col(msg_acct_reply_t *r, const char *name);
 void acct_reply_cell(msg_acct_reply_t *r, const char *value);   /* NULL -> "" */
+/* v as printf's "%f" writes it, byte for byte (6 decimals, correctly
+ * rounded), without printf for the common case: a report of 1,000 rows
+ * spent a third of its time in printf's float conversion. */
+void acct_reply_cell_f6(msg_acct_reply_t *r, double v);
+/* The same into buf (ACCT_F6_LEN bytes: DBL_MAX takes 317); returns its
+ * length. */
+#define ACCT_F6_LEN 330
+int acct_fmt_f6(char *buf, double v);
 void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -10,9 +10,12 @@
  * writer), so a heavy query never lengthens a loop turn.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -57,9 +60,55 @@ void acct_reply_cell(msg_acct_reply_t *r, const char *value)
 	strv_push(&r->cells, value ? value : "");
 }
 
+int acct_fmt_f6(char *buf, double v)
+{
+	/* v * 1e6 rounded to the nearest integer n, checked exactly: fma
+	 * rounds v * 1e6 - (n -/+ 0.5) once, so its sign is the exact one;
+	 * a tie, a negative value (-0.0 too) or one too large for an exact
+	 * n goes to printf. */
+	if (!(v >= 0 && v < 1e9) || signbit(v))
+		return snprintf(buf, ACCT_F6_LEN, "%f", v);
+	double n = nearbyint(v * 1e6);
+	double lo = fma(v, 1e6, -(n - 0.5)), hi = fma(v, 1e6, -(n + 0.5));
+	if (!(lo > 0 && hi < 0))
+		return snprintf(buf, ACCT_F6_LEN, "%f", v);
+	uint64_t u = (uint64_t)n, ip = u / 1000000, fp = u % 1000000;
+	char tmp[24];
+	int k = 0;
+	do
+		tmp[k++] = (char)('0' + ip % 10);
+	while ((ip /= 10));
+	int len = 0;
+	while (k)
+		buf[len++] = tmp[--k];
+	buf[len++] = '.';
+	for (int d = 5; d >= 0; d--, fp /= 10)
+		buf[len + d] = (char)('0' + fp % 10);
+	len += 6;
+	buf[len] = 0;
+	return len;
+}
+
+void acct_reply_cell_f6(msg_acct_reply_t *r, double v)
+{
+	char buf[ACCT_F6_LEN];
+	acct_fmt_f6(buf, v);
+	strv_push(&r->cells, buf);
+}
+
 void acct_reply_cellf(msg_acct_reply_t *r, const char *fmt, ...)
 {
+	/* a report's numbers: formatted once, on the stack (one reply may
+	 * hold tens of thousands of cells) */
+	char buf[128];
 	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(buf)) {
+		strv_push(&r->cells, buf);
+		return;
+	}
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);

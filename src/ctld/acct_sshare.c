@@ -212,15 +212,15 @@ static void row(ss_ctx_t *x, msg_acct_reply_t *out, uint32_t i, uint32_t depth, 
 		acct_reply_cell(out, "parent");
 	else
 		acct_reply_cellf(out, "%u", a->shares_raw);
-	acct_reply_cellf(out, "%f", root && algo == SCHED_FS_FAIR_TREE ? 0.0 : s->fs_norm_shares);
+	acct_reply_cell_f6(out, root && algo == SCHED_FS_FAIR_TREE ? 0.0 : s->fs_norm_shares);
 	acct_reply_cellf(out, "%" PRIu64, s->usage_raw > 0 ? (uint64_t)s->usage_raw : 0);
 	if (root)
 		acct_reply_cell(out, "");
 	else
-		acct_reply_cellf(out, "%f", s->fs_norm_usage);
-	acct_reply_cellf(out, "%f", s->fs_eff_usage);
+		acct_reply_cell_f6(out, s->fs_norm_usage);
+	acct_reply_cell_f6(out, s->fs_eff_usage);
 	if (a->user)
-		acct_reply_cellf(out, "%f", s->fs_factor);
+		acct_reply_cell_f6(out, s->fs_factor);
 	else
 		acct_reply_cell(out, "");
 	if (root || algo != SCHED_FS_FAIR_TREE || s->fs_level == SCHED_FS_LEVEL_NONE)
@@ -228,7 +228,7 @@ static void row(ss_ctx_t *x, msg_acct_reply_t *out, uint32_t i, uint32_t depth, 
 	else if (isinf(s->fs_level))
 		acct_reply_cell(out, "inf");
 	else
-		acct_reply_cellf(out, "%f", s->fs_level);
+		acct_reply_cell_f6(out, s->fs_level);
 	if (!tres) {      /* the TRES columns were not asked for */
 		for (int c = 0; c < 3; c++)
 			acct_reply_cell(out, "");

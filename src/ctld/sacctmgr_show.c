@@ -570,10 +570,10 @@ static void show_qos(ctld_t *cd, const mgr_req_t *m, msg_acct_reply_t *r)
 		acct_reply_cell(r, sb.len ? sb.buf : "");
 		strbuf_release(&sb);
 		if (q->s.usage_threshold > 0)
-			acct_reply_cellf(r, "%f", q->s.usage_threshold);
+			acct_reply_cell_f6(r, q->s.usage_threshold);
 		else
 			acct_reply_cell(r, "");
-		acct_reply_cellf(r, "%f", q->s.usage_factor);
+		acct_reply_cell_f6(r, q->s.usage_factor);
 		static const char *const lk[] = {
 			"GrpTRES", "GrpTRESMins", "GrpTRESRunMins", "GrpJobs", "GrpSubmitJobs",
 			"GrpWall", "MaxTRES", "MaxTRESPerNode", "MaxTRESMins", "MaxWall",

@@ -68,14 +68,20 @@ char *xstrndup(const char *s, size_t n)
 
 char *xvasprintf(const char *fmt, va_list ap)
 {
+	/* Most results are short: formatted once into the stack and copied;
+	 * only a longer one is formatted a second time into its size. */
+	char buf[256];
 	va_list cp;
 	va_copy(cp, ap);
-	int n = vsnprintf(NULL, 0, fmt, cp);
+	int n = vsnprintf(buf, sizeof(buf), fmt, cp);
 	va_end(cp);
 	if (n < 0)
 		n = 0;
 	char *p = xmalloc((size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	if ((size_t)n < sizeof(buf))
+		memcpy(p, buf, (size_t)n + 1);
+	else
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
 }
 
