@@ -24,7 +24,7 @@ test_expect_success 'a job that needs 8 GPUs per node while both big nodes are b
 	grep -q "^Job $j \"big\" of root is PENDING (Reason=Resources)" out &&
 	grep -q "^  asks 8 GPU(s) of type h100 per node, 1024M per CPU, -t 01:00:00, partition defq" out &&
 	grep -q "Nodes of partition defq: 4; 2 could ever run it, 0 could now; it needs 1" out &&
-	grep -Eq "^  comp001 +0 of 8 GPU\(s\) free, needs 8; held by job $b1 until [0-9:]+ \(its time limit\)" out &&
+	grep -Eq "^  comp001 +0 of 8 GPU\(s\) free, needs 8; held by job $b1 until ([A-Z][a-z]{2} [0-9]{2} )?[0-9:]+ \(its time limit\)" out &&
 	grep -Eq "^  comp002 +6 of 8 GPU\(s\) free, needs 8; held by job $b2 until" out &&
 	grep -Eq "^  comp\[003-004\] +has 4 GPU\(s\) of type h100, the job asks 8 per node \(never\)" out &&
 	grep -q "not enough of its partition.s nodes are free now (Resources): 0 could now, it needs 1" out
