@@ -170,7 +170,12 @@ typedef struct rows {
 	double reported[NTRES];
 } rows_t;
 
-static int fetch(rep_t *r, const char *report, rows_t *out, void **reply)
+/* Ask the controller for report over r's range, with more "key=value"
+ * arguments (NULL-terminated, may be NULL). Errors are printed (a failed
+ * call as "Problem with query", the controller's refusal after
+ * refused_prefix) and give NULL; the caller destroys the reply. */
+static msg_acct_reply_t *query(const rep_t *r, const char *report, const char *const *extra,
+			       const char *refused_prefix)
 {
 	msg_acct_req_t req = { .op = ACCT_OP_SREPORT };
 	char *a = xasprintf("report=%s", report);
@@ -182,17 +187,30 @@ static int fetch(rep_t *r, const char *report, rows_t *out, void **reply)
 	a = xasprintf("end=%lld", (long long)r->end);
 	strv_push(&req.args, a);
 	free(a);
-	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, reply, NULL);
+	for (size_t i = 0; extra && extra[i]; i++)
+		strv_push(&req.args, extra[i]);
+	void *reply = NULL;
+	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
 	strv_free(&req.args);
 	if (err) {
 		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
-		return -1;
+		return NULL;
 	}
-	msg_acct_reply_t *m = *reply;
+	msg_acct_reply_t *m = reply;
 	if (m->rc) {
-		fprintf(stderr, "sreport: error: %s\n", m->msg ? m->msg : slurm_strerror(m->rc));
-		return -1;
+		fprintf(stderr, "%s%s\n", refused_prefix, m->msg ? m->msg : slurm_strerror(m->rc));
+		proto_msg_destroy(MSG_ACCT_REPLY, reply);
+		return NULL;
 	}
+	return m;
+}
+
+static int fetch(rep_t *r, const char *report, rows_t *out, void **reply)
+{
+	msg_acct_reply_t *m = query(r, report, NULL, "sreport: error: ");
+	*reply = m;
+	if (!m)
+		return -1;
 	uint32_t nc = m->cols.n;
 	if (nc < 12)
 		return 0;
@@ -659,27 +677,10 @@ static int size_cmp(const void *a, const void *b)
 
 static int job_sizes(rep_t *r, const size_opts_t *o)
 {
-	msg_acct_req_t req = { .op = ACCT_OP_SREPORT };
-	strv_push(&req.args, "report=sizes");
-	char *a = xasprintf("start=%lld", (long long)r->start);
-	strv_push(&req.args, a);
-	free(a);
-	a = xasprintf("end=%lld", (long long)r->end);
-	strv_push(&req.args, a);
-	free(a);
-	void *reply = NULL;
-	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
-	strv_free(&req.args);
-	if (err) {
-		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
+	msg_acct_reply_t *m = query(r, "sizes", NULL, "sreport: error: ");
+	if (!m)
 		return 1;
-	}
-	msg_acct_reply_t *m = reply;
-	if (m->rc) {
-		fprintf(stderr, "sreport: error: %s\n", m->msg ? m->msg : slurm_strerror(m->rc));
-		proto_msg_destroy(MSG_ACCT_REPLY, reply);
-		return 1;
-	}
+	void *reply = m;
 	uint32_t nc = m->cols.n, n = nc >= 7 ? m->cells.n / nc : 0, na = 0;
 	size_row_t *rows = xcalloc(n + 1, sizeof(*rows));
 	double all = 0;
@@ -906,37 +907,17 @@ static int resv_util(rep_t *r, const char *tres, const char *names, const char *
 	}
 	strv_free(&fl);
 	/* the rows */
-	msg_acct_req_t req = { .op = ACCT_OP_SREPORT };
-	char *a;
-	strv_push(&req.args, "report=resv");
-	a = xasprintf("start=%lld", (long long)r->start);
-	strv_push(&req.args, a);
-	free(a);
-	a = xasprintf("end=%lld", (long long)r->end);
-	strv_push(&req.args, a);
-	free(a);
-	a = xasprintf("names=%s", names ? names : "");
-	strv_push(&req.args, a);
-	free(a);
-	a = xasprintf("nodes=%s", nodes ? nodes : "");
-	strv_push(&req.args, a);
-	free(a);
-	void *reply = NULL;
-	int err = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
-	strv_free(&req.args);
-	if (err) {
-		fprintf(stderr, "sreport: error: Problem with query: %s\n", slurm_strerror(err));
+	char *na = xasprintf("names=%s", names ? names : "");
+	char *no = xasprintf("nodes=%s", nodes ? nodes : "");
+	const char *const extra[] = { na, no, NULL };
+	msg_acct_reply_t *m = query(r, "resv", extra, " Problem with reservation query: ");
+	free(na);
+	free(no);
+	if (!m) {
 		strv_free(&want);
 		return 1;
 	}
-	msg_acct_reply_t *m = reply;
-	if (m->rc) {
-		fprintf(stderr, " Problem with reservation query: %s\n",
-			m->msg ? m->msg : slurm_strerror(m->rc));
-		proto_msg_destroy(MSG_ACCT_REPLY, reply);
-		strv_free(&want);
-		return 1;
-	}
+	void *reply = m;
 	uint32_t nc = m->cols.n, n = nc >= 9 ? m->cells.n / nc : 0;
 	resv_row_t *rv = xcalloc(n + 1, sizeof(*rv));
 	for (uint32_t i = 0; i < n; i++) {

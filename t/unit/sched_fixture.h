@@ -100,6 +100,36 @@ static inline sched_alloc_t fixture_run1(sched_t *s, sched_job_t j, uint32_t *re
 	return a;
 }
 
+/* For backfill tests: n nodes of cpus CPUs (no memory) in one partition,
+ * exact times (bf_resolution 1), a backfill cycle in every pass. */
+static inline sched_t *fixture_bf(uint32_t n, char names[][16], uint32_t cpus)
+{
+	sched_t *s = fixture_nodes(n, names, "n%02u", cpus, 0);
+	fixture_one_part(s, n, 2);
+	sched_params_init(&s->params);
+	s->params.bf_resolution = 1;
+	s->run_backfill = 1;
+	return s;
+}
+
+/* A job of nodes whole nodes' worth of cpus tasks, mins minutes, by
+ * user 1000, submitted at submit. */
+static inline sched_job_t fixture_bf_job(uint32_t id, uint32_t prio, uint32_t nodes, uint32_t cpus,
+					 uint32_t mins, int64_t submit)
+{
+	sched_job_t j;
+	memset(&j, 0, sizeof(j));
+	j.job_id = id;
+	j.priority = prio;
+	j.submit_time = submit;
+	j.min_nodes = j.max_nodes = nodes;
+	j.ntasks = cpus;
+	j.cpus_per_task = 1;
+	j.time_limit = mins;
+	j.user_id = 1000;
+	return j;
+}
+
 /* A running job holding whole nodes [first, first+cnt) of s until end
  * (committed to s's node state), for backfill's plan: pass &rj->r in
  * sched_t.running. */

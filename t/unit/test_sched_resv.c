@@ -31,27 +31,12 @@ static char names[512][16];
 
 static sched_t *mk(uint32_t n, uint32_t cpus)
 {
-	sched_t *s = fixture_nodes(n, names, "n%02u", cpus, 0);
-	fixture_one_part(s, n, 2);
-	sched_params_init(&s->params);
-	s->params.bf_resolution = 1;
-	s->run_backfill = 1;
-	return s;
+	return fixture_bf(n, names, cpus);
 }
 
 static sched_job_t job(uint32_t id, uint32_t prio, uint32_t nodes, uint32_t cpus, uint32_t mins)
 {
-	sched_job_t j;
-	memset(&j, 0, sizeof(j));
-	j.job_id = id;
-	j.priority = prio;
-	j.submit_time = NOW - 100;
-	j.min_nodes = j.max_nodes = nodes;
-	j.ntasks = cpus;
-	j.cpus_per_task = 1;
-	j.time_limit = mins;
-	j.user_id = 1000;
-	return j;
+	return fixture_bf_job(id, prio, nodes, cpus, mins, NOW - 100);
 }
 
 /* Reservation v over nodes [first, first+cnt) (into nodes, the test's). */
