@@ -79,7 +79,7 @@ test_expect_success SQLITE3 '-T: names in any case, unknown ones left out; none 
 '
 
 test_expect_success SQLITE3 'no reservation in the range: banner and header only' '
-	sreport reservation utilization >out 2>err &&
+	sreport reservation utilization start=2020-01-01T00:00:00 end=2020-01-02T00:00:00 >out 2>err &&
 	test_must_be_empty err &&
 	expect sreport_reservation_Utilization_none.txt | sed 1,3d >want &&
 	sed 1,3d out >got && test_cmp want got &&
