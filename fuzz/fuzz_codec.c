@@ -3,7 +3,9 @@
  * a message type, the rest is a body for proto_decode. A body that decodes
  * must re-encode to bytes that decode again and re-encode identically
  * (encoding is canonical); a body that does not must come with an error
- * text. Everything decoded is freed (LeakSanitizer checks).
+ * text. An accounting answer's cells are read as the commands read them
+ * (acct_reply_cells: each must end inside the decoded data). Everything
+ * decoded is freed (LeakSanitizer checks).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +30,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(err);
 		free(m);
 		return 0;
+	}
+	if (t == MSG_ACCT_REPLY) {
+		const msg_acct_reply_t *r = m;
+		uint32_t n;
+		const char **cells = acct_reply_cells(r, &n);
+		size_t total = 0;
+		for (uint32_t i = 0; i < n; i++)
+			total += strlen(cells[i]);   /* ASan: inside the data */
+		if (r->table && !r->cells.n && total > r->table_len)
+			abort();
+		free(cells);
 	}
 	strbuf_t a = STRBUF_INIT, b = STRBUF_INIT;
 	proto_encode(t, m, &a);

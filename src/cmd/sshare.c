@@ -49,6 +49,7 @@ static const struct ss_field {
 	{ "User", 10, "user" },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+static const struct ss_field *const account_field = &fields[0];
 
 typedef struct col {
 	const struct ss_field *f;
@@ -90,33 +91,55 @@ static int parse_format(const char *spec, col_t **cols, size_t *n)
 	return rc;
 }
 
-/* One value as print_fields prints it (see the file comment). */
-static void put(strbuf_t *sb, const char *v, int width, int parsable, int last)
+/* One value as print_fields prints it (see the file comment), after
+ * indent spaces (the Account column's depth). Thousands of cells: raw
+ * writes into room made once per cell, no printf. */
+static void put(strbuf_t *sb, const char *v, long indent, int width, int parsable, int last)
 {
+	size_t ind = indent > 0 ? (size_t)indent : 0, vl = strlen(v), len = ind + vl;
+	size_t w = (size_t)(width < 0 ? -width : width);
+	strbuf_grow(sb, len + w + 2);
+	char *o = sb->buf + sb->len;
 	if (parsable) {
-		strbuf_addstr(sb, v);
+		memset(o, ' ', ind);
+		memcpy(o + ind, v, vl);
+		o += len;
 		if (parsable == 1 || !last)
-			strbuf_addch(sb, '|');
-		return;
-	}
-	int w = width < 0 ? -width : width;
-	size_t len = strlen(v);
-	if (w && len > (size_t)w) {
-		strbuf_add(sb, v, (size_t)w - 1);
-		strbuf_addch(sb, '+');
-	} else if (width < 0) {
-		strbuf_addf(sb, "%-*s", w, v);
+			*o++ = '|';
+	} else if (w && len > w) {
+		/* cut to w - 1 characters and a '+' */
+		size_t sp = ind < w - 1 ? ind : w - 1;
+		memset(o, ' ', sp);
+		memcpy(o + sp, v, w - 1 - sp);
+		o[w - 1] = '+';
+		o += w;
+		*o++ = ' ';
 	} else {
-		strbuf_addf(sb, "%*s", w, v);
+		size_t pad = w > len ? w - len : 0;
+		if (width >= 0) {
+			memset(o, ' ', pad + ind);
+			o += pad + ind;
+		} else {
+			memset(o, ' ', ind);
+			o += ind;
+		}
+		memcpy(o, v, vl);
+		o += vl;
+		if (width < 0) {
+			memset(o, ' ', pad);
+			o += pad;
+		}
+		*o++ = ' ';
 	}
-	strbuf_addch(sb, ' ');
+	sb->len = (size_t)(o - sb->buf);
+	*o = 0;
 }
 
 static void header(strbuf_t *sb, const col_t *cols, size_t n, int parsable)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (parsable) {
-			put(sb, cols[i].f->name, 0, parsable, i + 1 == n);
+			put(sb, cols[i].f->name, 0, 0, parsable, i + 1 == n);
 			continue;
 		}
 		int w = cols[i].width < 0 ? -cols[i].width : cols[i].width;
@@ -247,11 +270,16 @@ int cmd_sshare(int argc, char **argv)
 	}
 
 	msg_acct_req_t req = { .op = ACCT_OP_SSHARE };
-	int want_tres = 0;
-	for (size_t i = 0; i < ncols; i++)
-		want_tres |= strstr(cols[i].f->name, "TRES") != NULL;
-	if (!want_tres)
-		strv_push(&req.args, "tres=0");
+	/* only the columns printed (and the two that shape the rows) */
+	strbuf_t want = STRBUF_INIT;
+	/* a user association is one with a user name */
+	strbuf_addstr(&want, "cols=depth,user");
+	for (size_t i = 0; i < ncols; i++) {
+		strbuf_addch(&want, ',');
+		strbuf_addstr(&want, cols[i].f->col);
+	}
+	strv_push(&req.args, want.buf);
+	strbuf_release(&want);
 	if (all)
 		strv_push(&req.args, "all=1");
 	if (users) {
@@ -283,41 +311,48 @@ int cmd_sshare(int argc, char **argv)
 	for (uint32_t k = 0; k < r->cols.n; k++) {
 		if (!strcmp(r->cols.v[k], "depth"))
 			depth_col = (int)k;
-		if (!strcmp(r->cols.v[k], "is_user"))
+		if (!strcmp(r->cols.v[k], "user"))
 			user_col = (int)k;
 		for (size_t i = 0; i < ncols; i++)
 			if (!strcmp(r->cols.v[k], cols[i].f->col))
 				cols[i].reply_col = (int)k;
 	}
-	uint32_t nc = r->cols.n, nrows = nc ? r->cells.n / nc : 0;
+	uint32_t ncells;
+	const char **cells = acct_reply_cells(r, &ncells);
+	uint32_t nc = r->cols.n, nrows = nc ? ncells / nc : 0;
 	/* indentation is relative to the shallowest row shown */
-	long min_depth = -1;
+	long min_depth = -1, *depth = xcalloc(nrows + 1, sizeof(long));
 	for (uint32_t row = 0; row < nrows && depth_col >= 0; row++) {
-		long d = atol(r->cells.v[row * nc + (uint32_t)depth_col]);
+		long d = depth[row] = atol(cells[row * nc + (uint32_t)depth_col]);
 		if (min_depth < 0 || d < min_depth)
 			min_depth = d;
 	}
+	/* written out in pieces: a buffer that stays in a few pages */
 	strbuf_t sb = STRBUF_INIT;
+	strbuf_grow(&sb, 40000);
 	if (!noheader)
 		header(&sb, cols, ncols, parsable);
 	for (uint32_t row = 0; row < nrows; row++) {
-		char **cell = &r->cells.v[row * nc];
-		int is_user = user_col >= 0 && !strcmp(cell[user_col], "1");
+		const char **cell = &cells[row * nc];
+		int is_user = user_col >= 0 && *cell[user_col];
 		if (users_only && !is_user)
 			continue;
-		long indent = users_only || depth_col < 0 ? 0 : atol(cell[depth_col]) - min_depth;
+		long indent = users_only || depth_col < 0 ? 0 : depth[row] - min_depth;
 		for (size_t i = 0; i < ncols; i++) {
 			const char *v = cols[i].reply_col >= 0 ? cell[cols[i].reply_col] : "";
-			char *tmp = NULL;
-			if (!strcmp(cols[i].f->name, "Account") && indent > 0)
-				v = tmp = xasprintf("%*s%s", (int)indent, "", v);
-			put(&sb, v, cols[i].width, parsable, i + 1 == ncols);
-			free(tmp);
+			long ind = cols[i].f == account_field ? indent : 0;
+			put(&sb, v, ind > 0 ? ind : 0, cols[i].width, parsable, i + 1 == ncols);
 		}
 		strbuf_addch(&sb, '\n');
+		if (sb.len > 32768) {
+			fwrite(sb.buf, 1, sb.len, stdout);
+			strbuf_reset(&sb);
+		}
 	}
 	fwrite(sb.buf, 1, sb.len, stdout);
 	strbuf_release(&sb);
+	free(depth);
+	free(cells);
 	proto_msg_destroy(MSG_ACCT_REPLY, reply);
 done:
 	free(cols);

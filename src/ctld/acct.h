@@ -278,8 +278,9 @@ double acct_usage_decay_factor(int64_t half_life, int64_t dt);
 double acct_usage_fs_factor(struct ctld *cd, uint32_t assoc_id);
 /* The association tree with its fair-share values (index i mirrors
  * acct.assocs[i]); NULL with *n = 0 if there is none. Valid until the
- * loop's next turn. */
-const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n);
+ * loop's next turn. gen (may be NULL): a number that changes whenever the
+ * values may have (each computation of them). */
+const sched_assoc_t *acct_usage_tree(struct ctld *cd, uint32_t *n, uint64_t *gen);
 /* The index in acct.assocs of association id (UINT32_MAX: none). */
 uint32_t acct_usage_assoc_index(struct ctld *cd, uint32_t assoc_id);
 
@@ -335,6 +336,11 @@ void why_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_r
 /* ---- acct_sshare.c ---- */
 /* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */
 void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
+/* The same answer as an encoded MSG_ACCT_REPLY frame appended to frame,
+ * from the recent answers when nothing it shows has changed since: 0; -1
+ * when it is not kept (TRESRunMins, no tree): use acct_sshare. */
+int acct_sshare_frame(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame);
+void acct_sshare_cache_free(struct ctld *cd);
 
 /* ---- acct_rpc.c ---- */
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */

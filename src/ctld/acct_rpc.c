@@ -30,13 +30,15 @@ static const struct acct_op_def {
 	uint32_t op;
 	acct_loop_f loop;         /* one of the two */
 	acct_read_f read;
+	/* optional, before loop: the answer encoded (kept answers) */
+	int (*frame)(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame);
 } ops[] = {
-	{ ACCT_OP_NONE, NULL, NULL },
-	{ ACCT_OP_SACCT, NULL, acct_sacct_read },
-	{ ACCT_OP_MGR, acct_mgr_op, NULL },
-	{ ACCT_OP_SSHARE, acct_sshare, NULL },
-	{ ACCT_OP_SREPORT, NULL, acct_sreport },
-	{ ACCT_OP_WHY, why_op, NULL },
+	{ ACCT_OP_NONE, NULL, NULL, NULL },
+	{ ACCT_OP_SACCT, NULL, acct_sacct_read, NULL },
+	{ ACCT_OP_MGR, acct_mgr_op, NULL, NULL },
+	{ ACCT_OP_SSHARE, acct_sshare, NULL, acct_sshare_frame },
+	{ ACCT_OP_SREPORT, NULL, acct_sreport, NULL },
+	{ ACCT_OP_WHY, why_op, NULL, NULL },
 };
 
 const char *acct_arg(const msg_acct_req_t *req, const char *key)
@@ -304,6 +306,7 @@ fail:
 
 void acct_rpc_shutdown(ctld_t *cd)
 {
+	acct_sshare_cache_free(cd);
 	struct acct_reader *rd = cd->reader;
 	if (!rd)
 		return;
@@ -378,6 +381,15 @@ void acct_rpc(ctld_t *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid)
 	if (!d) {
 		r.rc = SLUICE_E_PROTOCOL;
 		r.msg = xasprintf("unknown accounting operation %u", req->op);
+	} else if (d->frame) {
+		strbuf_t f = STRBUF_INIT;
+		int rc = d->frame(cd, req, uid, &f);
+		if (rc == 0)
+			conn_send_frame(c, &f);
+		strbuf_release(&f);
+		if (rc == 0)
+			return;
+		d->loop(cd, req, uid, &r);
 	} else if (d->loop) {
 		d->loop(cd, req, uid, &r);
 	} else if (reader_queue(cd, c, d, req, uid, &r) == 0) {

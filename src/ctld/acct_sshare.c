@@ -3,8 +3,9 @@
  * reads the association tree and the fair-share values acct_usage.c keeps).
  *
  * Arguments: all=1 (every user, sshare -a), users=a,b (sshare -u),
- * accounts=x,y (sshare -A), tres=0 (the TRES columns are not printed:
- * leave them empty). Without all/users the caller's own user rows
+ * accounts=x,y (sshare -A), cols=depth,account,... (only these columns, in
+ * the answer's own order: what the command prints; every column without
+ * it), tres=0 (leave the TRES usage columns empty). Without all/users the caller's own user rows
  * are shown, as Slurm does; account rows are always shown unless accounts=
  * restricts them (to the associations whose account is listed: the
  * accounts and the user rows under them). PrivateData=usage limits a user
@@ -180,6 +181,25 @@ typedef struct ss_req {
 	int own_only;       /* PrivateData=usage for a plain user */
 } ss_req_t;
 
+static void req_parse(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, ss_req_t *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->uid = uid;
+	const char *v = acct_arg(req, "all");
+	q->all = v && strcmp(v, "0");
+	split(&q->users, acct_arg(req, "users"));
+	split(&q->accounts, acct_arg(req, "accounts"));
+	const char *pd = conf_get(cd->conf, "PrivateData");
+	q->own_only = pd && strcasestr(pd, "usage") &&
+		      acct_admin_level(cd, uid) < ACCT_ADMIN_OPERATOR;
+}
+
+static void req_free(ss_req_t *q)
+{
+	strv_free(&q->users);
+	strv_free(&q->accounts);
+}
+
 static int shown(const ss_ctx_t *x, const ss_req_t *q, uint32_t i)
 {
 	const acct_assoc_t *a = &x->cd->acct.assocs[i];
@@ -194,116 +214,246 @@ static int shown(const ss_ctx_t *x, const ss_req_t *q, uint32_t i)
 	return q->all || a->uid == q->uid;
 }
 
-static void row(ss_ctx_t *x, msg_acct_reply_t *out, uint32_t i, uint32_t depth, int algo, int gpus,
-		int tres)
+/* The answer's columns, in this order (the command finds them by name). */
+enum ss_col {
+	SC_DEPTH, SC_ID, SC_CLUSTER, SC_ACCOUNT, SC_USER, SC_PARTITION, SC_RAW_SHARES,
+	SC_NORM_SHARES, SC_RAW_USAGE, SC_NORM_USAGE, SC_EFF_USAGE, SC_FAIRSHARE, SC_LEVEL_FS,
+	SC_GRP_TRES_MINS, SC_GRP_TRES_RAW, SC_TRES_RUN_MINS, SC_IS_USER, SC_N
+};
+static const char *const col_names[SC_N] = { "depth", "id", "cluster", "account", "user",
+	"partition", "raw_shares", "norm_shares", "raw_usage", "norm_usage", "eff_usage",
+	"fairshare", "level_fs", "grp_tres_mins", "grp_tres_raw", "tres_run_mins", "is_user" };
+#define SC_TRES ((1u << SC_GRP_TRES_RAW) | (1u << SC_TRES_RUN_MINS))
+
+static void cell(ss_ctx_t *x, msg_acct_reply_t *out, enum ss_col c, uint32_t i, uint32_t depth,
+		 int algo, int gpus, strbuf_t *sb)
 {
 	const acct_assoc_t *a = &x->cd->acct.assocs[i];
 	const sched_assoc_t *s = &x->fs[i];
 	int root = i == 0;
-	acct_reply_cellf(out, "%u", depth);
-	acct_reply_cellf(out, "%u", a->id);
-	acct_reply_cell(out, x->cd->acct.cluster);
-	acct_reply_cell(out, a->account);
-	acct_reply_cell(out, a->user);
-	acct_reply_cell(out, a->partition);
-	if (root)
-		acct_reply_cell(out, "");
-	else if (a->shares_raw == SCHED_SHARES_PARENT)
-		acct_reply_cell(out, "parent");
-	else
-		acct_reply_cellf(out, "%u", a->shares_raw);
-	acct_reply_cell_f6(out, root && algo == SCHED_FS_FAIR_TREE ? 0.0 : s->fs_norm_shares);
-	acct_reply_cellf(out, "%" PRIu64, s->usage_raw > 0 ? (uint64_t)s->usage_raw : 0);
-	if (root)
-		acct_reply_cell(out, "");
-	else
-		acct_reply_cell_f6(out, s->fs_norm_usage);
-	acct_reply_cell_f6(out, s->fs_eff_usage);
-	if (a->user)
-		acct_reply_cell_f6(out, s->fs_factor);
-	else
-		acct_reply_cell(out, "");
-	if (root || algo != SCHED_FS_FAIR_TREE || s->fs_level == SCHED_FS_LEVEL_NONE)
-		acct_reply_cell(out, "");
-	else if (isinf(s->fs_level))
-		acct_reply_cell(out, "inf");
-	else
-		acct_reply_cell_f6(out, s->fs_level);
-	if (!tres) {      /* the TRES columns were not asked for */
-		for (int c = 0; c < 3; c++)
-			acct_reply_cell(out, "");
-		acct_reply_cell(out, a->user ? "1" : "0");
-		return;
-	}
-	strbuf_t sb = STRBUF_INIT;
-	lim_fmt(&sb, &a->lim.grp_tres_mins);
-	acct_reply_cell(out, sb.buf);
-	strbuf_reset(&sb);
 	double mins[LIM_TRES_N];
-	for (int t = 0; t < LIM_TRES_N; t++)
-		mins[t] = s->usage_tres[t] / 60;
-	tres_fmt(&sb, mins, gpus);
-	acct_reply_cell(out, sb.buf);
-	strbuf_reset(&sb);
-	tres_fmt(&sb, &x->run[(size_t)i * LIM_TRES_N], gpus);
-	acct_reply_cell(out, sb.buf);
-	strbuf_release(&sb);
-	acct_reply_cell(out, a->user ? "1" : "0");
+	switch (c) {
+	case SC_DEPTH: acct_reply_cellf(out, "%u", depth); return;
+	case SC_ID: acct_reply_cellf(out, "%u", a->id); return;
+	case SC_CLUSTER: acct_reply_cell(out, x->cd->acct.cluster); return;
+	case SC_ACCOUNT: acct_reply_cell(out, a->account); return;
+	case SC_USER: acct_reply_cell(out, a->user); return;
+	case SC_PARTITION: acct_reply_cell(out, a->partition); return;
+	case SC_RAW_SHARES:
+		if (root)
+			acct_reply_cell(out, "");
+		else if (a->shares_raw == SCHED_SHARES_PARENT)
+			acct_reply_cell(out, "parent");
+		else
+			acct_reply_cellf(out, "%u", a->shares_raw);
+		return;
+	case SC_NORM_SHARES:
+		acct_reply_cell_f6(out, root && algo == SCHED_FS_FAIR_TREE ? 0.0 : s->fs_norm_shares);
+		return;
+	case SC_RAW_USAGE:
+		acct_reply_cellf(out, "%" PRIu64, s->usage_raw > 0 ? (uint64_t)s->usage_raw : 0);
+		return;
+	case SC_NORM_USAGE:
+		if (root)
+			acct_reply_cell(out, "");
+		else
+			acct_reply_cell_f6(out, s->fs_norm_usage);
+		return;
+	case SC_EFF_USAGE: acct_reply_cell_f6(out, s->fs_eff_usage); return;
+	case SC_FAIRSHARE:
+		if (a->user)
+			acct_reply_cell_f6(out, s->fs_factor);
+		else
+			acct_reply_cell(out, "");
+		return;
+	case SC_LEVEL_FS:
+		if (root || algo != SCHED_FS_FAIR_TREE || s->fs_level == SCHED_FS_LEVEL_NONE)
+			acct_reply_cell(out, "");
+		else if (isinf(s->fs_level))
+			acct_reply_cell(out, "inf");
+		else
+			acct_reply_cell_f6(out, s->fs_level);
+		return;
+	case SC_GRP_TRES_MINS:
+		strbuf_reset(sb);
+		lim_fmt(sb, &a->lim.grp_tres_mins);
+		acct_reply_cell(out, sb->buf);
+		return;
+	case SC_GRP_TRES_RAW:
+		strbuf_reset(sb);
+		for (int t = 0; t < LIM_TRES_N; t++)
+			mins[t] = s->usage_tres[t] / 60;
+		tres_fmt(sb, mins, gpus);
+		acct_reply_cell(out, sb->buf);
+		return;
+	case SC_TRES_RUN_MINS:
+		strbuf_reset(sb);
+		tres_fmt(sb, &x->run[(size_t)i * LIM_TRES_N], gpus);
+		acct_reply_cell(out, sb->buf);
+		return;
+	case SC_IS_USER: acct_reply_cell(out, a->user ? "1" : "0"); return;
+	case SC_N: return;
+	}
+}
+
+/* The columns asked for: cols=name,name (every one without it); tres=0
+ * (an older form) leaves the TRES usage columns empty. */
+static uint32_t wanted(const msg_acct_req_t *req, uint32_t *empty)
+{
+	const char *cv = acct_arg(req, "cols"), *tv = acct_arg(req, "tres");
+	uint32_t want = (1u << SC_N) - 1;
+	*empty = tv && !strcmp(tv, "0") ? SC_TRES : 0;
+	if (!cv)
+		return want;
+	strv_t l = { 0 };
+	split(&l, cv);
+	want = 0;
+	for (int c = 0; c < SC_N; c++)
+		if (in_list(&l, col_names[c]))
+			want |= 1u << c;
+	strv_free(&l);
+	return want;
 }
 
 void acct_sshare(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out)
 {
-	static const char *const cols[] = { "depth", "id", "cluster", "account", "user",
-		"partition", "raw_shares", "norm_shares", "raw_usage", "norm_usage", "eff_usage",
-		"fairshare", "level_fs", "grp_tres_mins", "grp_tres_raw", "tres_run_mins", "is_user" };
-	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		acct_reply_col(out, cols[c]);
-	ss_req_t q = { .uid = uid };
-	const char *v = acct_arg(req, "all");
-	q.all = v && strcmp(v, "0");
-	split(&q.users, acct_arg(req, "users"));
-	split(&q.accounts, acct_arg(req, "accounts"));
-	const char *pd = conf_get(cd->conf, "PrivateData");
-	q.own_only = pd && strcasestr(pd, "usage") && acct_admin_level(cd, uid) < ACCT_ADMIN_OPERATOR;
-
+	uint32_t empty, want = wanted(req, &empty);
+	for (int c = 0; c < SC_N; c++)
+		if (want & (1u << c))
+			acct_reply_col(out, col_names[c]);
+	ss_req_t q;
+	req_parse(cd, req, uid, &q);
 	ss_ctx_t x = { .cd = cd };
-	x.fs = acct_usage_tree(cd, &x.n);
+	x.fs = acct_usage_tree(cd, &x.n, NULL);
 	if (!x.fs || x.n != cd->acct.nassocs) {
-		strv_free(&q.users);
-		strv_free(&q.accounts);
+		req_free(&q);
 		return;      /* no tree (accounting not set up): no rows */
 	}
-	const char *tv = acct_arg(req, "tres");
-	int tres = !tv || strcmp(tv, "0");
 	children(&x);
-	if (tres)
+	x.run = NULL;
+	if (want & ~empty & (1u << SC_TRES_RUN_MINS))
 		run_mins(&x, ctld_now());
-	else
-		x.run = NULL;
 	const char *f = conf_get(cd->conf, "PriorityFlags");
 	int algo = f && strcasestr(f, "NO_FAIR_TREE") ? SCHED_FS_CLASSIC : SCHED_FS_FAIR_TREE;
 	int gpus = with_gpus(cd);
 	/* depth first, iteratively (the tree may be deep) */
 	uint32_t *stack = xcalloc(x.n + 1, sizeof(uint32_t)), *depth = xcalloc(x.n + 1, sizeof(uint32_t));
 	uint32_t sp = 0;
+	strbuf_t sb = STRBUF_INIT;
 	stack[sp] = 0;
 	depth[sp++] = 0;
 	while (sp) {
 		sp--;
 		uint32_t i = stack[sp], d = depth[sp];
-		if (shown(&x, &q, i))
-			row(&x, out, i, d, algo, gpus, tres);
+		int show = shown(&x, &q, i);
+		for (int c = 0; c < SC_N && show; c++) {
+			if (!(want & (1u << c)))
+				continue;
+			if (empty & (1u << c))
+				acct_reply_cell(out, "");
+			else
+				cell(&x, out, (enum ss_col)c, i, d, algo, gpus, &sb);
+		}
 		/* push in reverse so the first child comes out first */
 		for (uint32_t k = x.first[i + 1]; k > x.first[i]; k--) {
 			stack[sp] = x.kids[k - 1];
 			depth[sp++] = d + 1;
 		}
 	}
+	strbuf_release(&sb);
 	free(stack);
 	free(depth);
 	free(x.first);
 	free(x.kids);
 	free(x.run);
-	strv_free(&q.users);
-	strv_free(&q.accounts);
+	req_free(&q);
+}
+
+/* ---- recent answers ----
+ *
+ * sshare -a is what exporters and portals poll, and its answer changes only
+ * with the association tree (acct.gen), the fair-share values (computed
+ * again after usage moved: a job's end, each PriorityCalcPeriod) or the
+ * configuration; TRESRunMins, which moves with the clock, is never kept.
+ * The last few answers are kept encoded, keyed by the request's words and,
+ * where the rows depend on who asks, the caller. */
+
+#define SS_CACHE_N 4
+
+struct ss_cache {
+	struct ss_entry {
+		uint64_t acct_gen, fs_gen, conf_gen, used;
+		uint32_t uid;        /* UINT32_MAX: the same for every caller */
+		char *key;           /* the request's words, one per line */
+		strbuf_t frame;
+	} e[SS_CACHE_N];
+	uint64_t clock;
+};
+
+int acct_sshare_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame)
+{
+	uint32_t empty, want = wanted(req, &empty), n;
+	uint64_t fs_gen;
+	if (want & ~empty & (1u << SC_TRES_RUN_MINS))
+		return -1;
+	if (!acct_usage_tree(cd, &n, &fs_gen))
+		return -1;
+	ss_req_t q;
+	req_parse(cd, req, uid, &q);
+	uint32_t kuid = q.own_only || (!q.all && !q.users.n) ? uid : UINT32_MAX;
+	req_free(&q);
+	strbuf_t key = STRBUF_INIT;
+	for (uint32_t i = 0; i < req->args.n; i++) {
+		strbuf_addstr(&key, req->args.v[i] ? req->args.v[i] : "");
+		strbuf_addch(&key, '\n');
+	}
+	if (!cd->sshare_cache)
+		cd->sshare_cache = xcalloc(1, sizeof(*cd->sshare_cache));
+	struct ss_cache *c = cd->sshare_cache;
+	struct ss_entry *hit = NULL, *lru = &c->e[0];
+	for (int k = 0; k < SS_CACHE_N; k++) {
+		struct ss_entry *e = &c->e[k];
+		if (e->key && e->uid == kuid && e->acct_gen == cd->acct.gen && e->fs_gen == fs_gen &&
+		    e->conf_gen == cd->conf_gen && !strcmp(e->key, key.buf))
+			hit = e;
+		if (e->used < lru->used)
+			lru = e;
+	}
+	if (!hit) {
+		msg_acct_reply_t r = { 0 };
+		strbuf_t f = STRBUF_INIT;
+		char *err = NULL;
+		acct_sshare(cd, req, uid, &r);
+		acct_reply_pack(&r);
+		int rc = net_frame_encode(&f, MSG_ACCT_REPLY, &r, &err);
+		proto_free(MSG_ACCT_REPLY, &r);
+		if (rc) {        /* the plain path says why */
+			free(err);
+			strbuf_release(&f);
+			strbuf_release(&key);
+			return -1;
+		}
+		free(lru->key);
+		strbuf_release(&lru->frame);
+		*lru = (struct ss_entry){ .acct_gen = cd->acct.gen, .fs_gen = fs_gen,
+			.conf_gen = cd->conf_gen, .uid = kuid, .key = strbuf_detach(&key), .frame = f };
+		hit = lru;
+	}
+	strbuf_release(&key);
+	hit->used = ++c->clock;
+	strbuf_add(frame, hit->frame.buf, hit->frame.len);
+	return 0;
+}
+
+void acct_sshare_cache_free(ctld_t *cd)
+{
+	struct ss_cache *c = cd->sshare_cache;
+	if (!c)
+		return;
+	for (int k = 0; k < SS_CACHE_N; k++) {
+		free(c->e[k].key);
+		strbuf_release(&c->e[k].frame);
+	}
+	free(c);
+	cd->sshare_cache = NULL;
 }

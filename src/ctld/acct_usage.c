@@ -68,6 +68,7 @@ struct acct_usage {
 	int fs_ok;                /* sched_fairshare accepted the tree */
 	int fs_need;              /* no factors yet for this tree */
 	int fs_stale;             /* usage changed since the factors */
+	uint64_t fs_gen;          /* bumped at each computation of fs */
 	/* what the next commit writes */
 	uint8_t *adirty;          /* by model index */
 	int any_dirty, qos_dirty, rewrite_all, meta_dirty;
@@ -209,6 +210,7 @@ static void fs_compute(ctld_t *cd, struct acct_usage *u)
 	u->fs_stale = 0;
 	u->fs_need = 0;
 	u->fs_ok = 0;
+	u->fs_gen++;
 	if (!u->nfs)
 		return;
 	for (uint32_t i = 0; i < u->nfs; i++) {
@@ -640,13 +642,17 @@ uint32_t acct_usage_assoc_index(ctld_t *cd, uint32_t assoc_id)
 	return assoc_index(u, assoc_id);
 }
 
-const sched_assoc_t *acct_usage_tree(ctld_t *cd, uint32_t *n)
+const sched_assoc_t *acct_usage_tree(ctld_t *cd, uint32_t *n, uint64_t *gen)
 {
 	struct acct_usage *u = usage_get(cd, ctld_now());
 	*n = 0;
+	if (gen)
+		*gen = 0;
 	if (!u)
 		return NULL;
 	fs_compute(cd, u);
+	if (gen)
+		*gen = u->fs_gen;
 	if (!u->fs_ok)
 		return NULL;
 	*n = u->nfs;

@@ -309,6 +309,8 @@ typedef struct ctld {
 	struct acct_rollup *rollup;   /* acct_rollup.c: sreport's rollups, node events */
 	struct dep_index *depidx;     /* job_deps.c: jobs by name+user (singleton) */
 	struct resv_state *resv;      /* resv.c: advance reservations */
+	struct ss_cache *sshare_cache; /* acct_sshare.c: recent sshare answers */
+	uint64_t conf_gen;       /* bumped by every reconfigure */
 } ctld_t;
 
 /* ---- state_db.c ---- */

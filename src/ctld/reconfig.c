@@ -406,6 +406,7 @@ int ctld_reconfigure(ctld_t *cd, char **msg)
 	cd->max_pjf = nd->max_pjf;
 	cd->total_cpus = nd->total_cpus;
 	cd->conf = nc;
+	cd->conf_gen++;      /* answers cached from the old one are stale */
 	/* AccountingStorageEnforce applies to the next submission */
 	cd->acct.enforce = acct_enforce_parse(conf_get(nc, "AccountingStorageEnforce"));
 	ctld_watch_groups(cd);   /* AllowGroups resolved again, off the loop */

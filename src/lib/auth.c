@@ -130,7 +130,7 @@ static uid_t slurm_user_uid(const conf_t *conf)
 }
 
 /* 0 if fd (the key file at path) is safe to use, else -1 with *err. */
-static int key_check(int fd, const char *path, uid_t slurm_uid, char **err)
+static int key_check(int fd, const char *path, const conf_t *conf, char **err)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
@@ -141,7 +141,9 @@ static int key_check(int fd, const char *path, uid_t slurm_uid, char **err)
 		*err = xasprintf("key '%s' is not a regular file", path);
 		return -1;
 	}
-	if (st.st_uid != geteuid() && st.st_uid != 0 && st.st_uid != slurm_uid) {
+	/* SlurmUser is looked up only when it matters: every command reads
+	 * the key, and a passwd lookup (NSS) costs more than the rest */
+	if (st.st_uid != geteuid() && st.st_uid != 0 && st.st_uid != slurm_user_uid(conf)) {
 		*err = xasprintf("key '%s' is owned by uid %u, not by this user, root or SlurmUser "
 				 "(fix: chown it to SlurmUser or root)", path, (unsigned)st.st_uid);
 		return -1;
@@ -156,7 +158,7 @@ static int key_check(int fd, const char *path, uid_t slurm_uid, char **err)
 }
 
 /* 0 ok; 1 cannot read (permission); -1 error (*err). */
-static int key_load(auth_t *a, const char *path, uid_t slurm_uid, char **err)
+static int key_load(auth_t *a, const char *path, const conf_t *conf, char **err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -165,7 +167,7 @@ static int key_load(auth_t *a, const char *path, uid_t slurm_uid, char **err)
 		*err = xasprintf("unable to read key '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (key_check(fd, path, slurm_uid, err) < 0) {
+	if (key_check(fd, path, conf, err) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -226,7 +228,7 @@ auth_t *auth_create(const conf_t *conf, char **err)
 		char *path = info_get(ainfo, "key");
 		if (!path)
 			path = xasprintf("%s/slurm.key", conf && conf->dir ? conf->dir : ".");
-		int r = key_load(a, path, slurm_user_uid(conf), &e);
+		int r = key_load(a, path, conf, &e);
 		free(path);
 		if (r < 0)
 			goto fail;

@@ -263,6 +263,45 @@ void codec_encode(const proto_schema_t *s, const void *rec, strbuf_t *out)
 	out->buf[out->len] = '\0';
 }
 
+/* ---- the accounting answer's two forms (proto.h) ---- */
+
+void acct_reply_pack(msg_acct_reply_t *r)
+{
+	strbuf_t sb = STRBUF_INIT;
+	if (r->table)
+		strbuf_add(&sb, r->table, r->table_len);
+	for (uint32_t i = 0; i < r->cells.n; i++)
+		strbuf_add(&sb, r->cells.v[i], strlen(r->cells.v[i]) + 1);
+	strv_free(&r->cells);
+	free(r->table);
+	r->table_len = (uint32_t)sb.len;
+	r->table = (uint8_t *)strbuf_detach(&sb);
+}
+
+const char **acct_reply_cells(const msg_acct_reply_t *r, uint32_t *n)
+{
+	*n = 0;
+	if (r->cells.n) {
+		const char **v = xcalloc(r->cells.n, sizeof(char *));
+		for (uint32_t i = 0; i < r->cells.n; i++)
+			v[i] = r->cells.v[i];
+		*n = r->cells.n;
+		return v;
+	}
+	if (!r->table || !r->table_len)
+		return NULL;
+	/* every cell ends with a NUL; an unended last one ends at the
+	 * decoder's NUL after the data */
+	const char *p = (const char *)r->table, *end = p + r->table_len;
+	uint32_t cnt = 0;
+	for (const char *q = p; q < end; q += strlen(q) + 1)
+		cnt++;
+	const char **v = xcalloc(cnt, sizeof(char *));
+	for (const char *q = p; q < end; q += strlen(q) + 1)
+		v[(*n)++] = q;
+	return v;
+}
+
 /* ---- freeing ---- */
 
 /* strv_t has no capacity field: capacity is implied by n (the next power

@@ -878,7 +878,18 @@ typedef struct msg_acct_reply {
 	                          * report of what it changed) */
 	strv_t cols;             /* column names */
 	strv_t cells;            /* rows x cols.n, row by row */
+	/* or the same cells packed, each ended by a NUL (a large answer:
+	 * one allocation where cells takes one per cell); read either form
+	 * with acct_reply_cells */
+	uint8_t *table;
+	uint32_t table_len;
 } msg_acct_reply_t;
+
+/* Move r's cells into r->table. */
+void acct_reply_pack(msg_acct_reply_t *r);
+/* r's cells, from either form: an array of *n pointers into r (free the
+ * array, not the strings; NULL when there are none). */
+const char **acct_reply_cells(const msg_acct_reply_t *r, uint32_t *n);
 
 /* sstat: live usage of a running job's steps. sstat asks the controller
  * (MSG_STEP_STAT_AUTH: may the caller see the job, where does it run), which

@@ -731,6 +731,7 @@ static const proto_field_t acct_reply_f[] = {
 	STR(msg_acct_reply_t, msg, 2),
 	STRV(msg_acct_reply_t, cols, 3),
 	STRV(msg_acct_reply_t, cells, 4),
+	ARR(msg_acct_reply_t, table, table_len, 5, FT_BYTES),
 };
 SCHEMA(acct_reply_schema, msg_acct_reply_t, "msg_acct_reply", acct_reply_f);
 

@@ -73,6 +73,16 @@ test_expect_success 'sshare as alice: the accounts and her own row; -u, -A, -U' 
 	grep -qx "sshare: error: Invalid field requested: \"nosuch\"" err
 '
 
+test_expect_success 'the kept answer follows the tree: as bob, as alice, after a change of shares' '
+	sshare -a -n -P >a1 && sshare -a -n -P >a2 && test_cmp a1 a2 &&
+	as bob sshare -n -P >b && grep -q "|bob|" b && ! grep -q "|alice|" b &&
+	as alice sshare -n -P >c && grep -q "|alice|" c && ! grep -q "|bob|" c &&
+	sacctmgr -i modify user bob set fairshare=7 >/dev/null &&
+	sshare -a -n -P -o User,RawShares >out && grep -qx "bob|7" out &&
+	sacctmgr -i modify user bob set fairshare=1 >/dev/null &&
+	sshare -a -n -P -o User,RawShares >out && grep -qx "bob|1" out
+'
+
 test_expect_success 'usage survives a restart' '
 	before=$(raw alice) &&
 	ctld_kill9 && ctld_start &&

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctld/ctld.h"
+#include "proto_schema.h"
 #include "prom.h"
 #include "states.h"
 #include "strbuf.h"
@@ -74,6 +75,77 @@ static job_t *mkjob(uint32_t id, uint32_t assoc, uint32_t qos, uint32_t cpus, in
 
 /* The sshare rows for the arguments, as "depth|account|user|raw_shares|
  * norm_shares|raw_usage|norm_usage|eff_usage|fairshare|level_fs|is_user". */
+/* The kept answers (acct_sshare_frame): the same bytes while nothing
+ * changed, a new answer after usage, the tree or the configuration moved,
+ * per caller where the rows depend on it, never with TRESRunMins. */
+static char *frame_of(ctld_t *cd, const char *a1, const char *a2, uint32_t uid, int *rc)
+{
+	msg_acct_req_t req = { .op = ACCT_OP_SSHARE };
+	strv_push(&req.args, a1);
+	if (a2)
+		strv_push(&req.args, a2);
+	strbuf_t f = STRBUF_INIT, s = STRBUF_INIT;
+	*rc = acct_sshare_frame(cd, &req, uid, &f);
+	strv_free(&req.args);
+	/* the cells, ' ' around each */
+	frame_t fr;
+	char *err = NULL;
+	msg_acct_reply_t r = { 0 };
+	if (!*rc && net_frame_parse(f.buf, f.len, &fr, &err) == 1 && fr.type == MSG_ACCT_REPLY &&
+	    !codec_decode(proto_schema(MSG_ACCT_REPLY), &r, fr.body, fr.body_len, &err)) {
+		uint32_t n;
+		const char **cells = acct_reply_cells(&r, &n);
+		for (uint32_t k = 0; k < n; k++)
+			strbuf_addf(&s, " %s ", cells[k]);
+		free(cells);
+		proto_free(MSG_ACCT_REPLY, &r);
+	}
+	free(err);
+	strbuf_release(&f);
+	return strbuf_detach(&s);
+}
+
+static void sshare_cache_checks(ctld_t *cd, int64_t t)
+{
+	int rc;
+	char *a = frame_of(cd, "all=1", "cols=depth,user,raw_usage", 0, &rc);
+	is_int(rc, 0, "kept answer: made");
+	char *b = frame_of(cd, "all=1", "cols=depth,user,raw_usage", 0, &rc);
+	is_str(b, a, "kept answer: the same bytes again");
+	free(b);
+	b = frame_of(cd, "all=1", "cols=depth,user,raw_usage", 1003, &rc);
+	is_str(b, a, "sshare -a: the same answer for another caller");
+	free(b);
+	char *own = frame_of(cd, "cols=depth,user,raw_usage", NULL, 1003, &rc);
+	char *own0 = frame_of(cd, "cols=depth,user,raw_usage", NULL, 0, &rc);
+	ok(strcmp(own, own0) != 0 && strstr(own, "u2") && !strstr(own0, "u2"),
+	   "a caller's own rows are kept per caller");
+	free(own);
+	free(own0);
+	double raw = cd->acct.assocs[2].usage_raw;
+	acct_usage_advance(cd, t + 3600);          /* usage decays: new values */
+	ok(cd->acct.assocs[2].usage_raw != raw, "usage moved");
+	b = frame_of(cd, "all=1", "cols=depth,user,raw_usage", 0, &rc);
+	ok(strcmp(b, a) != 0, "kept answer: made again after usage moved");
+	free(a);
+	a = b;
+	cd->acct.assocs[2].shares_raw = 7;
+	acct_changed(cd);
+	b = frame_of(cd, "all=1", "cols=depth,user,raw_shares", 0, &rc);
+	ok(strstr(b, " 7 ") != NULL, "kept answer: made again after the tree changed");
+	free(b);
+	cd->acct.assocs[2].shares_raw = 1;
+	acct_changed(cd);
+	cd->conf_gen++;
+	b = frame_of(cd, "all=1", "cols=depth,user,raw_usage", 0, &rc);
+	is_str(b, a, "after a reconfigure: made again, same rows");
+	free(b);
+	free(a);
+	a = frame_of(cd, "all=1", "cols=depth,tres_run_mins", 0, &rc);
+	is_int(rc, -1, "TRESRunMins: never kept");
+	free(a);
+}
+
 static char *sshare_rows(ctld_t *cd, const char *a1, const char *a2, uint32_t uid)
 {
 	msg_acct_req_t req = { .op = ACCT_OP_SSHARE };
@@ -121,6 +193,7 @@ static void open_cd(ctld_t *cd, conf_t *conf, const char *db)
 
 static void close_cd(ctld_t *cd)
 {
+	acct_sshare_cache_free(cd);
 	db_close(cd);
 	prom_hist_release(&cd->mstats.sched_cycle);
 	prom_hist_release(&cd->mstats.bf_cycle);
@@ -198,7 +271,7 @@ int main(void)
 	NEAR(f2, 1.0, "u2 ranks first of 2 users");
 	NEAR(f1, 0.5, "u1 second");
 	uint32_t n;
-	const sched_assoc_t *tree = acct_usage_tree(&cd, &n);
+	const sched_assoc_t *tree = acct_usage_tree(&cd, &n, NULL);
 	is_int(n, 4, "the tree for sshare");
 	NEAR(tree[2].fs_eff_usage, 360.0 / 600, "u1 EffectvUsage within its account");
 
@@ -235,6 +308,21 @@ int main(void)
 	free(u1);
 	free(u2);
 
+	/* only the columns asked for, in the answer's order */
+	{
+		msg_acct_req_t req = { .op = ACCT_OP_SSHARE };
+		strv_push(&req.args, "all=1");
+		strv_push(&req.args, "cols=user,depth,fairshare");
+		msg_acct_reply_t out = { 0 };
+		acct_sshare(&cd, &req, 0, &out);
+		ok(out.cols.n == 3 && !strcmp(out.cols.v[0], "depth") && !strcmp(out.cols.v[1], "user") &&
+		   !strcmp(out.cols.v[2], "fairshare") && out.cells.n == 12 &&
+		   !strcmp(out.cells.v[10], "u2") && !strcmp(out.cells.v[11], "1.000000"),
+		   "cols=: three columns, four rows");
+		strv_free(&req.args);
+		proto_free(MSG_ACCT_REPLY, &out);
+	}
+
 	/* committed, reopened: the usage and the watermark are back */
 	is_int(db_commit(&cd), 0, "usage committed");
 	double raw1 = cd.acct.assocs[2].usage_raw, qos_cpu = cd.acct.qos[1].s.usage_tres[LIM_TRES_CPU];
@@ -251,6 +339,7 @@ int main(void)
 	acct_usage_advance(&cd, t1 + 10);
 	NEAR(cd.acct.assocs[2].usage_raw, raw1 * acct_usage_decay_factor(86400, 10) + 10,
 	     "a job running across the restart: charged from the watermark only");
+	sshare_cache_checks(&cd, t1 + 10);
 	close_cd(&cd);
 
 	/* a job whose association is gone is ignored; a bad tree gives 0 */

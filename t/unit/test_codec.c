@@ -380,6 +380,45 @@ static void test_strv(void)
 	strbuf_release(&b);
 }
 
+/* The accounting answer's packed cells: the same cells as the strv form,
+ * through the wire, empty cells and an unended last cell included. */
+static void test_acct_table(void)
+{
+	msg_acct_reply_t r = { 0 }, d;
+	const char *want[] = { "a", "", "0.500000", "", "last" };
+	for (int i = 0; i < 5; i++)
+		strv_push(&r.cells, want[i]);
+	uint32_t n;
+	const char **v = acct_reply_cells(&r, &n);
+	ok(n == 5 && !strcmp(v[2], "0.500000"), "cells read from the strv form");
+	free(v);
+	acct_reply_pack(&r);
+	ok(r.cells.n == 0 && r.table_len == 18, "packed: %u bytes, no strv", r.table_len);
+	strbuf_t b = STRBUF_INIT;
+	proto_encode(MSG_ACCT_REPLY, &r, &b);
+	ok(proto_decode(MSG_ACCT_REPLY, &d, b.buf, b.len, NULL) == 0, "packed answer decodes");
+	v = acct_reply_cells(&d, &n);
+	int same = n == 5;
+	for (uint32_t i = 0; same && i < n; i++)
+		same = !strcmp(v[i], want[i]);
+	ok(same, "the same five cells after the wire");
+	free(v);
+	proto_free(MSG_ACCT_REPLY, &d);
+	/* a last cell without its NUL ends at the decoder's */
+	r.table_len--;
+	strbuf_reset(&b);
+	proto_encode(MSG_ACCT_REPLY, &r, &b);
+	ok(proto_decode(MSG_ACCT_REPLY, &d, b.buf, b.len, NULL) == 0, "unended table decodes");
+	v = acct_reply_cells(&d, &n);
+	ok(n == 5 && !strcmp(v[4], "last"), "its last cell is whole");
+	free(v);
+	proto_free(MSG_ACCT_REPLY, &d);
+	msg_acct_reply_t e = { 0 };
+	ok(acct_reply_cells(&e, &n) == NULL && n == 0, "no cells: NULL");
+	proto_free(MSG_ACCT_REPLY, &r);
+	strbuf_release(&b);
+}
+
 static void test_speed(void)
 {
 	const uint32_t n = 100000;
@@ -496,6 +535,7 @@ int main(void)
 	test_malformed();
 	test_budget();
 	test_strv();
+	test_acct_table();
 	test_speed();
 	return done_testing();
 }
