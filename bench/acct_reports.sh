@@ -25,14 +25,7 @@ export PATH="$SLUICE_BUILD/bin:$PATH"
 SHARNESS_TEST_DIRECTORY=$here/../t/integration
 . "$here/../t/cluster.sh"
 
-median5() { # median5 CMD...: ms, median of 5 runs after a warm-up
-	"$@" >/dev/null 2>&1
-	for i in 1 2 3 4 5; do
-		local a b
-		a=$(date +%s%N); "$@" >/dev/null 2>&1; b=$(date +%s%N)
-		echo $(( (b - a) / 1000 ))
-	done | sort -n | sed -n 3p | awk '{ printf "%.2f", $1 / 1000 }'
-}
+. "$here/median.sh"
 
 Y0=$(date -d "$(date +%Y-%m-01) -12 months" +%s)
 NOW=$(date +%s)

@@ -33,14 +33,7 @@ if [ "${1:-}" = clean ]; then
 	exit 0
 fi
 
-median5() { # median5 CMD...: ms, median of 5 runs after a warm-up
-	"$@" >/dev/null 2>&1
-	for _ in 1 2 3 4 5; do
-		local a b
-		a=$(date +%s%N); "$@" >/dev/null 2>&1; b=$(date +%s%N)
-		echo $(( (b - a) / 1000 ))
-	done | sort -n | sed -n 3p | awk '{ printf "%.1f", $1 / 1000 }'
-}
+. "$(dirname "$0")/median.sh"
 
 if ! [ -f "$D/slurmdbd.pid" ] || ! kill -0 "$(cat "$D/slurmdbd.pid")" 2>/dev/null; then
 	mkdir -p "$D"

@@ -336,9 +336,10 @@ void why_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_r
 /* ---- acct_sshare.c ---- */
 /* ACCT_OP_SSHARE (loop): the sshare rows (see acct_sshare.c). */
 void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
-/* The same answer as an encoded MSG_ACCT_REPLY frame appended to frame,
- * from the recent answers when nothing it shows has changed since: 0; -1
- * when it is not kept (TRESRunMins, no tree): use acct_sshare. */
+/* The same answer as an encoded MSG_ACCT_REPLY frame (cells packed)
+ * appended to frame, from the recent answers when nothing it shows has
+ * changed since (never with TRESRunMins, which moves with the clock): 0;
+ * -1 when it does not fit a frame (use acct_sshare). */
 int acct_sshare_frame(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame);
 void acct_sshare_cache_free(struct ctld *cd);
 

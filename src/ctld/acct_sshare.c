@@ -390,14 +390,26 @@ struct ss_cache {
 	uint64_t clock;
 };
 
+/* The answer, packed and encoded into frame: 0, or -1 when it does not
+ * fit a frame (the plain path says why). */
+static int make_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame)
+{
+	msg_acct_reply_t r = { 0 };
+	char *err = NULL;
+	acct_sshare(cd, req, uid, &r);
+	acct_reply_pack(&r);
+	int rc = net_frame_encode(frame, MSG_ACCT_REPLY, &r, &err);
+	proto_free(MSG_ACCT_REPLY, &r);
+	free(err);
+	return rc ? -1 : 0;
+}
+
 int acct_sshare_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame)
 {
 	uint32_t empty, want = wanted(req, &empty), n;
 	uint64_t fs_gen;
-	if (want & ~empty & (1u << SC_TRES_RUN_MINS))
-		return -1;
-	if (!acct_usage_tree(cd, &n, &fs_gen))
-		return -1;
+	if ((want & ~empty & (1u << SC_TRES_RUN_MINS)) || !acct_usage_tree(cd, &n, &fs_gen))
+		return make_frame(cd, req, uid, frame);   /* not kept */
 	ss_req_t q;
 	req_parse(cd, req, uid, &q);
 	uint32_t kuid = q.own_only || (!q.all && !q.users.n) ? uid : UINT32_MAX;
@@ -420,15 +432,8 @@ int acct_sshare_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbu
 			lru = e;
 	}
 	if (!hit) {
-		msg_acct_reply_t r = { 0 };
 		strbuf_t f = STRBUF_INIT;
-		char *err = NULL;
-		acct_sshare(cd, req, uid, &r);
-		acct_reply_pack(&r);
-		int rc = net_frame_encode(&f, MSG_ACCT_REPLY, &r, &err);
-		proto_free(MSG_ACCT_REPLY, &r);
-		if (rc) {        /* the plain path says why */
-			free(err);
+		if (make_frame(cd, req, uid, &f)) {
 			strbuf_release(&f);
 			strbuf_release(&key);
 			return -1;

@@ -73,8 +73,6 @@ static job_t *mkjob(uint32_t id, uint32_t assoc, uint32_t qos, uint32_t cpus, in
 	return j;
 }
 
-/* The sshare rows for the arguments, as "depth|account|user|raw_shares|
- * norm_shares|raw_usage|norm_usage|eff_usage|fairshare|level_fs|is_user". */
 /* The kept answers (acct_sshare_frame): the same bytes while nothing
  * changed, a new answer after usage, the tree or the configuration moved,
  * per caller where the rows depend on it, never with TRESRunMins. */
@@ -141,11 +139,18 @@ static void sshare_cache_checks(ctld_t *cd, int64_t t)
 	is_str(b, a, "after a reconfigure: made again, same rows");
 	free(b);
 	free(a);
+	cd->jobs[0]->end_time = ctld_now() + 3600;
 	a = frame_of(cd, "all=1", "cols=depth,tres_run_mins", 0, &rc);
-	is_int(rc, -1, "TRESRunMins: never kept");
+	cd->jobs[0]->end_time -= 600;            /* its remaining time moves */
+	b = frame_of(cd, "all=1", "cols=depth,tres_run_mins", 0, &rc);
+	ok(rc == 0 && strcmp(a, b) != 0 && strstr(a, "cpu="), "TRESRunMins: never kept");
+	cd->jobs[0]->end_time = 0;
 	free(a);
+	free(b);
 }
 
+/* The sshare rows for the arguments, as "depth|account|user|raw_shares|
+ * norm_shares|raw_usage|norm_usage|eff_usage|fairshare|level_fs|is_user". */
 static char *sshare_rows(ctld_t *cd, const char *a1, const char *a2, uint32_t uid)
 {
 	msg_acct_req_t req = { .op = ACCT_OP_SSHARE };
