@@ -1,8 +1,8 @@
 #!/bin/bash
 # acct_reports.sh: sreport over a year of rollups and sshare -a with 1,000
 # users, Sluice beside the real Slurm 22.05 of ../shared/tools/realslurm
-# (when /tmp/realslurm/env.sh exists), as medians of 5 runs after 1 warm-up,
-# one process per command as a user types them.
+# (when /tmp/realslurm/env.sh exists), as medians of 5 runs (sshare: 21)
+# after 1 warm-up, one process per command as a user types them.
 #
 # Sluice: a 2-node cluster (t/cluster.sh); the controller is stopped, a
 # year of rollups is loaded into its state DB with SQL (8,760 hour rows,
@@ -75,14 +75,14 @@ MR="start=$START end=$(date +%Y-%m-01T00:00)"
 echo "sluice_sreport_util_months_ms=$(median5 sreport cluster Utilization $MR)"
 echo "sluice_sreport_acct_by_user_months_ms=$(median5 sreport cluster AccountUtilizationByUser $MR)"
 echo "sluice_sreport_user_by_acct_months_ms=$(median5 sreport cluster UserUtilizationByAccount $MR)"
-# sshare -a end to end on the tree Slurm gets below: an account with
+# sshare -a end to end (median of 21) on the tree Slurm gets below: an account with
 # 1,000 users, made with sacctmgr as an admin would
 users=$(seq -f 'a5u%04g' 1 1000 | paste -sd,)
 sacctmgr -i add account a5bench >/dev/null 2>&1
 sacctmgr -i add user "$users" account=a5bench >/dev/null 2>&1
 echo "sluice_sshare_users=$(sshare -a -n -P | grep -c '|a5u')"
-echo "sluice_sshare_a_ms=$(median5 sshare -a)"
-echo "sluice_sshare_al_ms=$(median5 sshare -a -l)"
+echo "sluice_sshare_a_ms=$(median_of 21 sshare -a)"
+echo "sluice_sshare_al_ms=$(median_of 21 sshare -a -l)"
 echo "sluice_sreport_top_months_ms=$(median5 sreport user TopUsage $MR)"
 cluster_stop >/dev/null 2>&1
 
@@ -106,8 +106,8 @@ if [ -r /tmp/realslurm/env.sh ]; then
 		sleep 1
 	done
 	echo "slurm_sshare_users=$(sshare -a -n -P | grep -c '|a5u')"
-	echo "slurm_sshare_a_ms=$(median5 sshare -a)"
-	echo "slurm_sshare_al_ms=$(median5 sshare -a -l)"
+	echo "slurm_sshare_a_ms=$(median_of 21 sshare -a)"
+	echo "slurm_sshare_al_ms=$(median_of 21 sshare -a -l)"
 	sacctmgr -i delete user "$users" account=a5bench >/dev/null 2>&1
 	sacctmgr -i delete user "$users" >/dev/null 2>&1
 	sacctmgr -i delete account a5bench >/dev/null 2>&1
