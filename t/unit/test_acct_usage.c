@@ -128,12 +128,12 @@ static void sshare_cache_checks(ctld_t *cd, int64_t t)
 	free(a);
 	a = b;
 	cd->acct.assocs[2].shares_raw = 7;
-	acct_changed(cd);
+	cd->acct.gen++;         /* what acct_changed bumps (its index is not this test's) */
 	b = frame_of(cd, "all=1", "cols=depth,user,raw_shares", 0, &rc);
 	ok(strstr(b, " 7 ") != NULL, "kept answer: made again after the tree changed");
 	free(b);
 	cd->acct.assocs[2].shares_raw = 1;
-	acct_changed(cd);
+	cd->acct.gen++;
 	cd->conf_gen++;
 	b = frame_of(cd, "all=1", "cols=depth,user,raw_usage", 0, &rc);
 	is_str(b, a, "after a reconfigure: made again, same rows");
