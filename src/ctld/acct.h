@@ -338,12 +338,14 @@ void why_op(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_r
 void acct_sshare(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, msg_acct_reply_t *out);
 /* The same answer as an encoded MSG_ACCT_REPLY frame (cells packed)
  * appended to frame, from the recent answers when nothing it shows has
- * changed since (never with TRESRunMins, which moves with the clock): 0;
- * -1 when it does not fit a frame (use acct_sshare). */
-int acct_sshare_frame(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame);
+ * changed since (never with TRESRunMins, which moves with the clock). */
+void acct_sshare_frame(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame);
 void acct_sshare_cache_free(struct ctld *cd);
 
 /* ---- acct_rpc.c ---- */
+/* r encoded as a MSG_ACCT_REPLY frame appended to frame; one too large
+ * for a frame is replaced by an error answer that says so. */
+void acct_reply_frame(strbuf_t *frame, msg_acct_reply_t *r);
 /* MSG_ACCT_REQ from rpc_on_msg; takes the message over. */
 void acct_rpc(struct ctld *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid);
 /* A conn closed: drop the answers the reader still owes it. */

@@ -30,8 +30,8 @@ static const struct acct_op_def {
 	uint32_t op;
 	acct_loop_f loop;         /* one of the two */
 	acct_read_f read;
-	/* optional, before loop: the answer encoded (kept answers) */
-	int (*frame)(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame);
+	/* optional, used instead of loop: the answer encoded (kept answers) */
+	void (*frame)(struct ctld *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame);
 } ops[] = {
 	{ ACCT_OP_NONE, NULL, NULL, NULL },
 	{ ACCT_OP_SACCT, NULL, acct_sacct_read, NULL },
@@ -123,6 +123,23 @@ static void reply_free(msg_acct_reply_t *r)
 	proto_free(MSG_ACCT_REPLY, r);
 }
 
+void acct_reply_frame(strbuf_t *frame, msg_acct_reply_t *r)
+{
+	size_t at = frame->len;
+	char *err = NULL;
+	if (!net_frame_encode(frame, MSG_ACCT_REPLY, r, &err))
+		return;
+	/* Too big for one frame: say so instead. */
+	msg_acct_reply_t e = { .rc = SLURM_ERROR };
+	e.msg = xasprintf("the answer is too large (%s); narrow the query", err);
+	free(err);
+	err = NULL;
+	strbuf_setlen(frame, at);
+	if (net_frame_encode(frame, MSG_ACCT_REPLY, &e, &err))
+		free(err);
+	free(e.msg);
+}
+
 /* ---- the reader thread ----
  *
  * Store reads run on one worker thread with its own read-only connection
@@ -197,17 +214,7 @@ static void reader_run(struct acct_reader *rd, struct read_job *rj)
 	} else {
 		rj->fn(db, &rj->ctx, &rj->req, &r);
 	}
-	if (net_frame_encode(&rj->frame, MSG_ACCT_REPLY, &r, &err)) {
-		/* Too big for one frame: say so instead. */
-		reply_free(&r);
-		memset(&r, 0, sizeof(r));
-		r.rc = SLURM_ERROR;
-		r.msg = xasprintf("the answer is too large (%s); narrow the query", err);
-		free(err);
-		strbuf_setlen(&rj->frame, 0);
-		if (net_frame_encode(&rj->frame, MSG_ACCT_REPLY, &r, &err))
-			free(err);
-	}
+	acct_reply_frame(&rj->frame, &r);
 	reply_free(&r);
 }
 
@@ -383,13 +390,10 @@ void acct_rpc(ctld_t *cd, conn_t *c, msg_acct_req_t *req, uint32_t uid)
 		r.msg = xasprintf("unknown accounting operation %u", req->op);
 	} else if (d->frame) {
 		strbuf_t f = STRBUF_INIT;
-		int rc = d->frame(cd, req, uid, &f);
-		if (rc == 0)
-			conn_send_frame(c, &f);
+		d->frame(cd, req, uid, &f);
+		conn_send_frame(c, &f);
 		strbuf_release(&f);
-		if (rc == 0)
-			return;
-		d->loop(cd, req, uid, &r);
+		return;
 	} else if (d->loop) {
 		d->loop(cd, req, uid, &r);
 	} else if (reader_queue(cd, c, d, req, uid, &r) == 0) {

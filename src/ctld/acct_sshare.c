@@ -384,40 +384,40 @@ struct ss_cache {
 	struct ss_entry {
 		uint64_t acct_gen, fs_gen, conf_gen, used;
 		uint32_t uid;        /* UINT32_MAX: the same for every caller */
-		char *key;           /* the request's words, one per line */
+		char *key;           /* the request's words, each after its length */
 		strbuf_t frame;
 	} e[SS_CACHE_N];
 	uint64_t clock;
 };
 
-/* The answer, packed and encoded into frame: 0, or -1 when it does not
- * fit a frame (the plain path says why). */
-static int make_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame)
+/* The answer, packed and encoded into frame. */
+static void make_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame)
 {
 	msg_acct_reply_t r = { 0 };
-	char *err = NULL;
 	acct_sshare(cd, req, uid, &r);
 	acct_reply_pack(&r);
-	int rc = net_frame_encode(frame, MSG_ACCT_REPLY, &r, &err);
+	acct_reply_frame(frame, &r);
 	proto_free(MSG_ACCT_REPLY, &r);
-	free(err);
-	return rc ? -1 : 0;
 }
 
-int acct_sshare_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame)
+void acct_sshare_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbuf_t *frame)
 {
 	uint32_t empty, want = wanted(req, &empty), n;
 	uint64_t fs_gen;
-	if ((want & ~empty & (1u << SC_TRES_RUN_MINS)) || !acct_usage_tree(cd, &n, &fs_gen))
-		return make_frame(cd, req, uid, frame);   /* not kept */
+	if ((want & ~empty & (1u << SC_TRES_RUN_MINS)) || !acct_usage_tree(cd, &n, &fs_gen)) {
+		make_frame(cd, req, uid, frame);   /* not kept */
+		return;
+	}
 	ss_req_t q;
 	req_parse(cd, req, uid, &q);
 	uint32_t kuid = q.own_only || (!q.all && !q.users.n) ? uid : UINT32_MAX;
 	req_free(&q);
+	/* each word with its length: no two lists of words share a key
+	 * (a word may hold the separator) */
 	strbuf_t key = STRBUF_INIT;
 	for (uint32_t i = 0; i < req->args.n; i++) {
-		strbuf_addstr(&key, req->args.v[i] ? req->args.v[i] : "");
-		strbuf_addch(&key, '\n');
+		const char *a = req->args.v[i] ? req->args.v[i] : "";
+		strbuf_addf(&key, "%zu:%s", strlen(a), a);
 	}
 	if (!cd->sshare_cache)
 		cd->sshare_cache = xcalloc(1, sizeof(*cd->sshare_cache));
@@ -433,11 +433,7 @@ int acct_sshare_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbu
 	}
 	if (!hit) {
 		strbuf_t f = STRBUF_INIT;
-		if (make_frame(cd, req, uid, &f)) {
-			strbuf_release(&f);
-			strbuf_release(&key);
-			return -1;
-		}
+		make_frame(cd, req, uid, &f);
 		free(lru->key);
 		strbuf_release(&lru->frame);
 		*lru = (struct ss_entry){ .acct_gen = cd->acct.gen, .fs_gen = fs_gen,
@@ -447,7 +443,6 @@ int acct_sshare_frame(ctld_t *cd, const msg_acct_req_t *req, uint32_t uid, strbu
 	strbuf_release(&key);
 	hit->used = ++c->clock;
 	strbuf_add(frame, hit->frame.buf, hit->frame.len);
-	return 0;
 }
 
 void acct_sshare_cache_free(ctld_t *cd)

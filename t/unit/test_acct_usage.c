@@ -83,14 +83,16 @@ static char *frame_of(ctld_t *cd, const char *a1, const char *a2, uint32_t uid, 
 	if (a2)
 		strv_push(&req.args, a2);
 	strbuf_t f = STRBUF_INIT, s = STRBUF_INIT;
-	*rc = acct_sshare_frame(cd, &req, uid, &f);
+	acct_sshare_frame(cd, &req, uid, &f);
 	strv_free(&req.args);
+	*rc = -1;
 	/* the cells, ' ' around each */
 	frame_t fr;
 	char *err = NULL;
 	msg_acct_reply_t r = { 0 };
-	if (!*rc && net_frame_parse(f.buf, f.len, &fr, &err) == 1 && fr.type == MSG_ACCT_REPLY &&
+	if (net_frame_parse(f.buf, f.len, &fr, &err) == 1 && fr.type == MSG_ACCT_REPLY &&
 	    !codec_decode(proto_schema(MSG_ACCT_REPLY), &r, fr.body, fr.body_len, &err)) {
+		*rc = 0;       /* a whole answer */
 		uint32_t n;
 		const char **cells = acct_reply_cells(&r, &n);
 		for (uint32_t k = 0; k < n; k++)
@@ -118,6 +120,12 @@ static void sshare_cache_checks(ctld_t *cd, int64_t t)
 	char *own0 = frame_of(cd, "cols=depth,user,raw_usage", NULL, 0, &rc);
 	ok(strcmp(own, own0) != 0 && strstr(own, "u2") && !strstr(own0, "u2"),
 	   "a caller's own rows are kept per caller");
+	free(own);
+	free(own0);
+	/* one word holding a newline is not the two words around it */
+	own = frame_of(cd, "all=1\ncols=depth,user", "tres=0", 0, &rc);   /* every column */
+	own0 = frame_of(cd, "all=1", "cols=depth,user\ntres=0", 0, &rc);  /* depth only */
+	ok(strstr(own, "0.500000") && !strstr(own0, "0.500000"), "kept answers: one word is not two");
 	free(own);
 	free(own0);
 	double raw = cd->acct.assocs[2].usage_raw;
