@@ -124,7 +124,10 @@ test_expect_success SQLITE3 'a cancelled job: its running step is CANCELLED' '
 	wait_for 20 step_ended $id 0 &&
 	test "$(step_col $id 0 state)" = 4 &&
 	wait_for 10 step_ended $id $BATCH &&
+	wait_for 10 step_ended $id $EXTERN &&
 	test "$(step_col $id $EXTERN state)" = 4 &&
+	: the job end closes the batch step at once, its node report merges in later &&
+	wait_for 10 col_is $id $BATCH tasks_done 1 &&
 	cat >expect <<-EOF &&
 	$id.batch|FAILED|15:0
 	$id.extern|CANCELLED|0:0
@@ -173,6 +176,8 @@ test_expect_success SQLITE3 'a dead batch supervisor: the job ends NODE_FAIL, no
 	wait_job_state $id NODE_FAIL 20 &&
 	wait_for 20 step_ended $id 0 &&
 	st=$(step_col $id 0 state) && { test "$st" = 4 || test "$st" = 7; } &&
+	wait_for 10 step_ended $id $BATCH &&
+	wait_for 10 step_ended $id $EXTERN &&
 	test "$(step_col $id $BATCH state)" = 7 &&
 	test "$(step_col $id $EXTERN state)" = 7
 '
