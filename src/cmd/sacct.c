@@ -399,7 +399,7 @@ static json_t *json_job(const sacct_row_t *r, const char *cluster)
 	json_object_set_new(o, "kill_request_user", r->c[SC_REQUID] && *r->c[SC_REQUID]
 			    ? json_string(cmd_user_name((uint32_t)rnum(r, SC_REQUID))) : json_null());
 	json_t *rs = json_object();
-	json_object_set_new(rs, "id", json_integer(0));
+	json_object_set_new(rs, "id", json_integer(rnum(r, SC_RESV_ID)));
 	json_object_set_new(rs, "name", r->c[SC_RESERVATION] ? json_string(r->c[SC_RESERVATION])
 			    : json_integer(0));
 	json_object_set_new(o, "reservation", rs);

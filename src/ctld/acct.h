@@ -211,6 +211,8 @@ int acct_jobs_migrate_indexes(sqlite3 *db, char **err);
 int acct_jobs_migrate_fewer_indexes(sqlite3 *db, char **err);
 /* Migration: acct_job.array_task_str (an array's pending tasks). */
 int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err);
+/* Migration: acct_job.resv_id (sacct's ReservationId). */
+int acct_jobs_migrate_resv_id(sqlite3 *db, char **err);
 void acct_jobs_close(struct ctld *cd);    /* db_close: finalize statements */
 
 /* ---- acct_steps.c ---- */

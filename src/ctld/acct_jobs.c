@@ -10,7 +10,8 @@
  * unit), the raw number otherwise (times in Unix seconds, 0 = not yet).
  *
  * Added to the shared contract: requid (the uid that cancelled the job,
- * NULL if none: sacct's "CANCELLED by <uid>") and reservation.
+ * NULL if none: sacct's "CANCELLED by <uid>"), reservation and resv_id
+ * (its name and id, NULL if none).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "ctld.h"
 #include "ctld/job_array.h"
+#include "ctld/resv.h"
 #include "log.h"
 #include "states.h"
 #include "strbuf.h"
@@ -31,7 +33,7 @@
 	" nice, req_cpus, req_mem, req_mem_per_cpu, req_nodes, alloc_cpus," \
 	" alloc_nodes, nodelist, req_tres, alloc_tres, workdir, comment," \
 	" constraints, std_out, std_err, flags, requeues, requid, reservation," \
-	" array_task_str"
+	" array_task_str, resv_id"
 
 int acct_jobs_migrate(sqlite3 *db, char **err)
 {
@@ -72,6 +74,23 @@ int acct_jobs_migrate_array_tasks(sqlite3 *db, char **err)
 	/* NULL for every record but an array's pending one */
 	static const db_column_t added[] = { { "acct_job", "array_task_str", "TEXT" } };
 	return db_add_columns(db, added, 1, err);
+}
+
+int acct_jobs_migrate_resv_id(sqlite3 *db, char **err)
+{
+	/* Records written before it: the id of the reservation period of
+	 * that name which held the job's start (or its submit), else the
+	 * latest of that name. */
+	static const db_column_t added[] = { { "acct_job", "resv_id", "INTEGER" } };
+	if (db_add_columns(db, added, 1, err) < 0)
+		return -1;
+	return db_exec(db,
+		"UPDATE acct_job SET resv_id=COALESCE((SELECT r.resv_id FROM acct_resv r"
+		" WHERE r.name=acct_job.reservation"
+		" AND r.time_start <= MAX(acct_job.start, acct_job.submit)"
+		" AND r.time_end >= MAX(acct_job.start, acct_job.submit) LIMIT 1),"
+		" (SELECT MAX(r.resv_id) FROM acct_resv r WHERE r.name=acct_job.reservation))"
+		" WHERE reservation IS NOT NULL;", err);
 }
 
 int acct_jobs_migrate_indexes(sqlite3 *db, char **err)
@@ -195,7 +214,7 @@ static void record_keys(const job_t *j, int64_t k[K_N])
 	k[K_END] = JOB_IS_FINISHED(j->state) ? j->end_time : 0;
 }
 
-/* Bind every column of j's record to st (parameters ?1..?45 in the order
+/* Bind every column of j's record to st (parameters ?1..?46 in the order
  * of ACCT_JOB_COLS; a statement may leave some unused); rq, al and tasks
  * are the requested and allocated TRES and the pending tasks of an array
  * as written. Returns the fingerprint of what was bound. */
@@ -265,8 +284,19 @@ static uint64_t bind_record(ctld_t *cd, const job_t *j, sqlite3_stmt *st, const 
 		bind_null(st, 43, &h);
 	bind_t(st, &h, 44, d->reservation);
 	bind_t(st, &h, 45, tasks);
+	/* its reservation's id; a reservation deleted since keeps the id
+	 * written while it was there (the UPDATE's COALESCE) */
+	uint32_t rid = resv_id_of(cd, d->reservation);
+	if (rid)
+		bind_i(st, 46, &h, rid);
+	else
+		bind_null(st, 46, &h);
 	return h;
 }
+
+/* resv_id as written: none without a reservation; the one found now,
+ * else (deleted since) the one written before. */
+#define RESV_ID_SET "CASE WHEN ?44 IS NULL THEN NULL ELSE COALESCE(?46, resv_id) END"
 
 static sqlite3_stmt *prep_or_fail(ctld_t *cd, const char *sql, const char *what)
 {
@@ -294,7 +324,7 @@ static sqlite3_stmt *update_stmt(ctld_t *cd, unsigned mask)
 		      " alloc_nodes=?32, nodelist=?33, req_tres=?34, alloc_tres=?35, workdir=?36,"
 		      " comment=?37, constraints=?38, std_out=?39, std_err=?40, flags=?41,"
 		      " requeues=?42, requid=COALESCE(?43, requid), reservation=?44,"
-		      " array_task_str=?45");
+		      " array_task_str=?45, resv_id=" RESV_ID_SET);
 	for (int i = 0; i < K_N; i++)
 		if (mask & (1u << i))
 			strbuf_addf(&sb, ", \"%s\"=?%d", keycols[i].col, keycols[i].param);
@@ -333,7 +363,7 @@ void acct_job_record(ctld_t *cd, job_t *j)
 		cd->st_acct_job = prep_or_fail(cd, "INSERT INTO acct_job(" ACCT_JOB_COLS ") VALUES("
 				       "?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
 				       "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,"
-				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44,?45)"
+				       "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44,?45,?46)"
 				       " ON CONFLICT(job_id) DO UPDATE SET array_job_id=?2,"
 				       " array_task_id=?3, cluster=?4, partition=?5, account=?6, qos=?7,"
 				       " assoc_id=?8, qos_id=?9, uid=?10, gid=?11, user=?12, grp=?13,"
@@ -345,7 +375,7 @@ void acct_job_record(ctld_t *cd, job_t *j)
 				       " workdir=?36, comment=?37, constraints=?38, std_out=?39,"
 				       " std_err=?40, flags=?41, requeues=?42,"
 				       " requid=COALESCE(?43, requid), reservation=?44,"
-				       " array_task_str=?45", "upsert");
+				       " array_task_str=?45, resv_id=" RESV_ID_SET, "upsert");
 		if (!cd->st_acct_job)
 			return;
 	}

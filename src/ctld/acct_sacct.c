@@ -38,7 +38,7 @@ static const char *const job_cols[] = {
 	"timelimit", "priority", "nice", "req_cpus", "req_mem", "req_mem_per_cpu",
 	"req_nodes", "alloc_cpus", "alloc_nodes", "nodelist", "req_tres", "alloc_tres",
 	"workdir", "comment", "constraints", "std_out", "std_err", "flags", "requeues",
-	"requid", "reservation", "array_task_str",
+	"requid", "reservation", "array_task_str", "resv_id",
 };
 
 /* acct_step's columns a step row takes from its step (the rest from

@@ -783,10 +783,16 @@ uint32_t resv_sched_index(struct ctld *cd, const char *name)
 	/* sched_glue_build (a reconfigure) starts cd->sched afresh */
 	if (cd->sched.resvs != cd->resv->sr || cd->sched.nresvs != cd->resv->n)
 		resv_sched_fill(cd);
-	for (uint32_t i = 0; i < cd->resv->n; i++)
-		if (!strcmp(cd->resv->v[i].name, name))
-			return i + 1;
-	return 0;
+	uint32_t pos;
+	return resv_find(cd, name, &pos) ? pos + 1 : 0;
+}
+
+uint32_t resv_id_of(struct ctld *cd, const char *name)
+{
+	if (!name || !*name || !cd->resv)
+		return 0;
+	const resv_t *r = resv_find(cd, name, NULL);
+	return r ? r->id : 0;
 }
 
 uint32_t resv_node_flags(const struct ctld *cd, uint32_t idx)

@@ -43,6 +43,10 @@ void resv_periodic(struct ctld *cd, int64_t now);
  * ESLURM_RESERVATION_ACCESS. Call once the job's account is known. */
 int resv_job_check(struct ctld *cd, const struct job *j, uint32_t uid);
 
+/* The id of the reservation called name (sacct's ReservationId), 0 if
+ * there is none by that name now. */
+uint32_t resv_id_of(struct ctld *cd, const char *name);
+
 /* Fill cd->sched.resvs/nresvs from the reservations (borrowed by the
  * core until the next call; every change of a reservation calls it). */
 void resv_sched_fill(struct ctld *cd);

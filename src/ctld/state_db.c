@@ -257,6 +257,7 @@ static const struct db_migration {
 	{ "step records and meta without rowid (acct_step, meta)", migrate_without_rowid },
 	{ "advance reservations (resvs)", resv_db_migrate },
 	{ "job records by reservation for sreport (acct_job_resv)", acct_sreport_resv_migrate },
+	{ "reservation ids in job records (acct_job.resv_id)", acct_jobs_migrate_resv_id },
 };
 
 int db_schema_version(void)

@@ -4,6 +4,8 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib.sh"
 
+command -v sqlite3 >/dev/null && test_set_prereq SQLITE3
+
 test_expect_success 'cluster starts' '
 	cluster_start 2
 '
@@ -22,6 +24,23 @@ test_expect_success 'scancel --reservation cancels only the jobs in it' '
 	sacct -n -X -P -j $a -o JobID,Reservation >out &&
 	echo "$a|r1" >expect && test_cmp expect out &&
 	scontrol delete reservation r1
+'
+
+test_expect_success SQLITE3 'sacct ReservationId: the id of the job'"'"'s reservation, blank for none' '
+	scontrol create reservation ReservationName=r2 StartTime=now+1hour Duration=60 Nodes=comp001 Users=root >out &&
+	rid=$(sqlite3 -readonly "$CL/state/sluice.db" "SELECT resv_id FROM resvs WHERE name=\"r2\"") &&
+	test -n "$rid" &&
+	a=$(sbatch --parsable -H --reservation=r2 -o /dev/null --wrap=true) &&
+	b=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	scancel $a $b &&
+	wait_job_state $a CANCELLED && wait_job_state $b CANCELLED &&
+	scontrol delete reservation r2 &&
+	sacct -n -X -P -j $a,$b -o JobID,Reservation,ReservationId >out &&
+	printf "%s\n" "$a|r2|$rid" "$b||" >expect && test_cmp expect out &&
+	sacct -n -X -j $a -o ReservationId >out &&
+	printf "%8s \n" "$rid" >expect && test_cmp expect out &&
+	sacct -X -j $a --json >out.json &&
+	python3 -c "import json,sys; r=json.load(open(\"out.json\"))[\"jobs\"][0][\"reservation\"]; sys.exit(r != {\"id\": $rid, \"name\": \"r2\"})"
 '
 
 test_expect_success 'a reservation that ends is removed; its pending jobs lose it and are held' '

@@ -139,9 +139,40 @@ static void test_without_rowid(void)
 	sqlite3_close(db);
 }
 
+/* The migration that adds resv_id: a record of an older sluice gets the
+ * id of the period of its reservation's name that held its start (or
+ * its submit, never started), else the latest id of that name. */
+static void test_resv_id_migration(void)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+	    db_exec(db, "CREATE TABLE acct_job(job_id INTEGER PRIMARY KEY, submit INTEGER,"
+		    " start INTEGER, reservation TEXT);"
+		    " CREATE TABLE acct_resv(resv_id INTEGER, time_start INTEGER, time_end INTEGER,"
+		    " name TEXT);"
+		    " INSERT INTO acct_resv VALUES(3, 0, 200, 'r'), (4, 300, 400, 'r'),"
+		    " (2, 500, 600, 'r'), (9, 0, 1000, 'other');"
+		    " INSERT INTO acct_job VALUES(1, 50, 100, 'r'), (2, 350, 0, 'r'),"
+		    " (3, 1000, 0, 'r'), (4, 1000, 0, NULL), (5, 10, 20, 'gone');", &err)) {
+		printf("Bail out! %s\n", err ? err : "sqlite3_open");
+		exit(1);
+	}
+	is_int(acct_jobs_migrate_resv_id(db, &err), 0, "resv_id added and filled");
+	sqlite3_stmt *st = NULL;
+	sqlite3_prepare_v2(db, "SELECT group_concat(job_id || ':' || coalesce(resv_id, '-'), ' ')"
+			   " FROM (SELECT * FROM acct_job ORDER BY job_id)", -1, &st, NULL);
+	is_int(sqlite3_step(st), SQLITE_ROW, "the records read back");
+	is_str((const char *)sqlite3_column_text(st, 0), "1:3 2:4 3:4 4:- 5:-",
+	       "the period that held the start or submit, else the latest id; none without one");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	test_without_rowid();
+	test_resv_id_migration();
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
