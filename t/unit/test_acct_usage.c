@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctld/ctld.h"
+#include "errors.h"
 #include "proto_schema.h"
 #include "prom.h"
 #include "states.h"
@@ -216,8 +217,37 @@ static void close_cd(ctld_t *cd)
 	free(cd->acct.qos);
 }
 
+/* acct_reply_frame: an answer over the whole-frame limit becomes an
+ * error answer that says so, after what the buffer held before. */
+static void too_large_answer(void)
+{
+	msg_acct_reply_t r = { .rc = 0 };
+	r.table_len = PROTO_MAX_FRAME + 1;
+	r.table = xcalloc(r.table_len, 1);
+	strbuf_t f = STRBUF_INIT;
+	strbuf_addstr(&f, "kept");
+	acct_reply_frame(&f, &r);
+	free(r.table);
+	ok(f.len > 4 && f.len < 4096 && !memcmp(f.buf, "kept", 4),
+	   "a short frame after the bytes already there");
+	frame_t fr;
+	char *err = NULL;
+	msg_acct_reply_t d = { 0 };
+	int parsed = net_frame_parse(f.buf + 4, f.len - 4, &fr, &err) == 1 && fr.type == MSG_ACCT_REPLY &&
+		     !codec_decode(proto_schema(MSG_ACCT_REPLY), &d, fr.body, fr.body_len, &err);
+	ok(parsed, "it is an accounting answer");
+	is_int(d.rc, SLURM_ERROR, "an error");
+	ok(d.msg && strstr(d.msg, "the answer is too large") && strstr(d.msg, "narrow the query"),
+	   "that names the problem and the remedy");
+	if (parsed)
+		proto_free(MSG_ACCT_REPLY, &d);
+	free(err);
+	strbuf_release(&f);
+}
+
 int main(void)
 {
+	too_large_answer();
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
