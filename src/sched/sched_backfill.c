@@ -125,10 +125,13 @@ static void nfree_min(nfree_t *m, const nfree_t *f)
  * at which node x can hold the job for dur seconds, with the resources
  * free over the whole window in *win; INT64_MAX if none before the
  * horizon. Only starts >= not_before are considered (the caller checks
- * a given time T by passing not_before = T and comparing). */
-static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sched_job_t *j,
-			     const req_t *r, int64_t dur, int64_t not_before, nfree_t *win,
-			     uint32_t *cap, uint32_t *gfree)
+ * a given time T by passing not_before = T and comparing). A node of a
+ * multi-node job fits when it holds one task, or, with full, when it
+ * offers all the job could take there (full_cap tasks, full_gf GPUs). */
+static int64_t node_earliest_of(const ctx_t *c, const bf_t *b, uint32_t x, const sched_job_t *j,
+				const req_t *r, int64_t dur, int64_t not_before, nfree_t *win,
+				uint32_t *cap, uint32_t *gfree, int full, uint32_t full_cap,
+				uint32_t full_gf)
 {
 	const sched_node_t *n = &c->s->nodes[x];
 	const tl_node_t *tn = &b->tl[x];
@@ -173,7 +176,8 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 			uint32_t gf = 0;
 			uint32_t cp = sched_cap_free(n, j, r, m.cpus, m.mem, m.gpus, &gf);
 			/* A one-node job needs all of it here. */
-			int fits = r->max_nodes == 1 ? cp >= r->ntasks && gf >= r->gpj : cp > 0;
+			int fits = r->max_nodes == 1 ? cp >= r->ntasks && gf >= r->gpj
+				   : full ? cp >= full_cap && gf >= full_gf : cp > 0;
 			if (fits) {
 				*win = m;
 				*cap = cp;
@@ -190,8 +194,33 @@ static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sc
 	}
 }
 
-/* Later start times bf_plan keeps to try (reservations), at most. */
+static int64_t node_earliest(const ctx_t *c, const bf_t *b, uint32_t x, const sched_job_t *j,
+			     const req_t *r, int64_t dur, int64_t not_before, nfree_t *win,
+			     uint32_t *cap, uint32_t *gfree)
+{
+	return node_earliest_of(c, b, x, j, r, dur, not_before, win, cap, gfree, 0, 0, 0);
+}
+
+/* Later start times bf_plan keeps to try, at most: where a node a
+ * reservation takes is free again, where a partly used node offers a
+ * multi-node job all it could take. */
 #define BF_EXTRA_TIMES 16
+
+/* Add t to the extra times xt (n of them), keeping the earliest. */
+static void xt_add(int64_t *xt, uint32_t *n, int64_t t)
+{
+	uint32_t hi = 0;
+	for (uint32_t e = 0; e < *n; e++) {
+		if (xt[e] == t)
+			return;
+		if (xt[e] > xt[hi])
+			hi = e;
+	}
+	if (*n < BF_EXTRA_TIMES)
+		xt[(*n)++] = t;
+	else if (t < xt[hi])
+		xt[hi] = t;
+}
 
 typedef struct bcand {
 	int64_t t;
@@ -231,8 +260,8 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 	for (uint32_t i = 0; i < j->nreq_nodes; i++)
 		if (j->req_nodes[i] < s->nnodes)
 			c->mark[j->req_nodes[i]] |= 2;
-	uint32_t nb = 0;
-	int64_t res = INT64_MAX, tmin = INT64_MAX;
+	uint32_t nb = 0, nxt = 0;
+	int64_t res = INT64_MAX, tmin = INT64_MAX, xt[BF_EXTRA_TIMES];
 	/* A one-node job that fits now on a node takes the first such node
 	 * (first fit, as the main pass): no need to look further. */
 	int one = r->max_nodes == 1 && !j->nreq_nodes;
@@ -267,6 +296,24 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 			tmin = t;
 		if (one && t == c->now)
 			break;
+		/* A multi-node job may need more of this node than it has
+		 * at t (its tasks per node, or its tasks spread evenly over
+		 * its nodes): the time the node offers that much is a start
+		 * to try as well, though no node becomes ready then. */
+		uint32_t fgf = 0, fcap = 0;
+		if (r->max_nodes != 1 && r->min_nodes)
+			fcap = sched_cap_free(nd, j, r, nd->cpus, nd->mem, sched_gpu_mask(nd, r->gtype), &fgf);
+		if (fcap) {
+			uint32_t even = r->tpn ? r->tpn : (r->ntasks + r->min_nodes - 1) / r->min_nodes;
+			uint32_t geven = (r->gpj + r->min_nodes - 1) / r->min_nodes;
+			fcap = even < fcap ? even : fcap;
+			fgf = geven < fgf ? geven : fgf;
+		}
+		if (fcap && (cap < fcap || gf < fgf)) {
+			int64_t tf = node_earliest_of(c, b, x, j, r, dur, t, &w, &cap, &gf, 1, fcap, fgf);
+			if (tf != INT64_MAX && tf > t)
+				xt_add(xt, &nxt, tf);
+		}
 	}
 	if (!nb)
 		goto out;
@@ -289,8 +336,8 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 	 * With advance reservations a node free now may be taken later
 	 * and free again after: the later times it could start at (seen
 	 * while checking an earlier T) are candidates too (xt). */
-	uint32_t tries = 0, nxt = 0;
-	int64_t xt[BF_EXTRA_TIMES], prev = INT64_MIN;
+	uint32_t tries = 0;
+	int64_t prev = INT64_MIN;
 	for (uint32_t i = 0; (i < nb || nxt) && tries < 32; ) {
 		if (!sorted && (i >= at_min || nxt)) {
 			qsort(bc + at_min, nb - at_min, sizeof(*bc), bcand_cmp);
@@ -328,13 +375,8 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 				uint32_t cap, gf;
 				int64_t t = node_earliest(c, b, x, j, r, dur, T, &w, &cap, &gf);
 				if (t != T) {
-					if (c->rv_off && t != INT64_MAX && nxt < BF_EXTRA_TIMES) {
-						uint32_t e = 0;
-						while (e < nxt && xt[e] != t)
-							e++;
-						if (e == nxt)
-							xt[nxt++] = t;
-					}
+					if (c->rv_off && t != INT64_MAX)
+						xt_add(xt, &nxt, t);
 					continue;
 				}
 				wins[n] = w;

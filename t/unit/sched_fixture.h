@@ -138,7 +138,9 @@ typedef struct fixture_run {
 	sched_running_t r;
 } run_t;
 
-static inline void run_on(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, int64_t end)
+/* As run_on, holding cpus CPUs of each node (0: all of them). */
+static inline void run_on_cpus(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, uint32_t cpus,
+			       int64_t end)
 {
 	memset(rj, 0, sizeof(*rj));
 	rj->a.nnodes = cnt;
@@ -149,13 +151,18 @@ static inline void run_on(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, i
 	rj->a.tasks = xmalloc(cnt * sizeof(uint32_t));
 	for (uint32_t i = 0; i < cnt; i++) {
 		rj->a.nodes[i] = first + i;
-		rj->a.cpus[i] = s->nodes[first + i].cpus;
+		rj->a.cpus[i] = cpus ? cpus : s->nodes[first + i].cpus;
 		rj->a.tasks[i] = 1;
 	}
 	sched_alloc_commit(s, &rj->a);
 	rj->r.alloc = &rj->a;
 	rj->r.end_time = end;
 	rj->r.assoc = rj->r.qos = -1;
+}
+
+static inline void run_on(sched_t *s, run_t *rj, uint32_t first, uint32_t cnt, int64_t end)
+{
+	run_on_cpus(s, rj, first, cnt, 0, end);
 }
 
 #endif

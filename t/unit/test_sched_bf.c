@@ -84,6 +84,73 @@ static void test_easy(void)
 	fixture_destroy(s);
 }
 
+/* A multi-node job that needs more of a partly used node than it has
+ * free now: it is planned for when that node's CPUs come back (not left
+ * without a plan because the node "fits" now with too few CPUs), so a
+ * later job cannot take its nodes meanwhile. */
+static void test_partly_used(void)
+{
+	sched_t *s = mk(2, 4);
+	run_t rj;
+	run_on_cpus(s, &rj, 0, 1, 2, NOW + 6000);   /* 2 of n00's 4 CPUs */
+	s->running = &rj.r;
+	s->nrunning = 1;
+	sched_job_t jobs[3] = {
+		job(1, 300, 2, 8, 60),    /* both nodes whole: at the running end */
+		job(2, 200, 1, 4, 200),   /* n01 past that start: must wait */
+		job(3, 100, 1, 4, 60),    /* n01 until before it: backfills */
+	};
+	jobs[0].ntasks_per_node = 4;
+	sched_decision_t *d = pass(s, jobs, 3);
+	ok(!d[0].start && d[0].reason == WAIT_RESOURCES, "the 2-node job pends on Resources");
+	is_int(d[0].start_time, NOW + 6000, "planned when n00's CPUs come back");
+	is_str(d[0].sched_nodes, "n[00-01]", "on both nodes");
+	ok(!d[1].start, "a job that would hold n01 past that start waits");
+	ok(d[2].start && d[2].backfilled, "one that ends before it backfills");
+	free_dec(d, 3);
+	sched_alloc_release(s, &rj.a);
+	sched_alloc_free(&rj.a);
+	fixture_destroy(s);
+
+	/* -N2 -n8 without a per-node count: the same (8 tasks need all 8
+	 * CPUs), and with 4 nodes the idle ones are taken now instead. */
+	s = mk(2, 4);
+	run_on_cpus(s, &rj, 0, 1, 2, NOW + 6000);
+	s->running = &rj.r;
+	s->nrunning = 1;
+	sched_job_t j2[1] = { job(1, 300, 2, 8, 60) };
+	d = pass(s, j2, 1);
+	is_int(d[0].start_time, NOW + 6000, "-N2 -n8: planned when n00's CPUs come back");
+	free_dec(d, 1);
+	sched_alloc_release(s, &rj.a);
+	sched_alloc_free(&rj.a);
+	fixture_destroy(s);
+
+	/* n00: 2 CPUs back at +3000, the last one at +6000; -N2 -n6 needs
+	 * 3 per node: planned at +3000, not when n00 is whole. */
+	s = mk(2, 4);
+	run_t r1, r2;
+	run_on_cpus(s, &r1, 0, 1, 2, NOW + 3000);
+	run_on_cpus(s, &r2, 0, 1, 1, NOW + 6000);
+	sched_running_t rr[2] = { r1.r, r2.r };
+	s->running = rr;
+	s->nrunning = 2;
+	sched_job_t j3[1] = { job(1, 300, 2, 6, 60) };
+	d = pass(s, j3, 1);
+	is_int(d[0].start_time, NOW + 3000, "-N2 -n6: planned when n00 has 3 CPUs free");
+	free_dec(d, 1);
+	/* and -N2 -n2 starts now on the CPU n00 has free */
+	sched_job_t j4[1] = { job(2, 300, 2, 2, 60) };
+	d = pass(s, j4, 1);
+	ok(d[0].start, "-N2 -n2 starts now");
+	free_dec(d, 1);
+	sched_alloc_release(s, &r1.a);
+	sched_alloc_free(&r1.a);
+	sched_alloc_release(s, &r2.a);
+	sched_alloc_free(&r2.a);
+	fixture_destroy(s);
+}
+
 /* bf_resolution=60 (Slurm's default), as measured on Slurm 22.05: a job
  * planned right behind a running job starts at its exact end; a job
  * planned behind a reservation starts where that reservation ends
@@ -415,6 +482,7 @@ int main(void)
 	test_topology_compat();
 	test_easy();
 	test_resolution();
+	test_partly_used();
 	test_limits();
 	test_tier();
 	test_never_delays(1);
