@@ -192,7 +192,7 @@ int net_frame_admit(const net_policy_t *pol, int peercred, const void *buf, size
 	enum msg_type type = (enum msg_type)get16(p + 8);
 	uint16_t kind = get16(p + 10);
 	uint32_t cred_len = get32(p + 12);
-	if (pol && (type >= 64 || !(pol->allowed & NET_MSG(type)))) {
+	if (pol && (type >= MSG_TYPE_END || !(pol->allowed & NET_MSG(type)))) {
 		*err = xasprintf("%s is not accepted on the %s", proto_name(type), pol->name);
 		return -1;
 	}

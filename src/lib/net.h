@@ -77,17 +77,19 @@ uint32_t net_frame_cap(enum msg_type type);
  * a multiple of its cap. */
 size_t net_decode_budget(enum msg_type type);
 
-#define NET_MSG(t) (UINT64_C(1) << (t))
-/* A listener's allowed set is one 64-bit mask. */
-_Static_assert(MSG_TYPE_END <= 64, "message types no longer fit net_policy_t.allowed");
+/* A set of message types: one bit per type (GCC's and Clang's 128-bit
+ * integer, so sets stay constant expressions: NET_MSG(a) | NET_MSG(b)). */
+typedef unsigned __int128 net_msgset_t;
+#define NET_MSG(t) ((net_msgset_t)1 << (t))
+_Static_assert(MSG_TYPE_END <= 128, "message types no longer fit net_msgset_t");
 
 /* What a listener accepts. A connection is "authenticated" once it has
  * delivered a frame with a verified credential, or from the start on a
  * Unix socket (SO_PEERCRED). */
 typedef struct net_policy {
 	const char *name;          /* for logs: "controller port", "step port" */
-	uint64_t allowed;          /* NET_MSG(type) bits a peer may send */
-	uint64_t unsigned_ok;      /* of those, accepted without a credential
+	net_msgset_t allowed;      /* NET_MSG(type) bits a peer may send */
+	net_msgset_t unsigned_ok;  /* of those, accepted without a credential
 				    * on TCP (the handler must check its own
 				    * proof, e.g. a launch credential) */
 	uint32_t max_unauth;       /* unauthenticated conns at once; at the

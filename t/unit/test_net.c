@@ -503,6 +503,18 @@ static void test_admit(void)
 	   net_frame_cap(MSG_SUBMIT) <= PROTO_MAX_FRAME &&
 	   net_frame_cap(MSG_JOB_INFO) == PROTO_MAX_FRAME + 4, "caps: small requests, big answers");
 	ok(net_decode_budget(MSG_PING) < (1u << 20), "a ping may not decode into megabytes");
+
+	/* the sets hold 128 types; a type past the last one is refused even
+	 * by a policy that allows every bit */
+	net_msgset_t hi = NET_MSG(100) | NET_MSG(MSG_PING);
+	ok((hi & NET_MSG(100)) && (hi & NET_MSG(MSG_PING)) && !(hi & NET_MSG(36)) &&
+	   !(hi & NET_MSG(100 - 64)), "a set holds types past 64 apart from the low ones");
+	net_policy_t all = tight_policy;
+	all.allowed = ~(net_msgset_t)0;
+	hdr(h, 100, MSG_TYPE_END, AUTH_HMAC, 65);
+	ok(admit_refuses(&all, 0, h, "unknown message type"), "the type after the last one is refused");
+	hdr(h, 100, 0xffff, AUTH_HMAC, 65);
+	ok(admit_refuses(&all, 0, h, "unknown message type 65535"), "type 65535 is refused");
 }
 
 /* 1 if the peer closed fd within ms (data before the close is skipped). */
