@@ -12,7 +12,7 @@
 
 void print_resv_scontrol(strbuf_t *sb, const resv_info_t *r, int one_liner, time_t now)
 {
-	char st[32], et[32], dur[32], fl[160];
+	char st[32], et[32], dur[32], fl[256];	/* every flag name fits */
 	const char *sep = one_liner ? " " : "\n   ";
 	time_fmt_iso((time_t)r->start_time, st, sizeof(st));
 	time_fmt_iso((time_t)r->end_time, et, sizeof(et));

@@ -161,7 +161,7 @@ static char *resv_tres_full(const struct ctld *cd, const resv_t *r)
  * r->acct_start; replaced whole). */
 static void resv_save(struct ctld *cd, const resv_t *r)
 {
-	char fl[160];
+	char fl[256];     /* every flag name fits */
 	resv_flags_fmt(r->flags, fl, sizeof(fl));
 	sql_add(cd, sqlite3_mprintf(
 		"INSERT OR REPLACE INTO resvs(resv_id, name, start_time, end_time, nodes, partition,"
@@ -358,6 +358,37 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Append to idx (n so far) up to want nodes of r's partition (the
+ * default one if none; -1 if it does not exist) that are idle, neither
+ * drained nor failing, carry r's features and are not marked in res or
+ * busy; returns how many it added. *avail (if set): how many of its
+ * nodes could be picked if no job held them. */
+static long pick_count(struct ctld *cd, const resv_t *r, const uint8_t *res, const uint8_t *busy,
+		       uint32_t want, uint32_t *idx, uint32_t *n, uint32_t *avail)
+{
+	long pi = r->partition ? part_find(cd, r->partition) : cd->conf->default_part;
+	if (pi < 0)
+		return -1;
+	const conf_part_t *cp = cd->parts[pi].cf;
+	uint32_t added = 0, could = 0;
+	for (size_t k = 0; k < cp->nnodes && (added < want || avail); k++) {
+		uint32_t i = (uint32_t)cp->node_idx[k];
+		const node_t *nd = &cd->nodes[i];
+		uint32_t s = node_state(cd, nd);
+		if (res[i] || nd->base == NODE_DOWN || (s & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL)) ||
+		    !node_has_features(nd->cf, r->features))
+			continue;
+		could++;
+		if (busy[i] || nd->base != NODE_IDLE || added >= want)
+			continue;
+		idx[(*n)++] = i;
+		added++;
+	}
+	if (avail)
+		*avail = could;
+	return added;
+}
+
 /* Choose the nodes of r over [start, end) from nodes_expr (a hostlist,
  * "ALL") or node_cnt idle ones of its partition (the default one if
  * none) with its features: 0 and r->nodes/nnodes, or an errors.h
@@ -378,7 +409,9 @@ static int pick_nodes(struct ctld *cd, resv_t *r, const char *nodes_expr, uint32
 	uint32_t *idx = NULL, n = 0;
 	int rc = 0;
 	if (nodes_expr && *nodes_expr) {
-		if (!strcasecmp(nodes_expr, "ALL")) {
+		int all = !strcasecmp(nodes_expr, "ALL");
+		r->flags = (r->flags & ~RESV_F_ALL_NODES) | (all ? RESV_F_ALL_NODES : 0);
+		if (all) {
 			idx = xmalloc((cd->nnodes ? cd->nnodes : 1) * sizeof(*idx));
 			for (uint32_t i = 0; i < cd->nnodes; i++)
 				idx[n++] = i;
@@ -396,23 +429,17 @@ static int pick_nodes(struct ctld *cd, resv_t *r, const char *nodes_expr, uint32
 			rc = ESLURM_INVALID_NODE_NAME;
 		r->flags |= RESV_F_SPEC_NODES;
 	} else if (node_cnt) {
-		long pi = r->partition ? part_find(cd, r->partition) : cd->conf->default_part;
-		if (pi < 0) {
+		idx = xmalloc((node_cnt ? node_cnt : 1) * sizeof(*idx));
+		uint32_t avail = 0;
+		if (pick_count(cd, r, res, busy, node_cnt, idx, &n, &avail) < 0) {
 			rc = ESLURM_INVALID_PARTITION_NAME;
 			goto out;
 		}
-		const conf_part_t *cp = cd->parts[pi].cf;
-		idx = xmalloc((node_cnt ? node_cnt : 1) * sizeof(*idx));
-		for (size_t k = 0; k < cp->nnodes && n < node_cnt; k++) {
-			uint32_t i = (uint32_t)cp->node_idx[k];
-			const node_t *nd = &cd->nodes[i];
-			uint32_t s = node_state(cd, nd);
-			if (res[i] || busy[i] || nd->base != NODE_IDLE ||
-			    (s & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL)) ||
-			    !node_has_features(nd->cf, r->features))
-				continue;
-			idx[n++] = i;
-		}
+		r->flags &= ~(RESV_F_SPEC_NODES | RESV_F_ALL_NODES);
+		/* as Slurm 22.05: more than the partition has (up, not in
+		 * another reservation) is as many as it has */
+		if (avail && avail < node_cnt)
+			node_cnt = avail;
 		if (n < node_cnt) {
 			rc = ESLURM_NODES_BUSY;
 			*msg = xstrdup("Note, unless nodes are directly requested a reservation must "
@@ -451,6 +478,30 @@ static int resv_in_use(struct ctld *cd, const char *name)
 	return 0;
 }
 
+/* The flags' rules (Slurm's texts): 0, or an errors.h number and *msg. */
+static int check_flags(uint32_t flags, int named_nodes, char **msg)
+{
+	if (flags & RESV_F_NOT_BUILT) {
+		char fl[256];
+		resv_flags_fmt(flags & RESV_F_NOT_BUILT, fl, sizeof(fl));
+		*msg = xasprintf("Flags=%s: not supported by Sluice", fl);
+		return ESLURM_NOT_SUPPORTED;
+	}
+	if (__builtin_popcount(flags & RESV_F_REPEAT) > 1) {
+		*msg = xstrdup("Reservation has multiple reoccurring flags. Please specify only one "
+			       "reoccurring flag");
+		return ESLURM_NOT_SUPPORTED;
+	}
+	/* Slurm 22.05 says only "Invalid node name specified" */
+	if ((flags & (RESV_F_REPLACE | RESV_F_REPLACE_DOWN)) && named_nodes)
+		return ESLURM_INVALID_NODE_NAME;
+	if ((flags & (RESV_F_REPLACE | RESV_F_REPLACE_DOWN)) && (flags & RESV_F_STATIC)) {
+		*msg = xstrdup("REPLACE and REPLACE_DOWN flags cannot be used with STATIC_ALLOC");
+		return ESLURM_NOT_SUPPORTED;
+	}
+	return 0;
+}
+
 static int resv_create(struct ctld *cd, const msg_resv_update_t *m, int64_t now, char **msg)
 {
 	struct resv_state *rs = st(cd);
@@ -467,8 +518,10 @@ static int resv_create(struct ctld *cd, const msg_resv_update_t *m, int64_t now,
 		return rc;
 	if (m->partition && part_find(cd, m->partition) < 0)
 		return ESLURM_INVALID_PARTITION_NAME;
+	if ((rc = check_flags(m->flags_set & ~RESV_F_CTLD, m->nodes && *m->nodes, msg)))
+		return rc;
 	resv_t r = { 0 };
-	r.flags = m->flags_set & ~RESV_F_SPEC_NODES;
+	r.flags = m->flags_set & ~RESV_F_CTLD;
 	r.start = m->start_time ? m->start_time : now;
 	if (r.start < now)
 		r.start = now;      /* as Slurm: a start in the past is now */
@@ -514,6 +567,26 @@ static int resv_create(struct ctld *cd, const msg_resv_update_t *m, int64_t now,
 	return 0;
 }
 
+/* r changes (to start at new_start): the time_start of its acct_resv
+ * row from now on. Before its start the row changes in place; while
+ * active, the old period ends now and a new one starts. */
+static int64_t period_next(struct ctld *cd, const resv_t *r, int64_t new_start, int64_t now)
+{
+	if (r->start <= now && r->acct_start < now) {
+		sql_add(cd, sqlite3_mprintf("UPDATE acct_resv SET time_end=%lld WHERE resv_id=%u AND "
+					    "time_start=%lld;", (long long)now, r->id,
+					    (long long)r->acct_start));
+		return now;
+	}
+	if (r->start > now) {
+		if (new_start != r->acct_start)
+			sql_add(cd, sqlite3_mprintf("DELETE FROM acct_resv WHERE resv_id=%u AND "
+						    "time_start=%lld;", r->id, (long long)r->acct_start));
+		return new_start;
+	}
+	return r->acct_start;
+}
+
 static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, int64_t now,
 		       char **msg)
 {
@@ -534,7 +607,11 @@ static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, i
 	c.users = xstrdup(m->users ? (*m->users ? m->users : NULL) : r->users);
 	c.accounts = xstrdup(m->accounts ? (*m->accounts ? m->accounts : NULL) : r->accounts);
 	c.name = xstrdup(r->name);
-	c.flags = (r->flags | (m->flags_set & ~RESV_F_SPEC_NODES)) & ~(m->flags_clear & ~RESV_F_SPEC_NODES);
+	c.flags = (r->flags | (m->flags_set & ~RESV_F_CTLD)) & ~(m->flags_clear & ~RESV_F_CTLD);
+	if ((rc = check_flags(c.flags, (c.flags & RESV_F_SPEC_NODES) || (m->nodes && *m->nodes), msg))) {
+		resv_release(&c);
+		return rc;
+	}
 	int64_t dur = r->end - r->start;
 	if (m->start_time) {
 		if (r->start <= now && m->start_time != r->start) {
@@ -569,19 +646,7 @@ static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, i
 		resv_release(&c);
 		return rc;
 	}
-	/* acct_resv: before its start the row changes in place; while
-	 * active, the old period ends now and a new one starts */
-	if (r->start <= now && r->acct_start < now) {
-		sql_add(cd, sqlite3_mprintf("UPDATE acct_resv SET time_end=%lld WHERE resv_id=%u AND "
-					    "time_start=%lld;", (long long)now, r->id,
-					    (long long)r->acct_start));
-		c.acct_start = now;
-	} else if (r->start > now) {
-		if (c.start != r->acct_start)
-			sql_add(cd, sqlite3_mprintf("DELETE FROM acct_resv WHERE resv_id=%u AND "
-						    "time_start=%lld;", r->id, (long long)r->acct_start));
-		c.acct_start = c.start;
-	}
+	c.acct_start = period_next(cd, r, c.start, now);
 	resv_release(r);
 	*r = c;
 	resv_save(cd, r);
@@ -679,8 +744,8 @@ void resv_info_reply(struct ctld *cd, conn_t *c, const msg_info_req_t *req)
 }
 
 /* Pending jobs of a reservation that ended lose it and are held, as
- * Slurm's (unless NO_HOLD_JOBS_AFTER, not built). */
-static void resv_release_jobs(struct ctld *cd, const char *name)
+ * Slurm's (hold 0: NO_HOLD_JOBS_AFTER_END, they may run anywhere). */
+static void resv_release_jobs(struct ctld *cd, const char *name, int hold)
 {
 	for (size_t i = 0; i < cd->njobs; i++) {
 		job_t *j = cd->jobs[i];
@@ -690,14 +755,85 @@ static void resv_release_jobs(struct ctld *cd, const char *name)
 		intern_put(j->desc->reservation);   /* interned (jobs.c desc_intern) */
 		j->desc->reservation = NULL;
 		db_job_update_desc(cd, j);
-		if (!j->hold) {
+		if (hold && !j->hold) {
 			j->hold = WAIT_HELD;
 			j->reason = WAIT_HELD;
 			j->priority = 0;
 		}
-		info("job %u: reservation %s ended, job held", j->job_id, name);
+		info("job %u: reservation %s ended%s", j->job_id, name, hold ? ", job held" : "");
 		job_dirty(cd, j);
 	}
+}
+
+/* A node a reservation gives up: down, drained or failing (one that
+ * stops responding is down once SlurmdTimeout has passed). */
+static int node_lost(struct ctld *cd, uint32_t x)
+{
+	const node_t *nd = &cd->nodes[x];
+	return nd->base == NODE_DOWN || (node_state(cd, nd) & (NODE_FLAG_DRAIN | NODE_FLAG_FAIL));
+}
+
+/* As Slurm 22.05: a reservation whose nodes were picked by count (not
+ * STATIC_ALLOC; MAINT ones too) gives up those that went down, drained
+ * or fail (with REPLACE also those jobs hold) for idle nodes of its
+ * partition that nothing else holds over its time, as many as there
+ * are; nodes without a replacement stay. 1 if its nodes changed. */
+static int resv_replace_nodes(struct ctld *cd, resv_t *r, int64_t now)
+{
+	if ((r->flags & (RESV_F_SPEC_NODES | RESV_F_STATIC)) || !r->nnodes)
+		return 0;
+	uint32_t nn = cd->nnodes ? cd->nnodes : 1;
+	uint8_t *held = NULL;
+	if (r->flags & RESV_F_REPLACE) {
+		held = xcalloc(nn, 1);
+		mark_busy(cd, now, held);
+	}
+	uint8_t *bad = xcalloc(r->nnodes, 1);
+	uint32_t nbad = 0;
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		if (node_lost(cd, r->nodes[i]) || (held && held[r->nodes[i]]))
+			bad[i] = 1, nbad++;
+	free(held);
+	if (!nbad) {
+		free(bad);
+		return 0;
+	}
+	int64_t from = r->start > now ? r->start : now;
+	uint8_t *res = xcalloc(nn, 1), *busy = xcalloc(nn, 1);
+	mark_reserved(cd, r, from, r->end, 1, res);
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		res[r->nodes[i]] = 1;          /* its own: not picked again */
+	if (!(r->flags & RESV_F_IGNORE_JOBS))
+		mark_busy(cd, from, busy);
+	uint32_t *idx = xmalloc((r->nnodes + nbad) * sizeof(*idx)), n = 0;
+	for (uint32_t i = 0; i < r->nnodes; i++)
+		if (!bad[i])
+			idx[n++] = r->nodes[i];
+	long got = pick_count(cd, r, res, busy, nbad, idx, &n, NULL);
+	if (got < 0)
+		got = 0;
+	for (uint32_t i = 0, keep = nbad - (uint32_t)got; i < r->nnodes && keep; i++)
+		if (bad[i])
+			idx[n++] = r->nodes[i], keep--;
+	free(res);
+	free(busy);
+	free(bad);
+	if (!got) {
+		free(idx);
+		return 0;
+	}
+	qsort(idx, n, sizeof(*idx), cmp_u32);
+	char *was = r->node_str;
+	r->node_str = node_list_str(cd, idx, n);
+	info("reservation %s: %ld node(s) replaced, %s now %s", r->name, got, was, r->node_str);
+	free(was);
+	free(r->nodes);
+	r->nodes = idx;
+	r->nnodes = n;
+	r->acct_start = period_next(cd, r, r->start, now);
+	resv_save(cd, r);
+	db_begin(cd);
+	return 1;
 }
 
 void resv_periodic(struct ctld *cd, int64_t now)
@@ -709,10 +845,11 @@ void resv_periodic(struct ctld *cd, int64_t now)
 		if (r->end > now) {
 			if (r->start <= now && rs->flags_at && rs->flags_at < r->start)
 				changed = 1;     /* it started since the flags were made */
+			changed |= resv_replace_nodes(cd, r, now);
 			i++;
 			continue;
 		}
-		if (r->flags & (RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND | RESV_F_WEEKLY)) {
+		if (r->flags & RESV_F_REPEAT) {
 			int64_t dur = r->end - r->start;
 			while (r->end <= now) {
 				r->start = resv_next_start(r->start, r->flags);
@@ -728,8 +865,9 @@ void resv_periodic(struct ctld *cd, int64_t now)
 		}
 		info("reservation %s ended", r->name);
 		char *name = xstrdup(r->name);
+		int hold = !(r->flags & RESV_F_NO_HOLD);
 		resv_remove(cd, i, r->end);
-		resv_release_jobs(cd, name);
+		resv_release_jobs(cd, name, hold);
 		free(name);
 		changed = 1;
 	}

@@ -944,6 +944,26 @@ typedef struct msg_step_stat_reply {
 #define RESV_F_WEEKEND     0x20u
 #define RESV_F_WEEKLY      0x40u
 #define RESV_F_SPEC_NODES  0x80u   /* set by the controller: Nodes= named */
+#define RESV_F_HOURLY      0x100u
+#define RESV_F_STATIC      0x200u   /* STATIC_ALLOC: nodes never replaced */
+#define RESV_F_REPLACE     0x400u   /* nodes jobs take or that fail: replaced */
+#define RESV_F_REPLACE_DOWN 0x800u  /* nodes that fail: replaced */
+#define RESV_F_NO_HOLD     0x1000u  /* NO_HOLD_JOBS_AFTER_END */
+#define RESV_F_ALL_NODES   0x2000u  /* set by the controller: Nodes=ALL */
+/* Named by Slurm 22.05, parsed, refused by the controller (not built). */
+#define RESV_F_FLEX        0x4000u
+#define RESV_F_ANY_NODES   0x8000u
+#define RESV_F_PART_NODES  0x10000u
+#define RESV_F_PURGE_COMP  0x20000u
+#define RESV_F_FIRST_CORES 0x40000u
+#define RESV_F_TIME_FLOAT  0x80000u
+#define RESV_F_MAGNETIC    0x100000u
+#define RESV_F_NOT_BUILT (RESV_F_FLEX | RESV_F_ANY_NODES | RESV_F_PART_NODES | RESV_F_PURGE_COMP | \
+			  RESV_F_FIRST_CORES | RESV_F_TIME_FLOAT | RESV_F_MAGNETIC)
+/* The repeating ones (at most one of them per reservation). */
+#define RESV_F_REPEAT (RESV_F_HOURLY | RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND | RESV_F_WEEKLY)
+/* The controller's own: a request cannot set or clear them. */
+#define RESV_F_CTLD (RESV_F_SPEC_NODES | RESV_F_ALL_NODES)
 enum { RESV_OP_CREATE = 1, RESV_OP_UPDATE, RESV_OP_DELETE };
 /* The client resolves times against its clock (as Slurm's scontrol);
  * unset fields are 0/NULL, duration TIME_NO_VAL (timefmt.h). */

@@ -18,15 +18,60 @@ static const struct {
 	const char *name;
 } flag_names[] = {
 	{ RESV_F_MAINT, "MAINT" },
+	{ RESV_F_FLEX, "FLEX" },
 	{ RESV_F_OVERLAP, "OVERLAP" },
 	{ RESV_F_IGNORE_JOBS, "IGNORE_JOBS" },
+	{ RESV_F_HOURLY, "HOURLY" },
 	{ RESV_F_DAILY, "DAILY" },
 	{ RESV_F_WEEKDAY, "WEEKDAY" },
 	{ RESV_F_WEEKEND, "WEEKEND" },
 	{ RESV_F_WEEKLY, "WEEKLY" },
 	{ RESV_F_SPEC_NODES, "SPEC_NODES" },
+	{ RESV_F_ALL_NODES, "ALL_NODES" },
+	{ RESV_F_ANY_NODES, "ANY_NODES" },
+	{ RESV_F_STATIC, "STATIC" },
+	{ RESV_F_PART_NODES, "PART_NODES" },
+	{ RESV_F_FIRST_CORES, "FIRST_CORES" },
+	{ RESV_F_TIME_FLOAT, "TIME_FLOAT" },
+	{ RESV_F_REPLACE, "REPLACE" },
+	{ RESV_F_REPLACE_DOWN, "REPLACE_DOWN" },
+	{ RESV_F_PURGE_COMP, "PURGE_COMP" },
+	{ RESV_F_NO_HOLD, "NO_HOLD_JOBS_AFTER_END" },
+	{ RESV_F_MAGNETIC, "MAGNETIC" },
 };
 #define NFLAGS (sizeof(flag_names) / sizeof(flag_names[0]))
+
+/* The names scontrol takes, in the order Slurm tries them: a word
+ * matches a name it begins (case aside) when it has at least min
+ * letters ("MAINT" is Maintenance, "NO_HOLD_JOBS_AFTER" the last one);
+ * clear: "-NAME" is taken. */
+static const struct {
+	const char *name;
+	size_t min;
+	uint32_t bit;
+	int clear;
+} flag_words[] = {
+	{ "Maintenance", 1, RESV_F_MAINT, 1 },
+	{ "Magnetic", 3, RESV_F_MAGNETIC, 1 },
+	{ "Overlap", 1, RESV_F_OVERLAP, 0 },
+	{ "Flex", 1, RESV_F_FLEX, 1 },
+	{ "Ignore_Jobs", 1, RESV_F_IGNORE_JOBS, 1 },
+	{ "Hourly", 1, RESV_F_HOURLY, 1 },
+	{ "Daily", 1, RESV_F_DAILY, 1 },
+	{ "Weekday", 1, RESV_F_WEEKDAY, 1 },
+	{ "Weekend", 1, RESV_F_WEEKEND, 1 },
+	{ "Weekly", 1, RESV_F_WEEKLY, 1 },
+	{ "Any_Nodes", 1, RESV_F_ANY_NODES, 1 },
+	{ "License_Only", 1, RESV_F_ANY_NODES, 1 },
+	{ "Static_Alloc", 1, RESV_F_STATIC, 1 },
+	{ "Part_Nodes", 2, RESV_F_PART_NODES, 1 },
+	{ "PURGE_COMP", 2, RESV_F_PURGE_COMP, 1 },
+	{ "First_Cores", 1, RESV_F_FIRST_CORES, 0 },
+	{ "Time_Float", 1, RESV_F_TIME_FLOAT, 0 },
+	{ "Replace", 1, RESV_F_REPLACE, 0 },
+	{ "Replace_Down", 8, RESV_F_REPLACE_DOWN, 0 },
+	{ "NO_HOLD_JOBS_AFTER_END", 1, RESV_F_NO_HOLD, 0 },
+};
 
 int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear)
 {
@@ -35,20 +80,19 @@ int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear)
 		return -1;
 	const char *p = s;
 	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
 		int neg = 0;
-		if (n && *p == '-') {
+		if (*p == '+') {
+			p++;
+		} else if (*p == '-') {
 			neg = 1;
 			p++;
-			n--;
 		}
+		size_t n = strcspn(p, ",");
 		uint32_t bit = 0;
-		/* SPEC_NODES is the controller's to set (Nodes= named) */
-		for (size_t i = 0; i < NFLAGS && n; i++)
-			if (flag_names[i].bit != RESV_F_SPEC_NODES &&
-			    strlen(flag_names[i].name) == n && !strncasecmp(p, flag_names[i].name, n))
-				bit = flag_names[i].bit;
+		for (size_t i = 0; i < sizeof(flag_words) / sizeof(flag_words[0]) && !bit; i++)
+			if (n >= flag_words[i].min && n <= strlen(flag_words[i].name) &&
+			    !strncasecmp(p, flag_words[i].name, n) && (!neg || flag_words[i].clear))
+				bit = flag_words[i].bit;
 		if (!bit)
 			return -1;
 		if (neg)
@@ -80,6 +124,8 @@ void resv_flags_fmt(uint32_t flags, char *buf, size_t len)
 
 int64_t resv_next_start(int64_t start, uint32_t flags)
 {
+	if (flags & RESV_F_HOURLY)
+		return start + 3600;
 	if (flags & RESV_F_WEEKLY)
 		return start + 7 * 86400;
 	if (!(flags & (RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND)))

@@ -102,13 +102,16 @@ test_expect_success USERS 'only operators create, update, delete (Slurm: Invalid
 '
 
 test_expect_success 'update: duration, users and flags; update of a bad flag' '
-	scontrol update ReservationName=alice_2 Duration=45 Users=alice,bob Flags=OVERLAP >out &&
+	scontrol update ReservationName=alice_2 Duration=45 Users=alice,bob Flags=OVERLAP,DAILY >out &&
 	echo "Reservation updated." >expect && test_cmp expect out &&
 	scontrol show res alice_2 | grep -q "Duration=00:45:00$" &&
-	scontrol show res alice_2 | grep -q "Flags=OVERLAP$" &&
+	scontrol show res alice_2 | grep -q "Flags=OVERLAP,DAILY$" &&
 	scontrol show res alice_2 | grep -q "Users=alice,bob " &&
-	scontrol update reservation ReservationName=alice_2 Flags=-OVERLAP >out &&
-	scontrol show res alice_2 | grep -q "Flags=$" &&
+	scontrol update reservation ReservationName=alice_2 Flags=-DAILY >out &&
+	scontrol show res alice_2 | grep -q "Flags=OVERLAP$" &&
+	test_expect_code 1 scontrol update ReservationName=alice_2 Flags=-OVERLAP 2>err &&
+	printf "scontrol: error: Error parsing flags -OVERLAP.  No reservation update.\nslurm_update error: No error\n" >expect &&
+	test_cmp expect err &&
 	test_expect_code 1 scontrol update ReservationName=alice_2 Flags=BAD 2>err &&
 	printf "scontrol: error: Error parsing flags BAD.  No reservation update.\nslurm_update error: No error\n" >expect &&
 	test_cmp expect err
@@ -161,7 +164,7 @@ test_expect_success 'acct_resv holds one row per reservation period' '
 	sqlite3 "$CL/state/sluice.db" "SELECT resv_id, name, nodelist, node_count, flags, deleted FROM acct_resv ORDER BY resv_id" >out &&
 	cat >expect <<-\EOF &&
 	1|maint1|comp[003-004]|2|MAINT,IGNORE_JOBS,SPEC_NODES|0
-	2|alice_2|comp001|1||1
+	2|alice_2|comp001|1|OVERLAP|1
 	3|keep|comp001|1|DAILY,SPEC_NODES|0
 	4|bob_4|comp001|1|SPEC_NODES|0
 	EOF

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctld/intern.h"
 #include "ctld/resv.h"
 #include "ctld_fixture.h"
 #include "errors.h"
@@ -93,7 +94,39 @@ static void test_spec(void)
 		proto_free(MSG_RESV_UPDATE, &m);
 	}
 
-	char buf[200];
+	/* Slurm's flag words: a name begun with enough letters, in its
+	 * order of trying; "-" only where Slurm takes it */
+	static const struct { const char *flags; uint32_t set, clear; } words[] = {
+		{ "MAINT,Static_Alloc,NO_HOLD_JOBS_AFTER", RESV_F_MAINT | RESV_F_STATIC | RESV_F_NO_HOLD, 0 },
+		{ "HOURLY,REPLACE", RESV_F_HOURLY | RESV_F_REPLACE, 0 },
+		{ "REPLACE_DOWN,replace_,STATIC", RESV_F_REPLACE_DOWN | RESV_F_STATIC, 0 },
+		{ "M,I", RESV_F_MAINT | RESV_F_IGNORE_JOBS, 0 },
+		{ "MAG,FLEX,TIME_FLOAT", RESV_F_MAGNETIC | RESV_F_FLEX | RESV_F_TIME_FLOAT, 0 },
+		{ "+DAILY,-WEEKLY,-STATIC_ALLOC", RESV_F_DAILY, RESV_F_WEEKLY | RESV_F_STATIC },
+		{ "PURGE_COMP,PART_NODES,LICENSE_ONLY", RESV_F_PURGE_COMP | RESV_F_PART_NODES | RESV_F_ANY_NODES, 0 },
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		uint32_t st = 0, cl = 0;
+		ok(!resv_flags_parse(words[i].flags, &st, &cl) && st == words[i].set && cl == words[i].clear,
+		   "Flags=%s", words[i].flags);
+	}
+	static const char *const badwords[] = { "-OVERLAP", "-REPLACE", "P", "REPLACE_DOWNX", "MAINTENANCEX",
+						"SPEC_NODES", "ALL_NODES", "x" };
+	for (size_t i = 0; i < sizeof(badwords) / sizeof(badwords[0]); i++) {
+		uint32_t st, cl;
+		ok(resv_flags_parse(badwords[i], &st, &cl) == -1, "Flags=%s refused", badwords[i]);
+	}
+
+	char buf[256];
+	resv_flags_fmt(RESV_F_MAINT | RESV_F_FLEX | RESV_F_IGNORE_JOBS | RESV_F_STATIC | RESV_F_PURGE_COMP |
+		       RESV_F_NO_HOLD | RESV_F_MAGNETIC, buf, sizeof(buf));
+	is_str(buf, "MAINT,FLEX,IGNORE_JOBS,STATIC,PURGE_COMP,NO_HOLD_JOBS_AFTER_END,MAGNETIC",
+	       "flags in Slurm's order (as 22.05 printed this set)");
+	resv_flags_fmt(RESV_F_MAINT | RESV_F_SPEC_NODES | RESV_F_ALL_NODES | RESV_F_HOURLY | RESV_F_REPLACE |
+		       RESV_F_REPLACE_DOWN, buf, sizeof(buf));
+	is_str(buf, "MAINT,HOURLY,SPEC_NODES,ALL_NODES,REPLACE,REPLACE_DOWN", "and these");
+	resv_flags_fmt(~0u, buf, sizeof(buf));
+	ok(strlen(buf) < sizeof(buf) - 1 && strstr(buf, ",MAGNETIC"), "every name fits 256 bytes");
 	resv_flags_fmt(RESV_F_SPEC_NODES | RESV_F_WEEKLY | RESV_F_MAINT | RESV_F_OVERLAP |
 		       RESV_F_IGNORE_JOBS | RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND, buf, sizeof(buf));
 	is_str(buf, "MAINT,OVERLAP,IGNORE_JOBS,DAILY,WEEKDAY,WEEKEND,WEEKLY,SPEC_NODES",
@@ -116,6 +149,7 @@ static void test_periods(void)
 	is_int(resv_next_start(fri + 86400, RESV_F_WEEKEND), fri + 2 * 86400, "WEEKEND: Saturday to Sunday");
 	is_int(resv_next_start(fri + 2 * 86400, RESV_F_WEEKEND), fri + 8 * 86400, "WEEKEND: Sunday to Saturday");
 	is_int(resv_next_start(fri, 0), fri, "no repeat: unchanged");
+	is_int(resv_next_start(fri, RESV_F_HOURLY), fri + 3600, "HOURLY: an hour later");
 }
 
 static char *db_rows(ctld_t *cd, const char *sql)
@@ -188,9 +222,16 @@ static void test_model(void)
 	       ESLURM_RESERVATION_NAME_DUP, "duplicate name refused");
 	free(msg);
 	is_int(op(cd, RESV_OP_CREATE, "ReservationName=y StartTime=now Duration=60 NodeCnt=9 Users=root", &msg),
-	       ESLURM_NODES_BUSY, "more nodes than are free: busy");
+	       0, "more nodes than the partition has outside other reservations: what it has (22.05)");
 	free(msg);
+	is_int(cd->sched.nresvs, 3, "  created");
+	is_int(cd->sched.resvs[2].nnodes, 3, "  with the three nodes left then");
+	msg_resv_update_t dy = { .op = RESV_OP_DELETE, .name = (char *)"y", .duration = TIME_NO_VAL };
+	is_int(resv_update(cd, &dy, 0, &msg), 0, "  deleted again");
 	job_t *run = fixture_job(cd, JOB_RUNNING, 1001, "alice", NULL, 0, 3, 1, 0);
+	is_int(op(cd, RESV_OP_CREATE, "ReservationName=y StartTime=now Duration=60 NodeCnt=9 Users=root", &msg),
+	       ESLURM_NODES_BUSY, "the nodes it could have are busy: refused");
+	free(msg);
 	is_int(op(cd, RESV_OP_CREATE, "ReservationName=z StartTime=now Duration=60 Nodes=n00004 Users=root", &msg),
 	       ESLURM_NODES_BUSY, "a node a job runs on is busy");
 	free(msg);
@@ -243,7 +284,7 @@ static void test_model(void)
 	is_int(resv_sched_index(cd2, "nosuch"), 0, "unknown: none");
 	is_int(op(cd2, RESV_OP_CREATE, "StartTime=now+3hours Duration=60 Nodes=n00004 Users=root", &msg), 0,
 	       "created after recovery");
-	is_str(msg, "root_4", "ResvID goes on from the recovered ones");
+	is_str(msg, "root_5", "ResvID goes on from the recovered ones (y took 3)");
 	free(msg);
 
 	/* delete: the active one ends now, the future one is marked deleted */
@@ -258,11 +299,100 @@ static void test_model(void)
 	is_str(s, "1|1|0\n2|0|1\n", "future: deleted=1; active: its row ends now");
 	free(s);
 	s = db_rows(cd2, "SELECT name FROM resvs");
-	is_str(s, "root_4\n", "only the remaining one in resvs");
+	is_str(s, "root_5\n", "only the remaining one in resvs");
 	free(s);
 	(void)now;
 	free(dbp);
 	free(dbp2);
+}
+
+/* The flag rules, the nodes a reservation picked by count gives up
+ * (down, drained; REPLACE: taken by a job; not STATIC_ALLOC, not named
+ * nodes) and NO_HOLD_JOBS_AFTER_END. */
+static void test_replace(void)
+{
+	ctld_t *cd = fixture_ctld(dir, 6, NULL);
+	char *err = NULL, *msg = NULL;
+	char *dbp = xasprintf("%s/replace.db", dir);
+	if (db_open(cd, dbp, &err)) {
+		printf("Bail out! %s\n", err);
+		exit(1);
+	}
+	static const struct { const char *line; int rc; const char *msg; } rules[] = {
+		{ "StartTime=now Duration=60 NodeCnt=1 Users=root Flags=WEEKDAY,WEEKEND", ESLURM_NOT_SUPPORTED,
+		  "Reservation has multiple reoccurring flags. Please specify only one reoccurring flag" },
+		{ "StartTime=now Duration=60 NodeCnt=1 Users=root Flags=HOURLY,DAILY", ESLURM_NOT_SUPPORTED,
+		  "Reservation has multiple reoccurring flags. Please specify only one reoccurring flag" },
+		{ "StartTime=now Duration=60 Nodes=n00001 Users=root Flags=REPLACE", ESLURM_INVALID_NODE_NAME, NULL },
+		{ "StartTime=now Duration=60 NodeCnt=1 Users=root Flags=REPLACE_DOWN,STATIC_ALLOC",
+		  ESLURM_NOT_SUPPORTED, "REPLACE and REPLACE_DOWN flags cannot be used with STATIC_ALLOC" },
+		{ "StartTime=now Duration=60 NodeCnt=1 Users=root Flags=FLEX,MAGNETIC", ESLURM_NOT_SUPPORTED,
+		  "Flags=FLEX,MAGNETIC: not supported by Sluice" },
+	};
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		is_int(op(cd, RESV_OP_CREATE, rules[i].line, &msg), rules[i].rc, "refused: %s", rules[i].line);
+		is_str(msg, rules[i].msg, "  saying so");
+		free(msg);
+	}
+	is_int(cd->sched.nresvs, 0, "none created");
+
+	/* n00001..n00006 idle: a by count gets n00001-2, s (STATIC_ALLOC)
+	 * n00003, p (REPLACE) n00004, named one n00005 */
+	is_int(op(cd, RESV_OP_CREATE, "ReservationName=a StartTime=now Duration=60 NodeCnt=2 Users=root Flags=MAINT", &msg), 0, "a");
+	free(msg);
+	is_int(op(cd, RESV_OP_CREATE, "ReservationName=s StartTime=now Duration=60 NodeCnt=1 Users=root Flags=STATIC_ALLOC", &msg), 0, "s");
+	free(msg);
+	is_int(op(cd, RESV_OP_CREATE, "ReservationName=p StartTime=now Duration=60 NodeCnt=1 Users=root Flags=REPLACE", &msg), 0, "p");
+	free(msg);
+	is_int(op(cd, RESV_OP_CREATE, "ReservationName=n StartTime=now Duration=60 Nodes=n00005 Users=root", &msg), 0, "n");
+	free(msg);
+	is_int(db_commit(cd), 0, "committed");
+	int64_t now = ctld_now();
+	resv_periodic(cd, now);
+	is_int(cd->resv ? 1 : 0, 1, "nothing to replace yet");
+	cd->nodes[0].base = NODE_DOWN;        /* a's n00001 */
+	cd->nodes[2].base = NODE_DOWN;        /* s's n00003 */
+	cd->nodes[4].base = NODE_DOWN;        /* n's n00005 */
+	resv_periodic(cd, now + 10);
+	is_int(db_commit(cd), 0, "committed");
+	char *s = db_rows(cd, "SELECT name, nodes FROM resvs ORDER BY name");
+	is_str(s, "a|n[00002,00006]\nn|n00005\np|n00004\ns|n00003\n",
+	       "a (MAINT too) gives up its down node for the idle one; STATIC_ALLOC and named nodes keep theirs");
+	free(s);
+	s = db_rows(cd, "SELECT count(*), sum(time_end < (SELECT max(time_start) FROM acct_resv r2"
+		    " WHERE r2.resv_id = acct_resv.resv_id) OR time_end = time_start) FROM acct_resv"
+		    " WHERE name = 'a'");
+	ok(s && !strncmp(s, "2|", 2), "its acct_resv period closed, a new one opened (%s)", s ? s : "");
+	free(s);
+	cd->nodes[0].base = NODE_IDLE;
+	cd->nodes[2].base = NODE_IDLE;
+	resv_periodic(cd, now + 10);
+	is_int(db_commit(cd), 0, "committed");
+	s = db_rows(cd, "SELECT nodes FROM resvs WHERE name = 'p'");
+	is_str(s, "n00004\n", "REPLACE: nothing taken yet");
+	free(s);
+	job_t *run = fixture_job(cd, JOB_RUNNING, 1001, "alice", NULL, 0, 3, 1, 0);   /* on n00004 */
+	run->desc->reservation = xstrdup("p");
+	resv_periodic(cd, now + 10);
+	is_int(db_commit(cd), 0, "committed");
+	s = db_rows(cd, "SELECT nodes FROM resvs WHERE name = 'p'");
+	is_str(s, "n00001\n", "REPLACE: the node its job took is replaced by an idle one");
+	free(s);
+	run->state = JOB_COMPLETE;
+	run->alloc_held = 0;
+
+	/* NO_HOLD_JOBS_AFTER_END: its pending jobs lose it, not held */
+	is_int(op(cd, RESV_OP_UPDATE, "ReservationName=s Flags=NO_HOLD_JOBS_AFTER_END", &msg), 0,
+	       "NO_HOLD_JOBS_AFTER_END set");
+	free(msg);
+	job_t *pj = fixture_job(cd, JOB_PENDING, 1001, "alice", NULL, 0, 0, 1, 0);
+	pj->desc->reservation = intern_get("s");    /* as jobs.c keeps it */
+	job_t *hj = fixture_job(cd, JOB_PENDING, 1001, "alice", NULL, 0, 0, 1, 0);
+	hj->desc->reservation = intern_get("a");
+	resv_periodic(cd, now + 4000);    /* both ended */
+	ok(!pj->desc->reservation && !pj->hold, "NO_HOLD_JOBS_AFTER_END: the job lost it, not held");
+	ok(!hj->desc->reservation && hj->hold, "otherwise held");
+	free(dbp);
 }
 
 int main(void)
@@ -274,6 +404,7 @@ int main(void)
 	test_spec();
 	test_periods();
 	test_model();
+	test_replace();
 	int rc = done_testing();
 	char *cmd = xasprintf("rm -rf %s", dir);
 	if (system(cmd)) {}
