@@ -775,7 +775,7 @@ static int node_lost(struct ctld *cd, uint32_t x)
 
 /* As Slurm 22.05: a reservation whose nodes were picked by count (not
  * STATIC_ALLOC; MAINT ones too) gives up those that went down, drained
- * or fail (with REPLACE also those jobs hold) for idle nodes of its
+ * or fail (with REPLACE, once active, also those jobs hold) for idle nodes of its
  * partition that nothing else holds over its time, as many as there
  * are; nodes without a replacement stay. 1 if its nodes changed. */
 static int resv_replace_nodes(struct ctld *cd, resv_t *r, int64_t now)
@@ -784,7 +784,7 @@ static int resv_replace_nodes(struct ctld *cd, resv_t *r, int64_t now)
 		return 0;
 	uint32_t nn = cd->nnodes ? cd->nnodes : 1;
 	uint8_t *held = NULL;
-	if (r->flags & RESV_F_REPLACE) {
+	if ((r->flags & RESV_F_REPLACE) && r->start <= now) {   /* once active */
 		held = xcalloc(nn, 1);
 		mark_busy(cd, now, held);
 	}

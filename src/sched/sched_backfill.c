@@ -265,6 +265,14 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 	/* A one-node job that fits now on a node takes the first such node
 	 * (first fit, as the main pass): no need to look further. */
 	int one = r->max_nodes == 1 && !j->nreq_nodes;
+	/* A multi-node job's share of a node: its tasks per node, or its
+	 * tasks and GPUs spread evenly over its nodes. */
+	int multi = r->max_nodes != 1 && r->min_nodes;
+	uint32_t even = 0, geven = 0;
+	if (multi) {
+		even = r->tpn ? r->tpn : (r->ntasks + r->min_nodes - 1) / r->min_nodes;
+		geven = (r->gpj + r->min_nodes - 1) / r->min_nodes;
+	}
 	/* A job in a reservation looks at its nodes only. */
 	uint32_t nown = 0;
 	uint32_t *own = sched_resv_part_order(c, j, &nown);
@@ -298,17 +306,15 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 			break;
 		/* A multi-node job may need more of this node than it has
 		 * at t (its tasks per node, or its tasks spread evenly over
-		 * its nodes): the time the node offers that much is a start
-		 * to try as well, though no node becomes ready then. */
-		uint32_t fgf = 0, fcap = 0;
-		if (r->max_nodes != 1 && r->min_nodes)
-			fcap = sched_cap_free(nd, j, r, nd->cpus, nd->mem, sched_gpu_mask(nd, r->gtype), &fgf);
-		if (fcap) {
-			uint32_t even = r->tpn ? r->tpn : (r->ntasks + r->min_nodes - 1) / r->min_nodes;
-			uint32_t geven = (r->gpj + r->min_nodes - 1) / r->min_nodes;
-			fcap = even < fcap ? even : fcap;
-			fgf = geven < fgf ? geven : fgf;
-		}
+		 * its nodes): the time the node offers that much (or all it
+		 * can) is a start to try as well, though no node becomes
+		 * ready then. */
+		if (!multi || (cap >= even && gf >= geven))
+			continue;
+		uint32_t fgf = 0;
+		uint32_t fcap = sched_cap_free(nd, j, r, nd->cpus, nd->mem, sched_gpu_mask(nd, r->gtype), &fgf);
+		fcap = even < fcap ? even : fcap;
+		fgf = geven < fgf ? geven : fgf;
 		if (fcap && (cap < fcap || gf < fgf)) {
 			int64_t tf = node_earliest_of(c, b, x, j, r, dur, t, &w, &cap, &gf, 1, fcap, fgf);
 			if (tf != INT64_MAX && tf > t)
