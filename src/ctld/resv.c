@@ -33,6 +33,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "resv_spec.h"
+#include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
 
@@ -267,7 +268,7 @@ static int check_users(const char *list)
 	char *dup = xstrdup(list), *save = NULL;
 	int rc = 0;
 	for (char *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-		if (*t == '-')
+		if (*t == '-' || *t == '+')
 			t++;
 		if (!*t || !getpwnam(t))
 			rc = ESLURM_USER_ID_MISSING;
@@ -281,13 +282,71 @@ static int check_accounts(struct ctld *cd, const char *list)
 	char *dup = xstrdup(list), *save = NULL;
 	int rc = 0;
 	for (char *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-		if (*t == '-')
+		if (*t == '-' || *t == '+')
 			t++;
 		if (!*t || (cd->acct.enforce && !acct_account_find(cd, t)))
 			rc = ESLURM_INVALID_ACCOUNT;
 	}
 	free(dup);
 	return rc;
+}
+
+/* Users= or Accounts= of an update applied to the list cur (NULL
+ * none), as Slurm 22.05 does: names without a sign replace it; "+name"
+ * adds one and "-name" removes one (Users+=, Users-=, Users=-bob); on an
+ * empty list "-name" starts an exclusion list, and on an exclusion list
+ * "-name" excludes one more and "+name" lets one back in. NULL: empty. */
+static char *list_edit(const char *cur, const char *spec)
+{
+	if (!spec || !*spec)
+		return NULL;
+	if (!strchr(spec, '+') && spec[0] != '-' && !strstr(spec, ",-"))
+		return xstrdup(spec);
+	strv_t v = { 0 };
+	int neg = cur && cur[0] == '-';
+	for (const char *p = cur ? cur : ""; *p;) {
+		size_t l = strcspn(p, ",");
+		if (l > (size_t)neg) {
+			char *name = xasprintf("%.*s", (int)(l - (size_t)neg), p + neg);
+			strv_push(&v, name);
+			free(name);
+		}
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	for (const char *p = spec; *p;) {
+		size_t l = strcspn(p, ",");
+		char sign = (*p == '+' || *p == '-') ? *p : '+';
+		size_t o = (*p == '+' || *p == '-') ? 1 : 0;
+		char *name = xasprintf("%.*s", (int)(l - o), p + o);
+		if (!v.n && sign == '-')
+			neg = 1;
+		uint32_t at = 0;
+		while (at < v.n && strcmp(v.v[at], name))
+			at++;
+		int add = neg ? sign == '-' : sign == '+';
+		if (add && at == v.n && *name) {
+			strv_push(&v, name);
+		} else if (!add && at < v.n) {
+			free(v.v[at]);
+			memmove(&v.v[at], &v.v[at + 1], (v.n - at - 1) * sizeof(char *));
+			v.n--;
+		}
+		free(name);
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	char *out = NULL;
+	if (v.n) {
+		strbuf_t sb = STRBUF_INIT;
+		for (uint32_t i = 0; i < v.n; i++)
+			strbuf_addf(&sb, "%s%s%s", i ? "," : "", neg ? "-" : "", v.v[i]);
+		out = strbuf_detach(&sb);
+	}
+	strv_free(&v);
+	return out;
 }
 
 static int times_overlap(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
@@ -535,8 +594,8 @@ static int resv_create(struct ctld *cd, const msg_resv_update_t *m, int64_t now,
 		return ESLURM_INVALID_TIME_VALUE;
 	r.partition = xstrdup(m->partition && *m->partition ? m->partition : NULL);
 	r.features = xstrdup(m->features && *m->features ? m->features : NULL);
-	r.users = xstrdup(m->users && *m->users ? m->users : NULL);
-	r.accounts = xstrdup(m->accounts && *m->accounts ? m->accounts : NULL);
+	r.users = list_edit(NULL, m->users);
+	r.accounts = list_edit(NULL, m->accounts);
 	if ((rc = pick_nodes(cd, &r, m->nodes, m->node_cnt, msg))) {
 		resv_release(&r);
 		return rc;
@@ -604,8 +663,8 @@ static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, i
 	c.node_str = xstrdup(r->node_str);
 	c.partition = xstrdup(m->partition ? (*m->partition ? m->partition : NULL) : r->partition);
 	c.features = xstrdup(m->features ? (*m->features ? m->features : NULL) : r->features);
-	c.users = xstrdup(m->users ? (*m->users ? m->users : NULL) : r->users);
-	c.accounts = xstrdup(m->accounts ? (*m->accounts ? m->accounts : NULL) : r->accounts);
+	c.users = m->users ? list_edit(r->users, m->users) : xstrdup(r->users);
+	c.accounts = m->accounts ? list_edit(r->accounts, m->accounts) : xstrdup(r->accounts);
 	c.name = xstrdup(r->name);
 	c.flags = (r->flags | (m->flags_set & ~RESV_F_CTLD)) & ~(m->flags_clear & ~RESV_F_CTLD);
 	if ((rc = check_flags(c.flags, (c.flags & RESV_F_SPEC_NODES) || (m->nodes && *m->nodes), msg))) {
@@ -626,6 +685,8 @@ static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, i
 		c.end = c.start + RESV_INFINITE_SECS;
 	else if (m->duration != TIME_NO_VAL)
 		c.end = c.start + (int64_t)m->duration * 60;
+	if (m->duration_delta)          /* Duration+= / -= */
+		c.end += m->duration_delta * 60;
 	rc = 0;
 	if (!c.users && !c.accounts)
 		rc = ESLURM_RESERVATION_EMPTY;

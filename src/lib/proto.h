@@ -975,8 +975,11 @@ typedef struct msg_resv_update {
 	char *nodes;             /* hostlist or "ALL" */
 	uint32_t node_cnt;       /* NodeCnt=, 0 unset */
 	char *partition, *features;
-	char *users, *accounts;  /* as typed ("alice,bob", "-bob") */
+	char *users, *accounts;  /* as typed ("alice,bob", "-bob"); update:
+	                          * "+alice,-bob" (Users+=, Users-=, or
+	                          * signed names) adds and removes names */
 	uint32_t flags_set, flags_clear;   /* RESV_F_*: Flags=X / Flags=-X */
+	int64_t duration_delta;  /* Duration+=/-=: minutes added to its end */
 } msg_resv_update_t;
 
 typedef struct resv_info {

@@ -790,6 +790,7 @@ static const proto_field_t resv_update_f[] = {
 	STR(msg_resv_update_t, accounts, 11),
 	U32(msg_resv_update_t, flags_set, 12),
 	U32(msg_resv_update_t, flags_clear, 13),
+	I64(msg_resv_update_t, duration_delta, 14),
 };
 SCHEMA(resv_update_schema, msg_resv_update_t, "msg_resv_update", resv_update_f);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "strbuf.h"
 #include "timefmt.h"
 #include "xalloc.h"
 
@@ -182,7 +183,60 @@ int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, ti
 		}
 		size_t n = (size_t)(eq - a);
 		const char *v = eq + 1;
-		if (key_is(a, n, "ReservationName", 3)) {
+		/* Users+=, Accounts-=, Flags+=, Duration-=: add or remove */
+		char pm = n > 1 && (a[n - 1] == '+' || a[n - 1] == '-') ? a[n - 1] : 0;
+		if (pm) {
+			n--;
+			if (!key_is(a, n, "Users", 1) && !key_is(a, n, "Accounts", 1) &&
+			    !key_is(a, n, "Flags", 2) && !key_is(a, n, "Duration", 3)) {
+				*err = xasprintf("The +=/-= notation is not supported when updating %.*s",
+						 (int)n, a);
+				return -1;
+			}
+		}
+		if (pm && (key_is(a, n, "Users", 1) || key_is(a, n, "Accounts", 1))) {
+			/* each name with its sign: the controller adds or removes */
+			strbuf_t sb = STRBUF_INIT;
+			for (const char *p = v; *p;) {
+				size_t l = strcspn(p, ",");
+				if (l)
+					strbuf_addf(&sb, "%s%c%.*s", sb.len ? "," : "", pm, (int)l, p);
+				p += l;
+				if (*p == ',')
+					p++;
+			}
+			char **dst = key_is(a, n, "Users", 1) ? &m->users : &m->accounts;
+			free(*dst);
+			*dst = strbuf_detach(&sb);
+		} else if (pm && key_is(a, n, "Flags", 2)) {
+			/* Flags+=X sets X, Flags-=X,Y clears both (Slurm reads
+			 * the sign and the value as one word: "+-MAINT" is no
+			 * flag); only flags Flags=-X may clear */
+			strbuf_t sb = STRBUF_INIT;
+			for (const char *p = v; *p;) {
+				size_t l = strcspn(p, ",");
+				strbuf_addf(&sb, "%s%c%.*s", sb.len ? "," : "", pm, (int)l, p);
+				p += l;
+				if (*p == ',')
+					p++;
+			}
+			uint32_t st, cl;
+			int bad = !*v || resv_flags_parse(sb.buf, &st, &cl) || strpbrk(v, "+-") != NULL;
+			strbuf_release(&sb);
+			if (bad) {
+				*err = xasprintf("Error parsing flags %c%s", pm, v);
+				return -1;
+			}
+			m->flags_set |= st;
+			m->flags_clear |= cl;
+		} else if (pm) {      /* Duration+= / -= */
+			uint32_t mins;
+			if (time_limit_parse(v, &mins) || mins == TIME_INFINITE) {
+				*err = xasprintf("Invalid duration %s", a);
+				return -1;
+			}
+			m->duration_delta = pm == '+' ? (int64_t)mins : -(int64_t)mins;
+		} else if (key_is(a, n, "ReservationName", 3)) {
 			set_str(&m->name, v);
 		} else if (key_is(a, n, "StartTime", 1)) {
 			time_t t;

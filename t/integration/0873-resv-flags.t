@@ -41,6 +41,25 @@ test_expect_success 'flag names as Slurm prints them' '
 	scontrol delete reservation all
 '
 
+test_expect_success USERS 'Users+=, Users-=, Flags+=, Duration+= (as Slurm 22.05)' '
+	scontrol create reservation ReservationName=e StartTime=now+1hour Duration=60 NodeCnt=1 Users=root >out &&
+	scontrol update ReservationName=e Users+=alice >out &&
+	echo "Reservation updated." >expect && test_cmp expect out &&
+	scontrol show res e | grep -q " Users=root,alice " &&
+	scontrol update ReservationName=e Users-=root Flags+=DAILY Duration+=10 >out &&
+	scontrol show res e >out &&
+	grep -q " Users=alice " out && grep -q " Flags=DAILY$" out && grep -q " Duration=01:10:00$" out &&
+	scontrol update ReservationName=e Flags-=DAILY &&
+	scontrol show res e | grep -q " Flags=$" &&
+	test_expect_code 1 scontrol update ReservationName=e Users-=alice 2>err &&
+	printf "Error updating the reservation: Reservation request lacks users, groups or accounts\nslurm_update error: Reservation request lacks users, groups or accounts\n" >expect &&
+	test_cmp expect err &&
+	test_expect_code 1 scontrol update ReservationName=e nodecnt+=1 2>err &&
+	printf "scontrol: error: The +=/-= notation is not supported when updating nodecnt.  No reservation update.\nslurm_update error: No error\n" >expect &&
+	test_cmp expect err &&
+	scontrol delete reservation e
+'
+
 test_expect_success 'a node that goes down is replaced by an idle one; STATIC_ALLOC keeps it' '
 	scontrol create reservation ReservationName=r StartTime=now Duration=30 NodeCnt=1 Users=root >out &&
 	nodes_are r comp001 &&

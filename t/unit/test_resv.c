@@ -69,6 +69,34 @@ static void test_spec(void)
 	is_int(m.flags_clear, RESV_F_MAINT, "cleared");
 	proto_free(MSG_RESV_UPDATE, &m);
 
+	/* +=/-= of an update */
+	ok(!parse(&m, RESV_OP_UPDATE, "ReservationName=r Users+=alice,bob Accounts-=phys Flags+=DAILY "
+		  "Duration+=10", now, &err, &terr), "Users+=, Accounts-=, Flags+=, Duration+=");
+	is_str(m.users, "+alice,+bob", "  each user with its sign");
+	is_str(m.accounts, "-phys", "  each account with its sign");
+	is_int(m.flags_set, RESV_F_DAILY, "  the flag set");
+	is_int(m.duration_delta, 10, "  ten minutes more");
+	proto_free(MSG_RESV_UPDATE, &m);
+	ok(!parse(&m, RESV_OP_UPDATE, "ReservationName=r Flags-=DAILY,MAINT Duration-=1:00:00", now, &err,
+		  &terr), "Flags-= of two, Duration-=");
+	is_int(m.flags_clear, RESV_F_DAILY | RESV_F_MAINT, "  both cleared");
+	is_int(m.flags_set, 0, "  none set");
+	is_int(m.duration_delta, -60, "  an hour less");
+	proto_free(MSG_RESV_UPDATE, &m);
+	static const struct { const char *line, *err; } badpm[] = {
+		{ "ReservationName=r Flags+=-MAINT", "Error parsing flags +-MAINT" },
+		{ "ReservationName=r Flags-=OVERLAP", "Error parsing flags -OVERLAP" },
+		{ "ReservationName=r NodeCnt+=1", "The +=/-= notation is not supported when updating NodeCnt" },
+		{ "ReservationName=r nodes+=n1", "The +=/-= notation is not supported when updating nodes" },
+	};
+	for (size_t i = 0; i < sizeof(badpm) / sizeof(badpm[0]); i++) {
+		ok(parse(&m, RESV_OP_UPDATE, badpm[i].line, now, &err, &terr) == -1, "refused: %s", badpm[i].line);
+		is_str(err, badpm[i].err, "  its error");
+		free(err);
+		free(terr);
+		proto_free(MSG_RESV_UPDATE, &m);
+	}
+
 	static const struct { const char *line, *err, *timerr; } bad[] = {
 		{ "StartTime=now Duration=10 Nodes=n1 Users=a Flags=FOO", "Error parsing flags FOO", NULL },
 		{ "StartTime=now Duration=10 Nodes=n1 Users=a Flags=SPEC_NODES",
@@ -380,6 +408,48 @@ static void test_replace(void)
 	free(s);
 	run->state = JOB_COMPLETE;
 	run->alloc_held = 0;
+
+	/* Users+= / -= as Slurm 22.05 applied them (system users: the unit
+	 * tests run before t/setup-users.sh) */
+	is_int(op(cd, RESV_OP_CREATE, "ReservationName=u StartTime=now+2hours Duration=60 NodeCnt=1 Users=root", &msg), 0, "u");
+	free(msg);
+	static const struct { const char *upd; int rc; const char *users, *accounts; } edits[] = {
+		{ "Users+=daemon", 0, "root,daemon", NULL },
+		{ "Users+=bin,daemon", 0, "root,daemon,bin", NULL },
+		{ "Users-=daemon", 0, "root,bin", NULL },
+		{ "Users+=-nosuchuser", ESLURM_USER_ID_MISSING, "root,bin", NULL },
+		{ "Users-=root,bin", ESLURM_RESERVATION_EMPTY, "root,bin", NULL },
+		{ "Users+=root", 0, "root,bin", NULL },
+		{ "Accounts-=root", 0, "root,bin", "-root" },
+		{ "Users=-bin", 0, "root", "-root" },
+		{ "Accounts+=root", 0, "root", NULL },
+		{ "Users=daemon,bin", 0, "daemon,bin", NULL },
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		char line[128];
+		snprintf(line, sizeof(line), "ReservationName=u %s", edits[i].upd);
+		is_int(op(cd, RESV_OP_UPDATE, line, &msg), edits[i].rc, "%s", edits[i].upd);
+		free(msg);
+		is_int(db_commit(cd), 0, "committed");
+		s = db_rows(cd, "SELECT coalesce(users, '(null)') || ' ' || coalesce(accounts, '(null)') FROM resvs WHERE name = 'u'");
+		char *want = xasprintf("%s %s\n", edits[i].users ? edits[i].users : "(null)",
+				       edits[i].accounts ? edits[i].accounts : "(null)");
+		is_str(s, want, "  Users= and Accounts= now");
+		free(want);
+		free(s);
+	}
+	s = db_rows(cd, "SELECT end_time - start_time FROM resvs WHERE name = 'u'");
+	is_str(s, "3600\n", "an hour");
+	free(s);
+	is_int(op(cd, RESV_OP_UPDATE, "ReservationName=u Duration+=10", &msg), 0, "Duration+=10");
+	free(msg);
+	is_int(op(cd, RESV_OP_UPDATE, "ReservationName=u Duration-=70", &msg), ESLURM_INVALID_TIME_VALUE,
+	       "Duration-= past its start: refused");
+	free(msg);
+	is_int(db_commit(cd), 0, "committed");
+	s = db_rows(cd, "SELECT end_time - start_time FROM resvs WHERE name = 'u'");
+	is_str(s, "4200\n", "  ten minutes more");
+	free(s);
 
 	/* NO_HOLD_JOBS_AFTER_END: its pending jobs lose it, not held */
 	is_int(op(cd, RESV_OP_UPDATE, "ReservationName=s Flags=NO_HOLD_JOBS_AFTER_END", &msg), 0,
