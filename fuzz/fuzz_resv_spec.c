@@ -33,9 +33,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();     /* a refusal must say why */
 		if (!rc) {
 			char buf[256];
-			uint32_t set, clear;
-			resv_flags_fmt(m.flags_set, buf, sizeof(buf));
-			if (resv_flags_parse(buf, &set, &clear) || set != m.flags_set || clear)
+			uint32_t set, clear, purge;
+			uint32_t want = m.purge_comp ? m.purge_comp : 300;
+			resv_flags_fmt(m.flags_set, want, buf, sizeof(buf));
+			if (resv_flags_parse(buf, &set, &clear, &purge) || set != m.flags_set || clear ||
+			    ((m.flags_set & RESV_F_PURGE_COMP) && purge != want))
 				abort();
 			if (m.start_time && resv_next_start(m.start_time, m.flags_set) < m.start_time)
 				abort();

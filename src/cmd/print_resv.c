@@ -17,7 +17,7 @@ void print_resv_scontrol(strbuf_t *sb, const resv_info_t *r, int one_liner, time
 	time_fmt_iso((time_t)r->start_time, st, sizeof(st));
 	time_fmt_iso((time_t)r->end_time, et, sizeof(et));
 	secs_fmt_hms((long)(r->end_time - r->start_time), dur, sizeof(dur));
-	resv_flags_fmt(r->flags, fl, sizeof(fl));
+	resv_flags_fmt(r->flags, r->purge_comp, fl, sizeof(fl));
 	int active = r->start_time <= (int64_t)now && (int64_t)now < r->end_time;
 	strbuf_addf(sb, "ReservationName=%s StartTime=%s EndTime=%s Duration=%s", r->name, st, et,
 		    dur);

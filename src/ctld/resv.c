@@ -39,6 +39,8 @@
 
 /* Slurm shows Duration=UNLIMITED as a year from the start. */
 #define RESV_INFINITE_SECS (365 * 86400)
+/* PURGE_COMP without a time: 5 minutes, as Slurm. */
+#define RESV_PURGE_DEFAULT 300
 
 typedef struct resv {
 	uint32_t id;
@@ -49,6 +51,9 @@ typedef struct resv {
 	char *partition, *features, *users, *accounts;   /* NULL none */
 	uint32_t flags;           /* RESV_F_* */
 	int64_t acct_start;       /* time_start of its open acct_resv row */
+	uint32_t purge;           /* PURGE_COMP: seconds it may stay idle */
+	int64_t idle_since;       /* PURGE_COMP: active without a job since
+	                           * (memory only: a restart starts it over) */
 } resv_t;
 
 struct resv_state {
@@ -82,6 +87,12 @@ int resv_db_migrate(sqlite3 *db, char **err)
 		" nodes TEXT NOT NULL, partition TEXT, features TEXT, users TEXT,"
 		" accounts TEXT, flags INTEGER NOT NULL, acct_start INTEGER NOT NULL);",
 		err);
+}
+
+int resv_db_migrate_purge(sqlite3 *db, char **err)
+{
+	static const db_column_t added[] = { { "resvs", "purge_comp", "INTEGER NOT NULL DEFAULT 0" } };
+	return db_add_columns(db, added, 1, err);
 }
 
 /* Queue one statement (sqlite3_mprintf: %Q quotes, NULL -> NULL). */
@@ -163,13 +174,13 @@ static char *resv_tres_full(const struct ctld *cd, const resv_t *r)
 static void resv_save(struct ctld *cd, const resv_t *r)
 {
 	char fl[256];     /* every flag name fits */
-	resv_flags_fmt(r->flags, fl, sizeof(fl));
+	resv_flags_fmt(r->flags, r->purge, fl, sizeof(fl));
 	sql_add(cd, sqlite3_mprintf(
 		"INSERT OR REPLACE INTO resvs(resv_id, name, start_time, end_time, nodes, partition,"
-		" features, users, accounts, flags, acct_start) VALUES(%u, %Q, %lld, %lld, %Q, %Q, %Q,"
-		" %Q, %Q, %u, %lld);", r->id, r->name, (long long)r->start, (long long)r->end,
-		r->node_str, r->partition, r->features, r->users, r->accounts, r->flags,
-		(long long)r->acct_start));
+		" features, users, accounts, flags, acct_start, purge_comp) VALUES(%u, %Q, %lld, %lld,"
+		" %Q, %Q, %Q, %Q, %Q, %u, %lld, %u);", r->id, r->name, (long long)r->start,
+		(long long)r->end, r->node_str, r->partition, r->features, r->users, r->accounts,
+		r->flags, (long long)r->acct_start, r->purge));
 	char *tres = resv_tres_full(cd, r);
 	sql_add(cd, sqlite3_mprintf(
 		"INSERT OR REPLACE INTO acct_resv(resv_id, time_start, time_end, name, nodelist,"
@@ -529,7 +540,9 @@ static int resv_in_use(struct ctld *cd, const char *name)
 {
 	for (size_t i = 0; i < cd->njobs; i++) {
 		const job_t *j = cd->jobs[i];
-		if (JOB_IS_FINISHED(j->state) && !j->alloc_held)
+		/* as Slurm: a job that ended counts no more, even while it
+		 * completes (scancel --reservation=X, then delete X) */
+		if (JOB_IS_FINISHED(j->state))
 			continue;
 		if (j->desc && j->desc->reservation && !strcmp(j->desc->reservation, name))
 			return 1;
@@ -542,7 +555,7 @@ static int check_flags(uint32_t flags, int named_nodes, char **msg)
 {
 	if (flags & RESV_F_NOT_BUILT) {
 		char fl[256];
-		resv_flags_fmt(flags & RESV_F_NOT_BUILT, fl, sizeof(fl));
+		resv_flags_fmt(flags & RESV_F_NOT_BUILT, 0, fl, sizeof(fl));
 		*msg = xasprintf("Flags=%s: not supported by Sluice", fl);
 		return ESLURM_NOT_SUPPORTED;
 	}
@@ -581,6 +594,8 @@ static int resv_create(struct ctld *cd, const msg_resv_update_t *m, int64_t now,
 		return rc;
 	resv_t r = { 0 };
 	r.flags = m->flags_set & ~RESV_F_CTLD;
+	if (r.flags & RESV_F_PURGE_COMP)        /* Slurm's default: 5 minutes */
+		r.purge = m->purge_comp ? m->purge_comp : RESV_PURGE_DEFAULT;
 	r.start = m->start_time ? m->start_time : now;
 	if (r.start < now)
 		r.start = now;      /* as Slurm: a start in the past is now */
@@ -667,6 +682,12 @@ static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, i
 	c.accounts = m->accounts ? list_edit(r->accounts, m->accounts) : xstrdup(r->accounts);
 	c.name = xstrdup(r->name);
 	c.flags = (r->flags | (m->flags_set & ~RESV_F_CTLD)) & ~(m->flags_clear & ~RESV_F_CTLD);
+	/* as Slurm: its time is set when the flag is added, not changed
+	 * while it stays */
+	if (!(c.flags & RESV_F_PURGE_COMP))
+		c.purge = 0;
+	else if (!(r->flags & RESV_F_PURGE_COMP))
+		c.purge = m->purge_comp ? m->purge_comp : RESV_PURGE_DEFAULT;
 	if ((rc = check_flags(c.flags, (c.flags & RESV_F_SPEC_NODES) || (m->nodes && *m->nodes), msg))) {
 		resv_release(&c);
 		return rc;
@@ -788,6 +809,7 @@ static void fill_info(struct ctld *cd, const resv_t *r, resv_info_t *ri)
 	ri->tres = xasprintf("cpu=%" PRIu64, cpus);
 	ri->users = xstrdup(r->users);
 	ri->accounts = xstrdup(r->accounts);
+	ri->purge_comp = r->purge;
 }
 
 void resv_info_reply(struct ctld *cd, conn_t *c, const msg_info_req_t *req)
@@ -897,12 +919,34 @@ static int resv_replace_nodes(struct ctld *cd, resv_t *r, int64_t now)
 	return 1;
 }
 
+/* PURGE_COMP: an active reservation without a pending or running job
+ * for its purge time is removed (the clock starts when it is first seen
+ * idle). */
+static int resv_purge_due(struct ctld *cd, resv_t *r, int64_t now)
+{
+	if (!(r->flags & RESV_F_PURGE_COMP) || r->start > now)
+		return 0;
+	if (resv_in_use(cd, r->name)) {
+		r->idle_since = 0;
+		return 0;
+	}
+	if (!r->idle_since)
+		r->idle_since = now;
+	return now - r->idle_since >= (int64_t)r->purge;
+}
+
 void resv_periodic(struct ctld *cd, int64_t now)
 {
 	struct resv_state *rs = st(cd);
 	int changed = 0;
 	for (uint32_t i = 0; i < rs->n;) {
 		resv_t *r = &rs->v[i];
+		if (r->end > now && resv_purge_due(cd, r, now)) {
+			info("reservation %s purged: no job for %u s (PURGE_COMP)", r->name, r->purge);
+			resv_remove(cd, i, now);
+			changed = 1;
+			continue;
+		}
 		if (r->end > now) {
 			if (r->start <= now && rs->flags_at && rs->flags_at < r->start)
 				changed = 1;     /* it started since the flags were made */
@@ -1030,7 +1074,7 @@ void resv_load(struct ctld *cd)
 	q = NULL;
 	if (sqlite3_prepare_v2(cd->db,
 			       "SELECT resv_id, name, start_time, end_time, nodes, partition, features,"
-			       " users, accounts, flags, acct_start FROM resvs ORDER BY resv_id",
+			       " users, accounts, flags, acct_start, purge_comp FROM resvs ORDER BY resv_id",
 			       -1, &q, NULL) != SQLITE_OK) {
 		error("state DB: cannot read reservations: %s", sqlite3_errmsg(cd->db));
 		return;
@@ -1048,6 +1092,7 @@ void resv_load(struct ctld *cd)
 		r.accounts = xstrdup((const char *)sqlite3_column_text(q, 8));
 		r.flags = (uint32_t)sqlite3_column_int64(q, 9);
 		r.acct_start = sqlite3_column_int64(q, 10);
+		r.purge = (uint32_t)sqlite3_column_int64(q, 11);
 		/* Nodes no longer in the config are dropped from it. */
 		hostlist_t *hl = nodes ? hostlist_create(nodes, NULL) : NULL;
 		size_t c = hl ? hostlist_count(hl) : 0;

@@ -16,6 +16,8 @@ struct conn;
 
 /* Migration step (state_db.c): the resvs table. */
 int resv_db_migrate(sqlite3 *db, char **err);
+/* Migration: resvs.purge_comp (PURGE_COMP's time). */
+int resv_db_migrate_purge(sqlite3 *db, char **err);
 /* Recovery (db_load): the reservations and the next ResvID. */
 void resv_load(struct ctld *cd);
 void resv_free(struct ctld *cd);

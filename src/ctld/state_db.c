@@ -258,6 +258,7 @@ static const struct db_migration {
 	{ "advance reservations (resvs)", resv_db_migrate },
 	{ "job records by reservation for sreport (acct_job_resv)", acct_sreport_resv_migrate },
 	{ "reservation ids in job records (acct_job.resv_id)", acct_jobs_migrate_resv_id },
+	{ "PURGE_COMP times of reservations (resvs.purge_comp)", resv_db_migrate_purge },
 };
 
 int db_schema_version(void)

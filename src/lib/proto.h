@@ -950,15 +950,14 @@ typedef struct msg_step_stat_reply {
 #define RESV_F_REPLACE_DOWN 0x800u  /* nodes that fail: replaced */
 #define RESV_F_NO_HOLD     0x1000u  /* NO_HOLD_JOBS_AFTER_END */
 #define RESV_F_ALL_NODES   0x2000u  /* set by the controller: Nodes=ALL */
-/* Named by Slurm 22.05, parsed, refused by the controller (not built). */
-#define RESV_F_FLEX        0x4000u
+#define RESV_F_FLEX        0x4000u   /* the ones in RESV_F_NOT_BUILT: parsed, refused */
 #define RESV_F_ANY_NODES   0x8000u
 #define RESV_F_PART_NODES  0x10000u
-#define RESV_F_PURGE_COMP  0x20000u
+#define RESV_F_PURGE_COMP  0x20000u  /* removed once idle for its time */
 #define RESV_F_FIRST_CORES 0x40000u
 #define RESV_F_TIME_FLOAT  0x80000u
 #define RESV_F_MAGNETIC    0x100000u
-#define RESV_F_NOT_BUILT (RESV_F_FLEX | RESV_F_ANY_NODES | RESV_F_PART_NODES | RESV_F_PURGE_COMP | \
+#define RESV_F_NOT_BUILT (RESV_F_FLEX | RESV_F_ANY_NODES | RESV_F_PART_NODES | \
 			  RESV_F_FIRST_CORES | RESV_F_TIME_FLOAT | RESV_F_MAGNETIC)
 /* The repeating ones (at most one of them per reservation). */
 #define RESV_F_REPEAT (RESV_F_HOURLY | RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND | RESV_F_WEEKLY)
@@ -980,6 +979,7 @@ typedef struct msg_resv_update {
 	                          * signed names) adds and removes names */
 	uint32_t flags_set, flags_clear;   /* RESV_F_*: Flags=X / Flags=-X */
 	int64_t duration_delta;  /* Duration+=/-=: minutes added to its end */
+	uint32_t purge_comp;     /* Flags=PURGE_COMP=<t>: seconds, 0 not given */
 } msg_resv_update_t;
 
 typedef struct resv_info {
@@ -992,6 +992,7 @@ typedef struct resv_info {
 	uint32_t flags;          /* RESV_F_* */
 	char *tres;              /* "cpu=128" */
 	char *users, *accounts;  /* NULL: (null) */
+	uint32_t purge_comp;     /* seconds idle before PURGE_COMP removes it */
 } resv_info_t;
 
 typedef struct msg_resv_info {

@@ -791,6 +791,7 @@ static const proto_field_t resv_update_f[] = {
 	U32(msg_resv_update_t, flags_set, 12),
 	U32(msg_resv_update_t, flags_clear, 13),
 	I64(msg_resv_update_t, duration_delta, 14),
+	U32(msg_resv_update_t, purge_comp, 15),
 };
 SCHEMA(resv_update_schema, msg_resv_update_t, "msg_resv_update", resv_update_f);
 
@@ -808,6 +809,7 @@ static const proto_field_t resv_info_f[] = {
 	STR(resv_info_t, tres, 11),
 	STR(resv_info_t, users, 12),
 	STR(resv_info_t, accounts, 13),
+	U32(resv_info_t, purge_comp, 14),
 };
 SCHEMA(resv_info_schema, resv_info_t, "resv_info", resv_info_f);
 

@@ -74,9 +74,11 @@ static const struct {
 	{ "NO_HOLD_JOBS_AFTER_END", 1, RESV_F_NO_HOLD, 0 },
 };
 
-int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear)
+int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear, uint32_t *purge)
 {
 	*set = *clear = 0;
+	if (purge)
+		*purge = 0;
 	if (!s)
 		return -1;
 	const char *p = s;
@@ -88,7 +90,7 @@ int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear)
 			neg = 1;
 			p++;
 		}
-		size_t n = strcspn(p, ",");
+		size_t all = strcspn(p, ","), n = strcspn(p, ",=");
 		uint32_t bit = 0;
 		for (size_t i = 0; i < sizeof(flag_words) / sizeof(flag_words[0]) && !bit; i++)
 			if (n >= flag_words[i].min && n <= strlen(flag_words[i].name) &&
@@ -96,6 +98,18 @@ int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear)
 				bit = flag_words[i].bit;
 		if (!bit)
 			return -1;
+		if (n < all) {
+			/* PURGE_COMP=<timespec>: how long it may stay idle */
+			char *v = xasprintf("%.*s", (int)(all - n - 1), p + n + 1);
+			uint32_t secs = 0;
+			int bad = bit != RESV_F_PURGE_COMP || neg || !purge || time_secs_parse(v, &secs) ||
+				  !secs;
+			free(v);
+			if (bad)
+				return -1;
+			*purge = secs;
+			n = all;
+		}
 		if (neg)
 			*clear |= bit;
 		else
@@ -107,7 +121,7 @@ int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear)
 	return 0;
 }
 
-void resv_flags_fmt(uint32_t flags, char *buf, size_t len)
+void resv_flags_fmt(uint32_t flags, uint32_t purge, char *buf, size_t len)
 {
 	size_t off = 0;
 	if (!len)
@@ -116,7 +130,12 @@ void resv_flags_fmt(uint32_t flags, char *buf, size_t len)
 	for (size_t i = 0; i < NFLAGS; i++) {
 		if (!(flags & flag_names[i].bit))
 			continue;
-		int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", flag_names[i].name);
+		char t[32] = "";
+		if (flag_names[i].bit == RESV_F_PURGE_COMP) {      /* PURGE_COMP=00:05:00 */
+			t[0] = '=';
+			secs_fmt_hms((long)purge, t + 1, sizeof(t) - 1);
+		}
+		int w = snprintf(buf + off, len - off, "%s%s%s", off ? "," : "", flag_names[i].name, t);
 		if (w < 0 || (size_t)w >= len - off)
 			return;
 		off += (size_t)w;
@@ -221,7 +240,8 @@ int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, ti
 					p++;
 			}
 			uint32_t st, cl;
-			int bad = !*v || resv_flags_parse(sb.buf, &st, &cl) || strpbrk(v, "+-") != NULL;
+			uint32_t pc = 0;
+			int bad = !*v || resv_flags_parse(sb.buf, &st, &cl, &pc) || strpbrk(v, "+-") != NULL;
 			strbuf_release(&sb);
 			if (bad) {
 				*err = xasprintf("Error parsing flags %c%s", pm, v);
@@ -229,6 +249,8 @@ int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, ti
 			}
 			m->flags_set |= st;
 			m->flags_clear |= cl;
+			if (pc)
+				m->purge_comp = pc;
 		} else if (pm) {      /* Duration+= / -= */
 			uint32_t mins;
 			if (time_limit_parse(v, &mins) || mins == TIME_INFINITE) {
@@ -282,11 +304,13 @@ int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, ti
 		} else if (key_is(a, n, "Accounts", 1)) {
 			set_str(&m->accounts, v);
 		} else if (key_is(a, n, "Flags", 2)) {
-			uint32_t s, c;
-			if (resv_flags_parse(v, &s, &c)) {
+			uint32_t s, c, pc;
+			if (resv_flags_parse(v, &s, &c, &pc)) {
 				*err = xasprintf("Error parsing flags %s", v);
 				return -1;
 			}
+			if (pc)
+				m->purge_comp = pc;
 			m->flags_set |= s;
 			m->flags_clear |= c;
 		} else {

@@ -25,13 +25,16 @@
 int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, time_t now,
 		    char **err, char **timerr);
 
-/* Flags=MAINT,IGNORE_JOBS (a '-' before a name clears it: update). 0 and
- * the bits, or -1 (a name Sluice does not know). */
-int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear);
+/* Flags=MAINT,IGNORE_JOBS (a '-' before a name clears it: update), the
+ * names as Slurm's scontrol reads them (any case, a name begun with
+ * enough letters). 0 and the bits, or -1 (a name Slurm does not know).
+ * *purge (NULL: refused) gets the seconds of PURGE_COMP=<timespec>, 0
+ * if none was given. */
+int resv_flags_parse(const char *s, uint32_t *set, uint32_t *clear, uint32_t *purge);
 
 /* The flags as scontrol prints Flags= ("MAINT,IGNORE_JOBS,SPEC_NODES",
- * "" for none) into buf. */
-void resv_flags_fmt(uint32_t flags, char *buf, size_t len);
+ * "" for none; PURGE_COMP with purge, "PURGE_COMP=00:05:00") into buf. */
+void resv_flags_fmt(uint32_t flags, uint32_t purge, char *buf, size_t len);
 
 /* The next start of a repeating reservation (DAILY, WEEKLY, WEEKDAY,
  * WEEKEND) that starts at start: one day later, one week later, or the

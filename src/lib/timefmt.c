@@ -91,14 +91,9 @@ static int take_num(const char **pp, long *v)
 	return 0;
 }
 
-int time_limit_parse(const char *s, uint32_t *mins)
+/* The seconds of a time limit without its UNLIMITED forms: -1 bad. */
+static long long limit_secs(const char *s)
 {
-	if (!s)
-		return -1;
-	if (!strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE") || !strcmp(s, "-1")) {
-		*mins = TIME_INFINITE;
-		return 0;
-	}
 	/* fields: optional "days-", then 1 to 3 ':'-separated numbers */
 	const char *p = s;
 	long f[3], days = 0;
@@ -138,6 +133,29 @@ int time_limit_parse(const char *s, uint32_t *mins)
 	} else {
 		secs = f[0] * 3600LL + f[1] * 60LL + f[2]; /* hours:minutes:seconds */
 	}
+	return secs;
+}
+
+int time_secs_parse(const char *s, uint32_t *secs)
+{
+	long long v = s ? limit_secs(s) : -1;
+	if (v < 0 || v >= TIME_NO_VAL)
+		return -1;
+	*secs = (uint32_t)v;
+	return 0;
+}
+
+int time_limit_parse(const char *s, uint32_t *mins)
+{
+	if (!s)
+		return -1;
+	if (!strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE") || !strcmp(s, "-1")) {
+		*mins = TIME_INFINITE;
+		return 0;
+	}
+	long long secs = limit_secs(s);
+	if (secs < 0)
+		return -1;
 	long long m = (secs + 59) / 60;
 	if (m >= TIME_NO_VAL)
 		return -1;

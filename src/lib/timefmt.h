@@ -37,6 +37,9 @@ void mins_fmt_sinfo(uint32_t mins, char *buf, size_t len);
  * "INFINITE", "-1" (infinite). Seconds round up to the next minute.
  * Returns 0 and *mins, or -1 on a bad value. */
 int time_limit_parse(const char *s, uint32_t *mins);
+/* The same forms as seconds, not rounded, without the unlimited ones
+ * (PURGE_COMP=<timespec>): 0 and *secs, or -1. */
+int time_secs_parse(const char *s, uint32_t *secs);
 
 /* Parse a --begin / absolute time: "now", "now+60", "now+1hour",
  * "YYYY-MM-DD[THH:MM[:SS]]", "HH:MM[:SS]", "midnight", "noon", "today",

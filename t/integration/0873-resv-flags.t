@@ -75,14 +75,30 @@ test_expect_success 'a node that goes down is replaced by an idle one; STATIC_AL
 	wait_for 20 sh -c "scontrol show node comp002 | grep -q State=IDLE"
 '
 
+resv_gone() { ! scontrol show res "$1" >/dev/null 2>&1; }
+test_expect_success 'PURGE_COMP: removed once it has had no job for its time' '
+	scontrol create reservation ReservationName=pc StartTime=now Duration=30 NodeCnt=1 Users=root Flags=PURGE_COMP=0:05 >out &&
+	scontrol show res pc | grep -q " Flags=PURGE_COMP=00:00:05$" &&
+	id=$(sbatch --parsable --reservation=pc -o /dev/null --wrap="sleep 12") &&
+	wait_job_state $id RUNNING &&
+	sleep 8 && scontrol show res pc >/dev/null &&
+	wait_job_state $id COMPLETED 30 &&
+	wait_for 30 resv_gone pc &&
+	grep -q "reservation pc purged: no job for 5 s (PURGE_COMP)" "$CL"/log/ctld.*
+'
+
+resv_has() { scontrol show hostnames "$(resv_nodes "$1")" | grep -qx "$2"; }
+resv_lacks() { ! resv_has "$@"; }
 test_expect_success 'REPLACE: the node a job of the reservation takes is replaced' '
+	wait_for 20 nodes_idle &&
 	scontrol create reservation ReservationName=p StartTime=now Duration=30 NodeCnt=2 Users=root Flags=REPLACE >out &&
-	nodes_are p "comp[001-002]" &&
+	scontrol show res p | grep -q " NodeCnt=2 " &&
 	id=$(sbatch --parsable --reservation=p -N1 -o /dev/null --wrap="sleep 60") &&
 	wait_job_state $id RUNNING &&
 	on=$(squeue -h -j $id -o %N) &&
-	wait_for 20 sh -c "! scontrol show res p | grep -q \" Nodes=[^ ]*${on#comp}\"" &&
-	test "$(scontrol show res p | sed -n "s/.* NodeCnt=\([0-9]*\) .*/\1/p")" = 2 &&
+	resv_has p $on &&
+	wait_for 20 resv_lacks p $on &&
+	scontrol show res p | grep -q " NodeCnt=2 " &&
 	scancel $id && wait_job_state $id CANCELLED &&
 	scontrol delete reservation p
 '

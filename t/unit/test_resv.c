@@ -132,34 +132,43 @@ static void test_spec(void)
 		{ "MAG,FLEX,TIME_FLOAT", RESV_F_MAGNETIC | RESV_F_FLEX | RESV_F_TIME_FLOAT, 0 },
 		{ "+DAILY,-WEEKLY,-STATIC_ALLOC", RESV_F_DAILY, RESV_F_WEEKLY | RESV_F_STATIC },
 		{ "PURGE_COMP,PART_NODES,LICENSE_ONLY", RESV_F_PURGE_COMP | RESV_F_PART_NODES | RESV_F_ANY_NODES, 0 },
+		{ "PU=1:00,-PURGE_COMP", RESV_F_PURGE_COMP, RESV_F_PURGE_COMP },
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		uint32_t st = 0, cl = 0;
-		ok(!resv_flags_parse(words[i].flags, &st, &cl) && st == words[i].set && cl == words[i].clear,
+		uint32_t st = 0, cl = 0, pc;
+		ok(!resv_flags_parse(words[i].flags, &st, &cl, &pc) && st == words[i].set && cl == words[i].clear,
 		   "Flags=%s", words[i].flags);
 	}
 	static const char *const badwords[] = { "-OVERLAP", "-REPLACE", "P", "REPLACE_DOWNX", "MAINTENANCEX",
 						"SPEC_NODES", "ALL_NODES", "x" };
 	for (size_t i = 0; i < sizeof(badwords) / sizeof(badwords[0]); i++) {
-		uint32_t st, cl;
-		ok(resv_flags_parse(badwords[i], &st, &cl) == -1, "Flags=%s refused", badwords[i]);
+		uint32_t st, cl, pc;
+		ok(resv_flags_parse(badwords[i], &st, &cl, &pc) == -1, "Flags=%s refused", badwords[i]);
 	}
+	uint32_t st, cl, pc;
+	ok(!resv_flags_parse("MAINT,PURGE_COMP=10:00", &st, &cl, &pc) && pc == 600 &&
+	   st == (RESV_F_MAINT | RESV_F_PURGE_COMP), "PURGE_COMP=10:00: ten minutes");
+	ok(!resv_flags_parse("purge_comp", &st, &cl, &pc) && pc == 0, "PURGE_COMP alone: no time given");
+	ok(resv_flags_parse("PURGE_COMP=0", &st, &cl, &pc) == -1 &&
+	   resv_flags_parse("PURGE_COMP=x", &st, &cl, &pc) == -1 &&
+	   resv_flags_parse("MAINT=5", &st, &cl, &pc) == -1 &&
+	   resv_flags_parse("PURGE_COMP=5", &st, &cl, NULL) == -1, "a bad or misplaced time refused");
 
 	char buf[256];
 	resv_flags_fmt(RESV_F_MAINT | RESV_F_FLEX | RESV_F_IGNORE_JOBS | RESV_F_STATIC | RESV_F_PURGE_COMP |
-		       RESV_F_NO_HOLD | RESV_F_MAGNETIC, buf, sizeof(buf));
-	is_str(buf, "MAINT,FLEX,IGNORE_JOBS,STATIC,PURGE_COMP,NO_HOLD_JOBS_AFTER_END,MAGNETIC",
+		       RESV_F_NO_HOLD | RESV_F_MAGNETIC, 300, buf, sizeof(buf));
+	is_str(buf, "MAINT,FLEX,IGNORE_JOBS,STATIC,PURGE_COMP=00:05:00,NO_HOLD_JOBS_AFTER_END,MAGNETIC",
 	       "flags in Slurm's order (as 22.05 printed this set)");
 	resv_flags_fmt(RESV_F_MAINT | RESV_F_SPEC_NODES | RESV_F_ALL_NODES | RESV_F_HOURLY | RESV_F_REPLACE |
-		       RESV_F_REPLACE_DOWN, buf, sizeof(buf));
+		       RESV_F_REPLACE_DOWN, 0, buf, sizeof(buf));
 	is_str(buf, "MAINT,HOURLY,SPEC_NODES,ALL_NODES,REPLACE,REPLACE_DOWN", "and these");
-	resv_flags_fmt(~0u, buf, sizeof(buf));
+	resv_flags_fmt(~0u, 86400 * 400, buf, sizeof(buf));
 	ok(strlen(buf) < sizeof(buf) - 1 && strstr(buf, ",MAGNETIC"), "every name fits 256 bytes");
 	resv_flags_fmt(RESV_F_SPEC_NODES | RESV_F_WEEKLY | RESV_F_MAINT | RESV_F_OVERLAP |
-		       RESV_F_IGNORE_JOBS | RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND, buf, sizeof(buf));
+		       RESV_F_IGNORE_JOBS | RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND, 0, buf, sizeof(buf));
 	is_str(buf, "MAINT,OVERLAP,IGNORE_JOBS,DAILY,WEEKDAY,WEEKEND,WEEKLY,SPEC_NODES",
 	       "flags in Slurm's order");
-	resv_flags_fmt(0, buf, sizeof(buf));
+	resv_flags_fmt(0, 0, buf, sizeof(buf));
 	is_str(buf, "", "no flags");
 }
 
@@ -271,9 +280,10 @@ static void test_model(void)
 	is_int(resv_update(cd, &m, 0, &msg), ESLURM_RESERVATION_BUSY, "a job in it: in use");
 	is_int(resv_job_check(cd, run, 1002), ESLURM_RESERVATION_ACCESS, "bob may not use it");
 	is_int(resv_job_check(cd, run, 0), 0, "root may");
+	run->state = JOB_CANCELLED;      /* still completing: alloc_held */
+	is_int(resv_update(cd, &m, 0, &msg), 0, "once it ended: deleted, even while it completes");
 	run->state = JOB_COMPLETE;
 	run->alloc_held = 0;
-	is_int(resv_update(cd, &m, 0, &msg), 0, "once it ended: deleted");
 	is_int(cd->sched.nresvs, 2, "the core's mirror follows a delete at once");
 	memset(&cd->sched.resvs, 0, sizeof(cd->sched.resvs));
 	cd->sched.nresvs = 0;        /* as sched_glue_build after a reconfigure */
@@ -449,6 +459,30 @@ static void test_replace(void)
 	is_int(db_commit(cd), 0, "committed");
 	s = db_rows(cd, "SELECT end_time - start_time FROM resvs WHERE name = 'u'");
 	is_str(s, "4200\n", "  ten minutes more");
+	free(s);
+
+	/* PURGE_COMP: removed once it has had no job for its time */
+	is_int(op(cd, RESV_OP_CREATE, "ReservationName=g StartTime=now Duration=60 NodeCnt=1 Users=root Flags=PURGE_COMP=0:30",
+		  &msg), 0, "g (PURGE_COMP=0:30)");
+	free(msg);
+	job_t *gj = fixture_job(cd, JOB_PENDING, 1001, "alice", NULL, 0, 0, 1, 0);
+	gj->desc->reservation = intern_get("g");
+	now = ctld_now();
+	resv_periodic(cd, now);
+	resv_periodic(cd, now + 100);
+	ok(resv_sched_index(cd, "g"), "a pending job in it: kept");
+	gj->state = JOB_CANCELLED;
+	resv_periodic(cd, now + 110);         /* idle from here */
+	resv_periodic(cd, now + 139);
+	ok(resv_sched_index(cd, "g"), "idle for 29 s: kept");
+	resv_periodic(cd, now + 140);
+	ok(!resv_sched_index(cd, "g"), "idle for 30 s: purged");
+	is_int(db_commit(cd), 0, "committed");
+	s = db_rows(cd, "SELECT count(*) FROM resvs WHERE name = 'g'");
+	is_str(s, "0\n", "  and gone from the DB");
+	free(s);
+	s = db_rows(cd, "SELECT flags FROM acct_resv WHERE name = 'g'");
+	is_str(s, "PURGE_COMP=00:00:30\n", "  its period record names the flag as Slurm prints it");
 	free(s);
 
 	/* NO_HOLD_JOBS_AFTER_END: its pending jobs lose it, not held */
