@@ -225,12 +225,15 @@ int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, ti
 					p++;
 			}
 			char **dst = key_is(a, n, "Users", 1) ? &m->users : &m->accounts;
-			free(*dst);
-			*dst = strbuf_detach(&sb);
+			if (sb.len) {        /* Users+= (nothing): no change */
+				free(*dst);
+				*dst = strbuf_detach(&sb);
+			}
+			strbuf_release(&sb);
 		} else if (pm && key_is(a, n, "Flags", 2)) {
-			/* Flags+=X sets X, Flags-=X,Y clears both (Slurm reads
-			 * the sign and the value as one word: "+-MAINT" is no
-			 * flag); only flags Flags=-X may clear */
+			/* Flags+=X sets X, Flags-=X,Y clears both; a sign of
+			 * its own is no flag ("+-MAINT", as Slurm reads it);
+			 * only flags Flags=-X may clear */
 			strbuf_t sb = STRBUF_INIT;
 			for (const char *p = v; *p;) {
 				size_t l = strcspn(p, ",");
@@ -241,7 +244,7 @@ int resv_spec_parse(msg_resv_update_t *m, uint32_t op, int argc, char **argv, ti
 			}
 			uint32_t st, cl;
 			uint32_t pc = 0;
-			int bad = !*v || resv_flags_parse(sb.buf, &st, &cl, &pc) || strpbrk(v, "+-") != NULL;
+			int bad = !*v || resv_flags_parse(sb.buf, &st, &cl, &pc);
 			strbuf_release(&sb);
 			if (bad) {
 				*err = xasprintf("Error parsing flags %c%s", pm, v);

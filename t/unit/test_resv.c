@@ -83,6 +83,11 @@ static void test_spec(void)
 	is_int(m.flags_set, 0, "  none set");
 	is_int(m.duration_delta, -60, "  an hour less");
 	proto_free(MSG_RESV_UPDATE, &m);
+	ok(!parse(&m, RESV_OP_UPDATE, "ReservationName=r Users+= Flags+=PURGE_COMP=1-00:00:00", now, &err,
+		  &terr), "Users+= of nothing, Flags+= with a days- time");
+	ok(!m.users, "  no users change");
+	is_int(m.purge_comp, 86400, "  a day");
+	proto_free(MSG_RESV_UPDATE, &m);
 	static const struct { const char *line, *err; } badpm[] = {
 		{ "ReservationName=r Flags+=-MAINT", "Error parsing flags +-MAINT" },
 		{ "ReservationName=r Flags-=OVERLAP", "Error parsing flags -OVERLAP" },
