@@ -18,9 +18,9 @@
 #include "timefmt.h"
 
 static char dir[] = "/tmp/test_resv.XXXXXX";
-/* The first controller of test_model stays reachable when the fixture
- * keeps the second (leak checks report only what is truly lost). */
-static ctld_t *volatile first_ctld;
+/* The controllers of test_model stay reachable when the fixture keeps
+ * test_replace's (leak checks report only what is truly lost). */
+static ctld_t *volatile first_ctld, *volatile second_ctld;
 
 static int parse(msg_resv_update_t *m, uint32_t op, const char *line, time_t now, char **err,
 		 char **timerr)
@@ -310,6 +310,7 @@ static void test_model(void)
 
 	/* restart: the model comes back from the DB */
 	ctld_t *cd2 = fixture_ctld(dir, 4, NULL);
+	second_ctld = cd2;      /* test_replace makes the fixture's last one */
 	char *dbp2 = xasprintf("%s/sluice.db", dir);
 	if (db_open(cd2, dbp2, &err)) {
 		printf("Bail out! %s\n", err);
