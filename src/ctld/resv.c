@@ -706,10 +706,16 @@ static int resv_modify(struct ctld *cd, resv_t *r, const msg_resv_update_t *m, i
 		c.end = c.start + RESV_INFINITE_SECS;
 	else if (m->duration != TIME_NO_VAL)
 		c.end = c.start + (int64_t)m->duration * 60;
-	if (m->duration_delta)          /* Duration+= / -= */
+	/* Duration+= / -=: within a year's minutes either way (the field
+	 * comes off the wire; more would overflow the end) */
+	int bad_delta = m->duration_delta > RESV_INFINITE_SECS / 60 ||
+			m->duration_delta < -(RESV_INFINITE_SECS / 60);
+	if (!bad_delta)
 		c.end += m->duration_delta * 60;
 	rc = 0;
-	if (!c.users && !c.accounts)
+	if (bad_delta)
+		rc = ESLURM_INVALID_TIME_VALUE;
+	else if (!c.users && !c.accounts)
 		rc = ESLURM_RESERVATION_EMPTY;
 	else if (c.end <= c.start || c.end <= now)
 		rc = ESLURM_INVALID_TIME_VALUE;

@@ -312,7 +312,7 @@ static int64_t bf_plan(ctx_t *c, bf_t *b, const sched_job_t *j, const req_t *r,
 		if (!multi || (cap >= even && gf >= geven))
 			continue;
 		uint32_t fgf = 0;
-		uint32_t fcap = sched_cap_free(nd, j, r, nd->cpus, nd->mem, sched_gpu_mask(nd, r->gtype), &fgf);
+		uint32_t fcap = sched_cap_empty(nd, j, r, &fgf);
 		fcap = even < fcap ? even : fcap;
 		fgf = geven < fgf ? geven : fgf;
 		if (fcap && (cap < fcap || gf < fgf)) {

@@ -23,12 +23,6 @@
 #include "hostlist.h"
 #include "xalloc.h"
 
-/* Tasks node n could take for job j with nothing running on it. */
-static uint32_t cap_empty(const sched_node_t *n, const sched_job_t *j, const req_t *r,
-			  uint32_t *gfree)
-{
-	return sched_cap_free(n, j, r, n->cpus, n->mem, sched_gpu_mask(n, r->gtype), gfree);
-}
 
 static int u32_cmp(const void *a, const void *b)
 {
@@ -104,7 +98,7 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 		int unavail = 0, reserved = 0;
 		for (uint32_t i = 0; i < j->nreq_nodes; i++) {
 			uint32_t x = j->req_nodes[i], cap;
-			if (x >= s->nnodes || !(cap = cap_empty(&s->nodes[x], j, r, &gf)))
+			if (x >= s->nnodes || !(cap = sched_cap_empty(&s->nodes[x], j, r, &gf)))
 				return SEL_NEVER;
 			cnt++;
 			tasks += cap;
@@ -140,7 +134,7 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 		const sched_node_t *nd = &s->nodes[x];
 		if (j->features && !sched_features_match(nd->features, j->features))
 			continue;
-		uint32_t gf = 0, cap = cap_empty(nd, j, r, &gf);
+		uint32_t gf = 0, cap = sched_cap_empty(nd, j, r, &gf);
 		if (!cap)
 			continue;
 		ecnt++;
@@ -166,7 +160,7 @@ int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detai
 	 * the partition (checked at submit) and hold some of the job. */
 	for (uint32_t i = 0; i < j->nreq_nodes; i++) {
 		uint32_t x = j->req_nodes[i], gf;
-		if (x >= s->nnodes || !cap_empty(&s->nodes[x], j, r, &gf))
+		if (x >= s->nnodes || !sched_cap_empty(&s->nodes[x], j, r, &gf))
 			return SEL_NEVER;
 	}
 	if (avail_ok)

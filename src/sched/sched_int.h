@@ -136,6 +136,9 @@ void sched_req_init(const sched_t *s, const sched_job_t *j, req_t *r);
  * none); *gfree gets the free GPUs of the wanted type. */
 uint32_t sched_cap_free(const sched_node_t *n, const sched_job_t *j, const req_t *r,
 			uint32_t cpus_free, uint64_t mem_free, uint64_t gavail, uint32_t *gfree);
+/* sched_cap_free of node n with nothing running on it. */
+uint32_t sched_cap_empty(const sched_node_t *n, const sched_job_t *j, const req_t *r,
+			 uint32_t *gfree);
 /* The pass context over s's nodes: init, node x changed, release. */
 void sched_ctx_init(ctx_t *c, sched_t *s);
 void sched_ctx_node_changed(ctx_t *c, uint32_t x);

@@ -529,6 +529,12 @@ uint32_t sched_cap_free(const sched_node_t *n, const sched_job_t *j, const req_t
 	return cap;
 }
 
+uint32_t sched_cap_empty(const sched_node_t *n, const sched_job_t *j, const req_t *r,
+			 uint32_t *gfree)
+{
+	return sched_cap_free(n, j, r, n->cpus, n->mem, sched_gpu_mask(n, r->gtype), gfree);
+}
+
 /* Tasks node n can take for the job now (0: none). empty: judge the node
  * as if nothing ran on it (submit-time validation). */
 static uint32_t node_cap(const sched_node_t *n, const sched_job_t *j, const req_t *r,

@@ -462,6 +462,12 @@ static void test_replace(void)
 	is_int(op(cd, RESV_OP_UPDATE, "ReservationName=u Duration-=70", &msg), ESLURM_INVALID_TIME_VALUE,
 	       "Duration-= past its start: refused");
 	free(msg);
+	msg_resv_update_t huge = { .op = RESV_OP_UPDATE, .name = (char *)"u", .duration = TIME_NO_VAL,
+				   .duration_delta = INT64_MAX / 2 };
+	is_int(resv_update(cd, &huge, 0, &msg), ESLURM_INVALID_TIME_VALUE,
+	       "a Duration+= off the wire past a year: refused, no overflow");
+	huge.duration_delta = INT64_MIN / 2;
+	is_int(resv_update(cd, &huge, 0, &msg), ESLURM_INVALID_TIME_VALUE, "  and -=");
 	is_int(db_commit(cd), 0, "committed");
 	s = db_rows(cd, "SELECT end_time - start_time FROM resvs WHERE name = 'u'");
 	is_str(s, "4200\n", "  ten minutes more");
