@@ -88,9 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		j[k].priority = 100 - (uint32_t)k;
 		j[k].min_nodes = 1 + v[0] % 9;
 		j[k].max_nodes = v[1] % 3 ? j[k].min_nodes + v[1] % 4 : 0;
-		j[k].ntasks = v[2] % 40;
-		j[k].cpus_per_task = 1 + v[3] % 20;
-		j[k].ntasks_per_node = v[4] % 5;
+		j[k].ntasks = v[2] & 0x80 ? 1u << (v[2] & 31) : v[2] % 40;
+		/* High bit: a count from anywhere in 32 bits, as the wire allows
+		 * (products of these overflowed once). */
+		j[k].cpus_per_task = v[3] & 0x80 ? 1u << (v[3] & 31) : 1 + v[3] % 20;
+		j[k].ntasks_per_node = v[4] & 0x80 ? 1u << (v[4] & 31) : v[4] % 5;
 		j[k].mem_per_node = (v[5] & 1) ? (uint64_t)v[6] * 1000 : 0;
 		j[k].mem_per_cpu = (v[5] & 2) ? (uint64_t)v[6] * 100 : 0;
 		j[k].gpus_per_node = v[7] % 6;

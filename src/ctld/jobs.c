@@ -309,8 +309,12 @@ uint32_t job_ntasks(const job_t *j)
 {
 	const job_desc_t *d = j->desc;
 	uint32_t n = d->ntasks;
-	if (!n && d->ntasks_per_node)
-		n = d->ntasks_per_node * (d->min_nodes ? d->min_nodes : 1);
+	if (!n && d->ntasks_per_node) {
+		/* 64 bits, saturated: both come from the wire (-N4
+		 * --ntasks-per-node=1073741824 wrapped to 0). */
+		uint64_t p = (uint64_t)d->ntasks_per_node * (d->min_nodes ? d->min_nodes : 1);
+		n = p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+	}
 	if (!n)
 		n = d->min_nodes ? d->min_nodes : 1;
 	return n;
@@ -1352,7 +1356,8 @@ void job_fill_info_fields(ctld_t *cd, job_t *j, job_info_t *ji, uint32_t fields)
 		ji->num_tasks = ntasks;
 		ji->cpus_per_task = job_cpt(j);
 		ji->ntasks_per_node = d->ntasks_per_node;
-		ji->pn_min_cpus = job_cpt(j) * (d->ntasks_per_node ? d->ntasks_per_node : 1);
+		uint64_t pn = (uint64_t)job_cpt(j) * (d->ntasks_per_node ? d->ntasks_per_node : 1);
+		ji->pn_min_cpus = pn > UINT32_MAX ? UINT32_MAX : (uint32_t)pn;
 		if (d->pn_min_cpus > ji->pn_min_cpus)
 			ji->pn_min_cpus = d->pn_min_cpus;
 		ji->min_tmp_disk = d->pn_min_tmp;

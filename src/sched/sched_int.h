@@ -181,6 +181,16 @@ uint32_t sched_shared_cpus_avail(const sched_node_t *n, uint32_t share);
  * per tested job. */
 
 /* CPUs and memory node n has for job r now. */
+/* a * b, or UINT32_MAX where the product does not fit: a request's task
+ * and CPU counts come from the wire and multiply (-N4
+ * --ntasks-per-node=1073741824 wrapped to 0 tasks in 32 bits and started
+ * on four 4-CPU nodes); saturated, the request is simply too large. */
+static inline uint32_t sched_mul_sat(uint32_t a, uint32_t b)
+{
+	uint64_t p = (uint64_t)a * b;
+	return p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+}
+
 static inline uint32_t sched_node_cpus_avail(const sched_node_t *n, const req_t *r)
 {
 	if (n->exclusive)

@@ -385,7 +385,7 @@ void sched_req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 	r->tpn = j->ntasks_per_node;
 	r->ntasks = j->ntasks ? j->ntasks : 1;
 	if (r->tpn && !j->ntasks)
-		r->ntasks = r->tpn * r->min_nodes;
+		r->ntasks = sched_mul_sat(r->tpn, r->min_nodes);
 	if (r->ntasks < r->min_nodes)
 		r->ntasks = r->min_nodes;
 	r->mem_node = j->mem_per_node;
@@ -405,8 +405,8 @@ void sched_req_init(const sched_t *s, const sched_job_t *j, req_t *r)
 		/* Per task wins over per node/job: GPUs follow the tasks. */
 		r->gpt = j->gpus_per_task;
 		r->gpn = r->gpj = 0;
-		if (r->cpg && r->cpt < r->gpt * r->cpg)
-			r->cpt = r->gpt * r->cpg;
+		if (r->cpg && r->cpt < sched_mul_sat(r->gpt, r->cpg))
+			r->cpt = sched_mul_sat(r->gpt, r->cpg);
 	}
 	if (r->mpg) {
 		/* Memory follows the GPUs, not the CPUs. */
@@ -1232,7 +1232,7 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 	int one = r->max_nodes == 1;
 	uint32_t needc = r->whole ? 1 : r->cpt, needg = r->gpn;
 	if (one && !r->whole)
-		needc = (r->overcommit ? 1 : r->ntasks) * r->cpt;
+		needc = sched_mul_sat(r->overcommit ? 1 : r->ntasks, r->cpt);
 	if (r->mincpus > needc && !r->whole && !r->overcommit)
 		needc = r->mincpus;
 	if (r->share > 1)
@@ -1240,7 +1240,7 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
 	if (one && r->gpj > needg)
 		needg = r->gpj;
 	if (r->gpt)
-		needg = one ? r->ntasks * r->gpt : r->gpt;
+		needg = one ? sched_mul_sat(r->ntasks, r->gpt) : r->gpt;
 	int whole_fit = 0;   /* tasks/gpus enough: with topology, keep going
 	                      * until a leaf could hold the job */
 	for (uint32_t i = seg_find(pc, 0, needc, needg); i < pc->n;

@@ -395,6 +395,28 @@ static void test_ntasks_per_node(void)
 	fixture_destroy(s);
 }
 
+/* Tasks per node x nodes past 32 bits: the request is too large for any
+ * node, not 0 tasks (it wrapped and -N4 --ntasks-per-node=1073741824 started
+ * on four 4-CPU nodes). */
+static void test_ntasks_overflow(void)
+{
+	sched_t *s = mk(4, 4, 0, 0, "");
+	sched_job_t j = job(1);
+	j.min_nodes = j.max_nodes = 4;
+	j.ntasks = 0;
+	j.ntasks_per_node = 1073741824;
+	sched_decision_t *d = pass(s, &j, 1, 2000);
+	ok(!d[0].start, "-N4 --ntasks-per-node=2^30 does not start on 4-CPU nodes");
+	sched_alloc_free(&d[0].alloc);
+	free(d);
+	j.ntasks_per_node = 1;
+	d = pass(s, &j, 1, 2000);
+	ok(d[0].start && d[0].alloc.nnodes == 4, "-N4 --ntasks-per-node=1 starts");
+	sched_alloc_free(&d[0].alloc);
+	free(d);
+	fixture_destroy(s);
+}
+
 /* ASan+UBSan builds (make test-san) run the pass several times slower:
  * the time bound is for plain builds. */
 #ifdef __SANITIZE_ADDRESS__
@@ -461,6 +483,7 @@ int main(void)
 	test_features_weight();
 	test_leaf();
 	test_ntasks_per_node();
+	test_ntasks_overflow();
 	test_scale();
 	return done_testing();
 }
