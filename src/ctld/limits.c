@@ -282,8 +282,10 @@ static uint32_t submit_counts_reason(ctld_t *cd, const job_t *nj, int32_t ai, in
 			  ql->max_submit_pa != LIM_UNSET);
 	if (max_submit == LIM_UNSET && !any_grp && !qany)
 		return 0;
-	/* A QOS limit overrides the association's of the same kind. */
-	if (ql && ql->max_submit_pu != LIM_UNSET)
+	/* A QOS limit overrides the association's of the same kind: its
+	 * MaxSubmitJobsPerUser or MaxSubmitJobsPerAccount the MaxSubmitJobs,
+	 * as Slurm. */
+	if (ql && (ql->max_submit_pu != LIM_UNSET || ql->max_submit_pa != LIM_UNSET))
 		max_submit = LIM_UNSET;
 	uint64_t *grp = xcalloc(ls->nassocs ? ls->nassocs : 1, sizeof(uint64_t));
 	uint64_t self = 0, q_all = 0, q_user = 0, q_acct = 0;

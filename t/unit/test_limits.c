@@ -247,6 +247,13 @@ int main(void)
 	msg = NULL;
 	job_array_free(pj);
 	is_int(limits_submit_check(&cd, pj, 30, &msg), 0, "4 + a single job accepted");
+	/* As Slurm: a QOS MaxSubmitJobsPerAccount replaces MaxSubmitJobs. */
+	cd.acct.assocs[1].lim.max_submit = 1;
+	cd.acct.qos[1].s.lim.max_submit_pa = 10;
+	cd.acct.gen++;
+	is_int(limits_submit_check(&cd, pj, 30, &msg), 0,
+	       "QOS MaxSubmitJobsPerAccount=10 set: the association's MaxSubmitJobs=1 is not checked");
+	cd.acct.qos[1].s.lim.max_submit_pa = LIM_UNSET;
 	cd.acct.assocs[1].lim.max_submit = LIM_UNSET;
 	cd.acct.assocs[0].lim.grp_submit = 5;
 	cd.acct.gen++;
