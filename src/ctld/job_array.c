@@ -41,6 +41,24 @@ static uint32_t max_array_size(const ctld_t *cd)
 	return n > 4000001 ? 4000001 : (uint32_t)n;
 }
 
+/* SchedulerParameters=max_array_tasks=N: the most tasks one array may
+ * have (Slurm's default: MaxArraySize). */
+static uint32_t max_array_tasks(const ctld_t *cd, uint32_t max_size)
+{
+	const char *sp = cd->conf->scheduler_parameters;
+	const char *key = "max_array_tasks=";
+	size_t len = strlen(key);
+	for (const char *p = sp; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (strncasecmp(p, key, len))
+			continue;
+		char *end = NULL;
+		unsigned long n = strtoul(p + len, &end, 10);
+		if (end != p + len && (!*end || *end == ','))
+			return n < max_size ? (uint32_t)n : max_size;
+	}
+	return max_size;
+}
+
 int job_array_submit(ctld_t *cd, job_t *j)
 {
 	const char *spec = j->desc->array_inx;
@@ -50,6 +68,13 @@ int job_array_submit(ctld_t *cd, job_t *j)
 	/* MaxArraySize=0 turns arrays off, as in Slurm */
 	if (!max || array_spec_parse(spec, max, &set, &thr))
 		return ESLURM_INVALID_ARRAY;
+	/* More tasks than max_array_tasks: refused as an invalid spec, as
+	 * Slurm does (Batch job submission failed: Invalid job array
+	 * specification). */
+	if (set.count > max_array_tasks(cd, max)) {
+		array_set_free(&set);
+		return ESLURM_INVALID_ARRAY;
+	}
 	j->array_pending = xmalloc(sizeof(*j->array_pending));
 	*j->array_pending = set;
 	j->array_throttle = thr;
@@ -61,6 +86,11 @@ int job_array_submit(ctld_t *cd, job_t *j)
 int job_is_array(const job_t *j)
 {
 	return j->array_pending != NULL || j->array_job_id != 0;
+}
+
+uint32_t job_array_ntasks(const job_t *j)
+{
+	return j->array_pending && j->array_pending->count ? j->array_pending->count : 1;
 }
 
 void job_array_free(job_t *j)

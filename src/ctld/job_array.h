@@ -27,6 +27,13 @@ int job_array_submit(struct ctld *cd, struct job *j);
 /* j's array record id set: the default output name "slurm-%A_%a.out". */
 int job_is_array(const struct job *j);
 
+/* How many jobs j stands for in the job-count limits (MaxSubmitJobs,
+ * GrpSubmitJobs, ...): the tasks still in its pending set, else 1 (a
+ * plain job, a split-off task, an array record down to its last task).
+ * A split moves one task from the set to a record of its own, so the
+ * sum over all records never counts a task twice. */
+uint32_t job_array_ntasks(const struct job *j);
+
 /* The scheduler starts j: the job record that runs the task (a split
  * off task, or j itself when it held one task). NULL when the split
  * could not be stored (the start is skipped, the task stays pending). */

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "ctld.h"
+#include "ctld/job_array.h"
 
 #include "errors.h"
 #include "log.h"
@@ -260,7 +261,10 @@ static int32_t acct_of(const struct limits_state *ls, int32_t a)
 /* MaxSubmitJobs (inherited), GrpSubmitJobs up the tree, the QOS's
  * GrpSubmitJobs, MaxSubmitJobsPerUser and MaxSubmitJobsPerAccount,
  * counting the pending and running jobs (the new one included): 0 or
- * Slurm's reason. Only when one of them is set is the job list walked
+ * Slurm's reason. As Slurm, every task of an array counts as a job: a
+ * pending array record counts its tasks not started yet, each split-off
+ * task one, and a new array whose tasks would pass a limit is refused
+ * whole. Only when one of the limits is set is the job list walked
  * (O(jobs)). */
 static uint32_t submit_counts_reason(ctld_t *cd, const job_t *nj, int32_t ai, int32_t qi)
 {
@@ -278,8 +282,10 @@ static uint32_t submit_counts_reason(ctld_t *cd, const job_t *nj, int32_t ai, in
 			  ql->max_submit_pa != LIM_UNSET);
 	if (max_submit == LIM_UNSET && !any_grp && !qany)
 		return 0;
-	/* A QOS limit overrides the association's of the same kind. */
-	if (ql && ql->max_submit_pu != LIM_UNSET)
+	/* A QOS limit overrides the association's of the same kind: its
+	 * MaxSubmitJobsPerUser or MaxSubmitJobsPerAccount the MaxSubmitJobs,
+	 * as Slurm. */
+	if (ql && (ql->max_submit_pu != LIM_UNSET || ql->max_submit_pa != LIM_UNSET))
 		max_submit = LIM_UNSET;
 	uint64_t *grp = xcalloc(ls->nassocs ? ls->nassocs : 1, sizeof(uint64_t));
 	uint64_t self = 0, q_all = 0, q_user = 0, q_acct = 0;
@@ -289,36 +295,38 @@ static uint32_t submit_counts_reason(ctld_t *cd, const job_t *nj, int32_t ai, in
 		uint32_t base = j->state & JOB_STATE_BASE;
 		if (j == nj || (base != JOB_PENDING && base != JOB_RUNNING))
 			continue;
+		uint64_t n = job_array_ntasks(j);
 		int32_t ja = id_find(ls->assoc_ids, ls->nassocs, j->assoc_id);
 		if (ja >= 0 && ja == ai)
-			self++;
+			self += n;
 		if (any_grp)
 			for (int32_t a = ja; a >= 0 && (uint32_t)a < ls->nassocs; a = ls->assocs[a].parent) {
-				grp[a]++;
+				grp[a] += n;
 				if (a == ls->assocs[a].parent)
 					break;
 			}
 		if (qany && j->qos_id == nj->qos_id) {
-			q_all++;
-			q_user += j->user_id == nj->user_id;
-			q_acct += ja >= 0 && acct_of(ls, ja) == my_acct;
+			q_all += n;
+			q_user += j->user_id == nj->user_id ? n : 0;
+			q_acct += ja >= 0 && acct_of(ls, ja) == my_acct ? n : 0;
 		}
 	}
+	uint64_t want = job_array_ntasks(nj);
 	uint32_t why = 0;
 	/* Slurm's order: the QOS, then the association up the tree. */
 	if (ql) {
-		if (ql->grp_submit != LIM_UNSET && q_all + 1 > ql->grp_submit)
+		if (ql->grp_submit != LIM_UNSET && q_all + want > ql->grp_submit)
 			why = WAIT_QOS_GRP_SUB_JOB;
-		else if (ql->max_submit_pu != LIM_UNSET && q_user + 1 > ql->max_submit_pu)
+		else if (ql->max_submit_pu != LIM_UNSET && q_user + want > ql->max_submit_pu)
 			why = WAIT_QOS_MAX_SUB_JOB;
-		else if (ql->max_submit_pa != LIM_UNSET && ai >= 0 && q_acct + 1 > ql->max_submit_pa)
+		else if (ql->max_submit_pa != LIM_UNSET && ai >= 0 && q_acct + want > ql->max_submit_pa)
 			why = WAIT_QOS_MAX_SUB_JOB_PER_ACCT;
 	}
 	for (int32_t a = ai; !why && a >= 0 && (uint32_t)a < ls->nassocs; a = ls->assocs[a].parent) {
 		uint64_t g = ls->assocs[a].lim.grp_submit;
-		if (g != LIM_UNSET && !(ql && ql->grp_submit != LIM_UNSET) && grp[a] + 1 > g)
+		if (g != LIM_UNSET && !(ql && ql->grp_submit != LIM_UNSET) && grp[a] + want > g)
 			why = WAIT_ASSOC_GRP_SUB_JOB;
-		else if (a == ai && max_submit != LIM_UNSET && self + 1 > max_submit)
+		else if (a == ai && max_submit != LIM_UNSET && self + want > max_submit)
 			why = WAIT_ASSOC_MAX_SUB_JOB;
 		if (a == ls->assocs[a].parent)
 			break;

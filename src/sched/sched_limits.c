@@ -585,7 +585,10 @@ uint32_t lim_job_check(const lim_ctx_t *c, const sched_job_t *j)
 			    over_usage(&x, as->usage_wall, as->lim.grp_wall, x.mins))
 				return WAIT_ASSOC_GRP_WALL;
 			if (a == j->assoc) {
-				if (set(al->max_jobs) && !(ql && set(ql->max_jobs_pu)) &&
+				/* a QOS MaxJobsPerUser or MaxJobsPerAccount
+				 * replaces it (Slurm's rule) */
+				if (set(al->max_jobs) &&
+				    !(ql && (set(ql->max_jobs_pu) || set(ql->max_jobs_pa))) &&
 				    c->self[a].jobs + 1 > al->max_jobs)
 					return WAIT_ASSOC_MAX_JOBS;
 				if ((r = check_wall(&x, 0, al, ql)))

@@ -165,6 +165,25 @@ int main(void)
 	ok(r.array_pending && r.array_pending->count == 3 && r.array_throttle == 2, "restored");
 	job_array_free(&r);
 	is_int(job_array_restore(&r, "x", 0), -1, "a bad stored set is reported");
+
+	/* SchedulerParameters=max_array_tasks: the most tasks an array may
+	 * have, whatever its ids (Slurm refuses it as an invalid spec) */
+	char *keep_sp = cd->conf->scheduler_parameters;
+	cd->conf->scheduler_parameters = xstrdup("bf_interval=30,max_array_tasks=3");
+	submit(cd, "1-4", &rc);
+	is_int(rc, ESLURM_INVALID_ARRAY, "4 tasks over max_array_tasks=3: refused");
+	submit(cd, "0-100:25", &rc);
+	is_int(rc, ESLURM_INVALID_ARRAY, "5 tasks with ids up to 100: refused");
+	a = submit(cd, "0-100:50", &rc);
+	is_int(rc, 0, "3 tasks (0,50,100): accepted");
+	m = job_find(cd, a);
+	ok(m && m->array_pending && job_array_ntasks(m) == 3, "the record counts its 3 tasks");
+	free(cd->conf->scheduler_parameters);
+	cd->conf->scheduler_parameters = xstrdup("max_array_tasks=500");
+	submit(cd, "0-101", &rc);
+	is_int(rc, ESLURM_INVALID_ARRAY, "a larger max_array_tasks leaves MaxArraySize=101 the bound");
+	free(cd->conf->scheduler_parameters);
+	cd->conf->scheduler_parameters = keep_sp;
 	db_close(cd);
 	free(dbp);
 	free(err);

@@ -3,7 +3,8 @@
  * without a daemon: the core's tables built from the model (parents by
  * id, the QOS Preempt= bitmaps, rebuilt when acct.gen moves), the
  * enforce and preemption settings from slurm.conf, a job's indexes and
- * priority factors, and the submit-time refusals with Slurm's reasons.
+ * priority factors, and the submit-time refusals with Slurm's reasons
+ * (every task of an array counted as a job).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 
 #include "tap.h"
 
+#include "array_range.h"
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 #include "errors.h"
 #include "states.h"
 #include "timefmt.h"
@@ -80,8 +83,20 @@ static job_t *mkjob(ctld_t *cd, uint32_t id, uint32_t state, uint32_t qos_id)
 	return j;
 }
 
+/* j becomes a pending array record holding the tasks of spec. */
+static void mkarray(job_t *j, const char *spec)
+{
+	uint32_t thr;
+	job_array_free(j);
+	j->array_pending = xmalloc(sizeof(*j->array_pending));
+	if (array_spec_parse(spec, 0, j->array_pending, &thr))
+		abort();
+	j->array_job_id = j->job_id;
+}
+
 static void job_del(job_t *j)
 {
+	job_array_free(j);
 	free(j->desc);
 	free(j);
 }
@@ -161,6 +176,96 @@ int main(void)
 	free(msg);
 	msg = NULL;
 	cd.acct.qos[1].s.lim.max_submit_pu = LIM_UNSET;
+
+	/* Arrays: every task counts (issue 19). Jobs 1 (running) and 3
+	 * (pending) are alice's in QOS normal; pj asks for QOS high. */
+	cd.acct.qos[1].s.lim.max_submit_pu = 3;
+	cd.acct.gen++;
+	mkarray(pj, "0-999");
+	is_int(limits_submit_check(&cd, pj, 30, &msg), ESLURM_ACCOUNTING_POLICY,
+	       "MaxSubmitJobsPerUser=3: an array of 1000 tasks is refused whole");
+	is_str(msg, "QOSMaxSubmitJobPerUserLimit", "with the reason a single job gets");
+	free(msg);
+	msg = NULL;
+	mkarray(pj, "0-3");
+	is_int(limits_submit_check(&cd, pj, 30, &msg), ESLURM_ACCOUNTING_POLICY,
+	       "4 tasks over a limit of 3: refused");
+	free(msg);
+	msg = NULL;
+	mkarray(pj, "0-2");
+	is_int(limits_submit_check(&cd, pj, 30, &msg), 0, "3 tasks within 3: accepted");
+	job_t *arr = mkjob(&cd, 4, JOB_PENDING, 2);
+	mkarray(arr, "0-2");
+	job_array_free(pj);
+	is_int(limits_submit_check(&cd, pj, 30, &msg), ESLURM_ACCOUNTING_POLICY,
+	       "a queued array of 3 tasks: a single job is refused");
+	free(msg);
+	msg = NULL;
+	/* A task split off and running: 2 pending in the record + 1 of its
+	 * own are still 3, never 4. */
+	mkarray(arr, "1-2");
+	job_t *task = mkjob(&cd, 5, JOB_RUNNING, 2);
+	task->array_job_id = 4;
+	task->array_task_id = 0;
+	is_int(limits_submit_check(&cd, pj, 30, &msg), ESLURM_ACCOUNTING_POLICY,
+	       "one task split off and running: still 3, refused");
+	free(msg);
+	msg = NULL;
+	task->state = JOB_COMPLETE;
+	is_int(limits_submit_check(&cd, pj, 30, &msg), 0,
+	       "the split-off task ended: 2 left, a single job is accepted (no double count)");
+	mkarray(pj, "0-1");
+	is_int(limits_submit_check(&cd, pj, 30, &msg), ESLURM_ACCOUNTING_POLICY,
+	       "but not an array of 2");
+	free(msg);
+	msg = NULL;
+	cd.acct.qos[1].s.lim.max_submit_pu = LIM_UNSET;
+	/* Now 2 tasks of QOS high are queued; pj is an array of 2. */
+	cd.acct.qos[1].s.lim.grp_submit = 3;
+	cd.acct.gen++;
+	limits_submit_check(&cd, pj, 30, &msg);
+	is_str(msg, "QOSGrpSubmitJobsLimit", "QOS GrpSubmitJobs=3: 2 queued + 2 asked refused");
+	free(msg);
+	msg = NULL;
+	cd.acct.qos[1].s.lim.grp_submit = 4;
+	cd.acct.gen++;
+	is_int(limits_submit_check(&cd, pj, 30, &msg), 0, "GrpSubmitJobs=4: accepted");
+	cd.acct.qos[1].s.lim.grp_submit = LIM_UNSET;
+	cd.acct.qos[1].s.lim.max_submit_pa = 3;
+	cd.acct.gen++;
+	limits_submit_check(&cd, pj, 30, &msg);
+	is_str(msg, "MaxSubmitJobsPerAccount", "QOS MaxSubmitJobsPerAccount=3: refused");
+	free(msg);
+	msg = NULL;
+	cd.acct.qos[1].s.lim.max_submit_pa = LIM_UNSET;
+	/* alice's association: jobs 1 and 3 and the array's 2 tasks = 4. */
+	cd.acct.assocs[1].lim.max_submit = 5;
+	cd.acct.gen++;
+	limits_submit_check(&cd, pj, 30, &msg);
+	is_str(msg, "AssocMaxSubmitJobLimit", "MaxSubmitJobs=5 (inherited): 4 + 2 tasks refused");
+	free(msg);
+	msg = NULL;
+	job_array_free(pj);
+	is_int(limits_submit_check(&cd, pj, 30, &msg), 0, "4 + a single job accepted");
+	/* As Slurm: a QOS MaxSubmitJobsPerAccount replaces MaxSubmitJobs. */
+	cd.acct.assocs[1].lim.max_submit = 1;
+	cd.acct.qos[1].s.lim.max_submit_pa = 10;
+	cd.acct.gen++;
+	is_int(limits_submit_check(&cd, pj, 30, &msg), 0,
+	       "QOS MaxSubmitJobsPerAccount=10 set: the association's MaxSubmitJobs=1 is not checked");
+	cd.acct.qos[1].s.lim.max_submit_pa = LIM_UNSET;
+	cd.acct.assocs[1].lim.max_submit = LIM_UNSET;
+	cd.acct.assocs[0].lim.grp_submit = 5;
+	cd.acct.gen++;
+	mkarray(pj, "7,9");
+	limits_submit_check(&cd, pj, 30, &msg);
+	is_str(msg, "AssocGrpSubmitJobsLimit", "GrpSubmitJobs=5 on the root: 4 + 2 tasks refused");
+	free(msg);
+	msg = NULL;
+	job_array_free(pj);
+	is_int(limits_submit_check(&cd, pj, 30, &msg), 0, "4 + a single job accepted");
+	cd.acct.assocs[0].lim.grp_submit = LIM_UNSET;
+	cd.acct.gen++;
 
 	/* DenyOnLimit: a per-job limit refuses at submit, else it pends. */
 	cd.acct.qos[1].s.lim.max_tres_pj.v[LIM_TRES_CPU] = 1;

@@ -361,6 +361,12 @@ static void test_qos(void)
 		  "MaxJobsPerAccount=1, alice's job in acct_a: bob waits (MaxJobsPerAccount)");
 	is_reason(reason1(s, job(7, CAROL, Q_NORMAL, 1, 0, 60)), WAIT_NO_REASON,
 		  "acct_b has none running");
+	/* As Slurm: a QOS MaxJobsPerAccount also replaces MaxJobs. */
+	qos[Q_NORMAL].lim.max_jobs_pa = 5;
+	assocs[CAROL].lim.max_jobs = 0;
+	is_reason(reason1(s, job(8, CAROL, Q_NORMAL, 1, 0, 60)), WAIT_NO_REASON,
+		  "QOS MaxJobsPerAccount set: the association's MaxJobs=0 is not checked");
+	assocs[CAROL].lim.max_jobs = LIM_UNSET;
 	qos[Q_NORMAL].lim.max_jobs_pa = LIM_UNSET;
 
 	qos[Q_NORMAL].lim.grp_jobs = 1;
