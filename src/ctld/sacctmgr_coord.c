@@ -125,6 +125,14 @@ char *mgr_coord_refusal(ctld_t *cd, const mgr_req_t *m, const acct_assoc_t *a,
 		return strbuf_detach(&sb);
 	}
 	free(lack);
+	strbuf_t obj;             /* what she changes, for the messages */
+	strbuf_init(&obj);
+	if (a && a->user)
+		strbuf_addf(&obj, "user %s of account %s", a->user, a->account);
+	else if (a)
+		strbuf_addf(&obj, "account %s", a->account);
+	else
+		strbuf_addf(&obj, "a new association under account %s", p->account);
 	/* Limits: none above what binds the parent (a Max* value set here
 	 * would replace the one inherited; Grp* ones of the ancestors bind
 	 * anyway, a higher one here only misleads). Clearing inherits. */
@@ -136,23 +144,30 @@ char *mgr_coord_refusal(ctld_t *cd, const mgr_req_t *m, const acct_assoc_t *a,
 		if (!s->given[i] || ps[i] == LIM_UNSET || pb[i] == LIM_UNSET || ps[i] <= pb[i])
 			continue;
 		const acct_lim_key_t *k = key_of(i);
-		strbuf_t f;
+		strbuf_t f, g;
 		strbuf_init(&f);
-		if (k)
+		strbuf_init(&g);
+		if (k) {
 			acct_lim_fmt(&f, &bound, k);
-		strbuf_addf(&sb, " Coordinator %s(%u) can't %s %s with %s above what account %s allows (%s=%s)\n",
-			    who, m->uid, verb, acct, k ? k->name : "a limit", p->account,
+			acct_lim_fmt(&g, &s->lim, k);
+		}
+		strbuf_addf(&sb, " Coordinator %s(%u) can't set %s=%s on %s: above what account %s allows (%s=%s)\n",
+			    who, m->uid, k ? k->name : "?", g.len ? g.buf : "?", obj.buf, p->account,
 			    k ? k->name : "?", f.len ? f.buf : "?");
 		strbuf_release(&f);
+		strbuf_release(&g);
+		strbuf_release(&obj);
 		return strbuf_detach(&sb);
 	}
 	/* Priority weighs against every job of the cluster. */
 	uint32_t pp = acct_assoc_eff_prio(cd, p);
 	if (s->prio_given && s->prio && s->prio < 0xfffffffeu && s->prio > pp) {
-		strbuf_addf(&sb, " Coordinator %s(%u) can't %s %s with Priority=%u above account %s's (%u)\n",
-			    who, m->uid, verb, acct, s->prio, p->account, pp);
+		strbuf_addf(&sb, " Coordinator %s(%u) can't set Priority=%u on %s: above account %s's (%u)\n",
+			    who, m->uid, s->prio, obj.buf, p->account, pp);
+		strbuf_release(&obj);
 		return strbuf_detach(&sb);
 	}
+	strbuf_release(&obj);
 	strbuf_release(&sb);
 	return NULL;
 }

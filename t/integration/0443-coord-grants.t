@@ -83,13 +83,13 @@ test_expect_success USERS 'not her own account, not above the parent limits or P
 	test_expect_code 1 as alice sacctmgr -i modify account where name=theory set qos=normal 2>err &&
 	denied &&
 	test_expect_code 1 as alice sacctmgr -i modify user where user=bob account=sub1 set maxjobs=20 2>err &&
-	denied && grep "above what account sub1 allows (MaxJobs=10)" err &&
+	denied && grep "^ Coordinator alice([0-9]*) can.t set MaxJobs=20 on user bob of account sub1: above what account sub1 allows (MaxJobs=10)$" err &&
 	test_expect_code 1 as alice sacctmgr -i modify account where name=sub1 set grptres=cpu=16 2>err &&
-	denied && grep "above what account theory allows (GrpTRES=cpu=8)" err &&
+	denied && grep "can.t set GrpTRES=cpu=16 on account sub1: above what account theory allows (GrpTRES=cpu=8)$" err &&
 	test_expect_code 1 as alice sacctmgr -i add user alice account=sub1 maxjobs=11 2>err &&
 	grep "Problem adding users" err &&
 	test_expect_code 1 as alice sacctmgr -i modify user where user=bob account=sub1 set priority=1000 2>err &&
-	denied && grep "Priority=1000 above account sub1" err &&
+	denied && grep "can.t set Priority=1000 on user bob of account sub1: above account sub1.s (0)$" err &&
 	test_expect_code 1 as alice sacctmgr -i modify account where name=sub1 set parent=outside 2>err &&
 	test_expect_code 1 as alice sacctmgr -i modify account where name=sub1 set parent=sub5 2>err &&
 	test_expect_code 1 as alice sacctmgr -i add user bob account=outside 2>err &&
