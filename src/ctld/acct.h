@@ -145,6 +145,12 @@ uint32_t acct_assoc_def_qos(struct ctld *cd, const acct_assoc_t *a);
 const acct_assoc_t *acct_assoc_qos_src(struct ctld *cd, const acct_assoc_t *a);
 int acct_assoc_qos_allowed(struct ctld *cd, const acct_assoc_t *a, uint32_t qos_id);
 void acct_assoc_eff_lim(struct ctld *cd, const acct_assoc_t *a, lim_set_t *out);
+/* What binds every association below a (a coordinator's grants there
+ * stay within it): a's Max* limits as it inherits them, and each Grp*
+ * limit at its lowest over a and its ancestors (LIM_UNSET: none). */
+void acct_assoc_bound_lim(struct ctld *cd, const acct_assoc_t *a, lim_set_t *out);
+/* a's Priority, inherited from its ancestors if unset (0: none). */
+uint32_t acct_assoc_eff_prio(struct ctld *cd, const acct_assoc_t *a);
 /* Is uid a coordinator of account or of one of its ancestors? */
 int acct_is_coord(struct ctld *cd, uint32_t uid, const char *account);
 /* AdminLevel Operator or more (root and SlurmUser included). */

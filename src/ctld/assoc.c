@@ -376,6 +376,37 @@ void acct_assoc_eff_lim(ctld_t *cd, const acct_assoc_t *a, lim_set_t *out)
 	}
 }
 
+void acct_assoc_bound_lim(ctld_t *cd, const acct_assoc_t *a, lim_set_t *out)
+{
+	acct_assoc_eff_lim(cd, a, out);
+	/* Grp* limits bind every association below each one that sets them:
+	 * the lowest along the way up counts. */
+	const acct_assoc_t *p = acct_assoc_parent(cd, a);
+	for (int d = 0; p && d < ACCT_MAX_DEPTH; d++, p = acct_assoc_parent(cd, p)) {
+		uint64_t *o[] = { &out->grp_jobs, &out->grp_submit, &out->grp_wall };
+		const uint64_t *q[] = { &p->lim.grp_jobs, &p->lim.grp_submit, &p->lim.grp_wall };
+		for (size_t i = 0; i < ARRAY_SIZE(o); i++)
+			if (*q[i] < *o[i])
+				*o[i] = *q[i];
+		for (int t = 0; t < LIM_TRES_N; t++) {
+			if (p->lim.grp_tres.v[t] < out->grp_tres.v[t])
+				out->grp_tres.v[t] = p->lim.grp_tres.v[t];
+			if (p->lim.grp_tres_mins.v[t] < out->grp_tres_mins.v[t])
+				out->grp_tres_mins.v[t] = p->lim.grp_tres_mins.v[t];
+			if (p->lim.grp_tres_run_mins.v[t] < out->grp_tres_run_mins.v[t])
+				out->grp_tres_run_mins.v[t] = p->lim.grp_tres_run_mins.v[t];
+		}
+	}
+}
+
+uint32_t acct_assoc_eff_prio(ctld_t *cd, const acct_assoc_t *a)
+{
+	for (int d = 0; a && d < ACCT_MAX_DEPTH; d++, a = acct_assoc_parent(cd, a))
+		if (a->priority && a->priority < 0xfffffffeu)
+			return a->priority;
+	return 0;
+}
+
 int acct_is_coord(ctld_t *cd, uint32_t uid, const char *account)
 {
 	acct_user_t *u = acct_user_by_uid(cd, uid);

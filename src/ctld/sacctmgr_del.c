@@ -551,6 +551,7 @@ static int load_run(ctld_t *cd, const mgr_req_t *m, void (*fn)(ctld_t *, const m
 {
 	sub->uid = m->uid;
 	sub->level = m->level;
+	sub->load = 1;
 	sub->commit = 1;
 	mgr_out_t x = { 0 };
 	fn(cd, sub, &x);

@@ -29,6 +29,7 @@ typedef struct mgr_req {
 	int withassoc, withcoord, tree;
 	uint32_t uid;
 	uint32_t level;           /* the caller's AdminLevel */
+	int load;                 /* a line of sacctmgr load (mgr_load) */
 } mgr_req_t;
 
 /* The answer of a change: stdout and stderr texts, and the rc. */
@@ -65,6 +66,10 @@ void mgr_split_into(strv_t *out, const char *v);
  * an association option, -1 on a bad value (o has the error). */
 int mgr_assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v, mgr_out_t *o);
 void mgr_assoc_apply(ctld_t *cd, acct_assoc_t *a, const assoc_set_t *s);
+/* The QOS list association a may use once s is applied (a NULL: a new
+ * association under parent), inheritance included: malloc'd, *n long. */
+uint32_t *mgr_qos_after(ctld_t *cd, const acct_assoc_t *a, const acct_assoc_t *parent,
+			const assoc_set_t *s, uint32_t *n);
 void mgr_assoc_set_free(assoc_set_t *s);
 /* The verbs (m->commit 0: report only) */
 void mgr_add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
@@ -72,6 +77,22 @@ void mgr_add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
 void mgr_add_coord(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
 void mgr_modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
 void mgr_modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
+/* sacctmgr_coord.c: may a coordinator (a caller below Operator let in
+ * by coordinating the account) set s on association a (NULL: one she
+ * adds under parent)? NULL if so, else why not (malloc'd text for her
+ * stderr, after the refusal the verb prints): a QOS named or newly
+ * usable that the account she coordinates cannot use, a limit above what
+ * binds the parent, a Priority above the parent's. */
+char *mgr_coord_refusal(ctld_t *cd, const mgr_req_t *m, const acct_assoc_t *a,
+			const acct_assoc_t *parent, const assoc_set_t *s);
+/* sacctmgr's DefaultQOS rule: the DefaultQOS s gives a (or a's own one,
+ * when s changes its QOS) must be a QOS a may use after s. 1 if so, else
+ * 0 with sacctmgr's line for a added to bad (a NULL: the association of
+ * user (NULL: the account acct) to be added under parent). */
+int mgr_defqos_ok(ctld_t *cd, const acct_assoc_t *a, const acct_assoc_t *parent, const char *acct,
+		  const char *user, const assoc_set_t *s, strbuf_t *bad);
+/* The refusal of those lines, as sacctmgr words it (rc SLURM_ERROR). */
+void mgr_defqos_refuse(mgr_out_t *o, const strbuf_t *bad);
 /* sacctmgr_del.c */
 void mgr_delete_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);
 void mgr_delete_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o);

@@ -167,6 +167,14 @@ int mgr_fail(mgr_out_t *o, int rc, const char *fmt, ...)
 	return -1;
 }
 
+/* A coordinator's change refused for what it grants: the controller's
+ * log says why, as slurmdbd's does. */
+static void coord_refused(const mgr_req_t *m, const char *why)
+{
+	if (why)
+		info("sacctmgr: uid %u refused:%s", m->uid, why);
+}
+
 /* ---- settings of associations ---- */
 
 
@@ -307,6 +315,51 @@ static int has_id(const uint32_t *v, uint32_t n, uint32_t id)
 	return 0;
 }
 
+/* The QOS list s makes an association's own, from src's list (the
+ * association's own or inherited one, which += and -= start from); *n 0:
+ * none of its own, it inherits. */
+static uint32_t *qos_own_after(const acct_assoc_t *src, const assoc_set_t *s, uint32_t *n)
+{
+	uint32_t ncur = s->qos_op != '=' && src ? src->nqos : 0;
+	const uint32_t *cur = ncur ? src->qos_ids : NULL;
+	uint32_t *nv = xmalloc((ncur + s->nqos + 1) * sizeof(uint32_t)), nn = 0;
+	if (s->qos_op == '-') {
+		for (uint32_t i = 0; i < ncur; i++)
+			if (!has_id(s->qos, s->nqos, cur[i]))
+				nv[nn++] = cur[i];
+	} else {
+		for (uint32_t i = 0; i < ncur; i++)
+			nv[nn++] = cur[i];
+		for (uint32_t i = 0; i < s->nqos; i++)
+			if (!has_id(nv, nn, s->qos[i]))
+				nv[nn++] = s->qos[i];
+	}
+	*n = nn;
+	return nv;
+}
+
+uint32_t *mgr_qos_after(ctld_t *cd, const acct_assoc_t *a, const acct_assoc_t *parent,
+			const assoc_set_t *s, uint32_t *n)
+{
+	if (a)
+		parent = acct_assoc_parent(cd, a);
+	const acct_assoc_t *src = acct_assoc_qos_src(cd, a ? a : parent);
+	*n = 0;
+	if (s->qos_op) {
+		uint32_t *own = qos_own_after(src, s, n);
+		if (*n)
+			return own;
+		free(own);
+		src = acct_assoc_qos_src(cd, parent);
+	}
+	uint32_t *v = xmalloc(((src ? src->nqos : 0) + 1) * sizeof(uint32_t));
+	if (src && src->nqos) {
+		memcpy(v, src->qos_ids, src->nqos * sizeof(uint32_t));
+		*n = src->nqos;
+	}
+	return v;
+}
+
 /* Apply s to a (whose inherited QOS list += and -= start from). */
 void mgr_assoc_apply(ctld_t *cd, acct_assoc_t *a, const assoc_set_t *s)
 {
@@ -322,35 +375,13 @@ void mgr_assoc_apply(ctld_t *cd, acct_assoc_t *a, const assoc_set_t *s)
 	if (s->defqos_given)
 		a->def_qos_id = s->defqos;
 	if (s->qos_op) {
-		uint32_t *cur = NULL, n = 0;
-		if (s->qos_op != '=') {
-			const acct_assoc_t *src = acct_assoc_qos_src(cd, a);
-			if (src) {
-				cur = xmalloc((src->nqos + 1) * sizeof(uint32_t));
-				memcpy(cur, src->qos_ids, src->nqos * sizeof(uint32_t));
-				n = src->nqos;
-			}
-		}
-		uint32_t *nv = xmalloc((n + s->nqos + 1) * sizeof(uint32_t)), nn = 0;
-		if (s->qos_op == '-') {
-			for (uint32_t i = 0; i < n; i++)
-				if (!has_id(s->qos, s->nqos, cur[i]))
-					nv[nn++] = cur[i];
-		} else {
-			for (uint32_t i = 0; i < n; i++)
-				nv[nn++] = cur[i];
-			for (uint32_t i = 0; i < s->nqos; i++)
-				if (!has_id(nv, nn, s->qos[i]))
-					nv[nn++] = s->qos[i];
-		}
-		free(cur);
+		uint32_t nn;
+		uint32_t *nv = qos_own_after(acct_assoc_qos_src(cd, a), s, &nn);
 		free(a->qos_ids);
-		a->qos_ids = nv;
+		a->qos_ids = nn ? nv : NULL;
 		a->nqos = nn;
-		if (!nn) {
-			free(a->qos_ids);
-			a->qos_ids = NULL;
-		}
+		if (!nn)
+			free(nv);
 	}
 	a->dirty = 1;
 }
@@ -452,10 +483,28 @@ void mgr_add_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		     parent, am->cluster);
 		goto out;
 	}
-	if (m->level < ACCT_ADMIN_OPERATOR && !acct_is_coord(cd, m->uid, pa->account)) {
+	char *why = NULL;
+	if (m->level < ACCT_ADMIN_OPERATOR &&
+	    (!acct_is_coord(cd, m->uid, pa->account) || (why = mgr_coord_refusal(cd, m, NULL, pa, &s)))) {
 		mgr_list(o, "Adding Account(s)", &names);
-		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding accounts: Access/permission denied\n");
+		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding accounts: Access/permission denied\n%s",
+			 why ? why : "");
+		coord_refused(m, why);
+		free(why);
 		goto out;
+	}
+	if (m->level < ACCT_ADMIN_OPERATOR && !m->load) {
+		/* (sacctmgr checks a DefaultQOS on modify only; a coordinator's
+		 * new association gets the same check) */
+		strbuf_t bad;
+		strbuf_init(&bad);
+		for (uint32_t i = 0; i < names.n; i++)
+			mgr_defqos_ok(cd, NULL, pa, names.v[i], NULL, &s, &bad);
+		if (bad.len)
+			mgr_defqos_refuse(o, &bad);
+		strbuf_release(&bad);
+		if (o->rc)
+			goto out;
 	}
 	strv_t add = { 0 };
 	for (uint32_t i = 0; i < names.n; i++)
@@ -584,6 +633,25 @@ void mgr_add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	}
 	if (level == ACCT_ADMIN_SUPER && m->level < ACCT_ADMIN_SUPER)
 		allowed = 0;
+	char *why = NULL;
+	strbuf_t bad;
+	strbuf_init(&bad);
+	if (allowed && m->level < ACCT_ADMIN_OPERATOR) {
+		for (uint32_t i = 0; i < accts.n && !why; i++) {
+			const acct_assoc_t *pa = acct_assoc_find(cd, NULL, accts.v[i], NULL);
+			why = mgr_coord_refusal(cd, m, NULL, pa, &s);
+			for (uint32_t u = 0; u < names.n && !why && !m->load; u++)
+				mgr_defqos_ok(cd, NULL, pa, accts.v[i], names.v[u], &s, &bad);
+		}
+		allowed = !why;
+		coord_refused(m, why);
+	}
+	if (allowed && bad.len) {
+		mgr_defqos_refuse(o, &bad);
+		strbuf_release(&bad);
+		goto out;
+	}
+	strbuf_release(&bad);
 	/* what is new */
 	strv_t nu = { 0 };
 	strbuf_t lines;
@@ -607,7 +675,7 @@ void mgr_add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	}
 	if (!allowed) {
 		mgr_list(o, "Adding User(s)", &names);
-		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding users: Access/permission denied\n");
+		mgr_fail(o, ESLURM_ACCESS_DENIED, " Problem adding users: Access/permission denied\n%s", why ? why : "");
 	} else if (!nu.n && !nassoc) {
 		mgr_nothing_new(o);
 	} else {
@@ -659,6 +727,7 @@ void mgr_add_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 	}
 	strbuf_release(&lines);
 	strv_free(&nu);
+	free(why);
 out:
 	mgr_assoc_set_free(&s);
 	free(defacct);
@@ -1115,16 +1184,50 @@ void mgr_modify_account(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		goto out;
 	}
 	int allowed = m->level >= ACCT_ADMIN_OPERATOR;
+	char *why = NULL;
 	if (!allowed && !descr && !org && !parent) {
-		/* a coordinator sets limits of accounts under its own */
+		/* a coordinator sets the associations of the accounts below
+		 * the one she coordinates (of their parents, as slurmdbd
+		 * checks), not of that one, and only with what she holds */
 		allowed = nhit > 0;
-		for (uint32_t i = 0; i < nhit; i++)
-			allowed &= acct_is_coord(cd, m->uid, am->accounts[hit[i]].name);
+		for (uint32_t i = 0; i < nhit && allowed && !why; i++) {
+			const char *name = am->accounts[hit[i]].name;
+			const acct_assoc_t *a = acct_assoc_find(cd, NULL, name, NULL);
+			const acct_assoc_t *p = acct_assoc_parent(cd, a);
+			allowed = a && p && acct_is_coord(cd, m->uid, p->account);
+			if (!allowed && acct_is_coord(cd, m->uid, name))
+				why = xasprintf(" Coordinator %s(%u) can not modify account (%s) because they are "
+						"not coordinators of parent account '%s'.\n",
+						acct_user_by_uid(cd, m->uid)->name, m->uid, name,
+						p ? p->account : "");
+			else if (allowed)
+				why = mgr_coord_refusal(cd, m, a, NULL, &s);
+		}
+		allowed &= !why;
 	}
 	if (!allowed) {
 		mgr_denied_change(o);
+		strbuf_addstr(&o->err, why ? why : "");
+		coord_refused(m, why);
+		free(why);
 		free(hit);
 		goto out;
+	}
+	if ((s.defqos_given || s.qos_op) && !m->load) {
+		strbuf_t bad;
+		strbuf_init(&bad);
+		for (uint32_t i = 0; i < nhit; i++) {
+			const acct_assoc_t *a = acct_assoc_find(cd, NULL, am->accounts[hit[i]].name, NULL);
+			if (a)
+				mgr_defqos_ok(cd, a, NULL, NULL, NULL, &s, &bad);
+		}
+		if (bad.len)
+			mgr_defqos_refuse(o, &bad);
+		strbuf_release(&bad);
+		if (o->rc) {
+			free(hit);
+			goto out;
+		}
 	}
 	if (!nhit) {
 		strbuf_addstr(&o->out, " Nothing modified\n");
@@ -1271,16 +1374,35 @@ void mgr_modify_user(ctld_t *cd, const mgr_req_t *m, mgr_out_t *o)
 		free(depth);
 	}
 	int allowed = m->level >= ACCT_ADMIN_OPERATOR;
+	char *why = NULL;
 	if (!allowed && !defacct && level == UINT32_MAX) {
 		allowed = nassocs > 0;
 		for (uint32_t i = 0; i < nassocs; i++)
 			allowed &= acct_is_coord(cd, m->uid, am->assocs[assocs[i]].account);
+		/* and only with what she holds, for every one of them */
+		for (uint32_t i = 0; i < nassocs && allowed && !why; i++)
+			why = mgr_coord_refusal(cd, m, &am->assocs[assocs[i]], NULL, &s);
+		allowed &= !why;
 	}
 	if (level == ACCT_ADMIN_SUPER && m->level < ACCT_ADMIN_SUPER)
 		allowed = 0;
 	if (!allowed) {
 		mgr_denied_change(o);
+		strbuf_addstr(&o->err, why ? why : "");
+		coord_refused(m, why);
+		free(why);
 		goto out2;
+	}
+	if ((s.defqos_given || s.qos_op) && !m->load) {
+		strbuf_t bad;
+		strbuf_init(&bad);
+		for (uint32_t i = 0; i < nassocs; i++)
+			mgr_defqos_ok(cd, &am->assocs[assocs[i]], NULL, NULL, NULL, &s, &bad);
+		if (bad.len)
+			mgr_defqos_refuse(o, &bad);
+		strbuf_release(&bad);
+		if (o->rc)
+			goto out2;
 	}
 	if (defacct) {
 		for (uint32_t i = 0; i < nusers; i++)

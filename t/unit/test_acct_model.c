@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/acct_lim.h"
 #include "ctld/assoc_int.h"
+#include "ctld/sacctmgr_int.h"
 #include "errors.h"
 #include "strbuf.h"
 #include "tap.h"
@@ -169,6 +170,107 @@ static int resolve(uint32_t uid, const char *acct, const char *qos, const char *
 	return rc;
 }
 
+/* A coordinator's settings (sacctmgr words, as the request has them) on
+ * association a: NULL if she may, else why not. */
+static char *coord_try(const mgr_req_t *m, acct_assoc_t *a, const char *key, const char *val)
+{
+	assoc_set_t s = { 0 };
+	lim_set_clear(&s.lim);
+	mgr_out_t o = { 0 };
+	char *why = NULL;
+	if (mgr_assoc_opt(&cd, &s, key, val, &o) == 1)
+		why = mgr_coord_refusal(&cd, m, a, NULL, &s);
+	else
+		why = xstrdup("(bad option)");
+	mgr_assoc_set_free(&s);
+	strbuf_release(&o.out);
+	strbuf_release(&o.err);
+	return why;
+}
+
+static void coord_check(const mgr_req_t *m, acct_assoc_t *a, const char *key, const char *val,
+			const char *want, const char *what)
+{
+	char *why = coord_try(m, a, key, val);
+	if (why && *why && why[strlen(why) - 1] == '\n')
+		why[strlen(why) - 1] = 0;
+	if (want)
+		ok(why && strstr(why, want), "%s: %s", what, why ? why : "(allowed)");
+	else
+		ok(!why, "%s: %s", what, why ? why : "allowed");
+	free(why);
+}
+
+/* Run from test_model: physics (MaxJobs 10, GrpJobs 20) inherits root's
+ * QOS normal; theory below it has normal,high (an admin's grant); alice
+ * coordinates physics. */
+static void test_coord_grants(void)
+{
+	acct_assoc_t *th = acct_assoc_find(&cd, NULL, "theory", NULL);
+	lim_set_t b;
+	acct_assoc_bound_lim(&cd, th, &b);
+	is_int(b.max_jobs, 10, "bound below theory: MaxJobs as theory inherits it");
+	is_int(b.grp_jobs, 20, "bound below theory: GrpJobs of physics binds there too");
+	th->lim.grp_jobs = 30;
+	acct_assoc_bound_lim(&cd, th, &b);
+	is_int(b.grp_jobs, 20, "a higher GrpJobs on theory does not raise it");
+	th->lim.grp_jobs = 5;
+	acct_assoc_bound_lim(&cd, th, &b);
+	is_int(b.grp_jobs, 5, "a lower one lowers it");
+	th->lim.grp_jobs = LIM_UNSET;
+	ok(b.grp_tres.v[LIM_TRES_CPU] == LIM_UNSET, "no GrpTRES anywhere: no bound");
+	acct_assoc_t *bt = acct_assoc_find(&cd, "bob", "theory", NULL);
+	is_int(acct_assoc_eff_prio(&cd, bt), 0, "no Priority anywhere");
+	acct_assoc_find(&cd, NULL, "physics", NULL)->priority = 7;
+	is_int(acct_assoc_eff_prio(&cd, bt), 7, "Priority inherited from two levels up");
+
+	mgr_req_t m = { 0 };
+	m.uid = 1001;
+	coord_check(&m, bt, "QOS+", "high", "(high)", "a QOS physics lacks is refused by name");
+	coord_check(&m, bt, "QOS", "normal,high", "(high)", "also in a whole list");
+	coord_check(&m, bt, "QOS", "normal", NULL, "a QOS of physics is hers to give");
+	coord_check(&m, bt, "QOS-", "high", NULL, "taking one away is free");
+	coord_check(&m, bt, "QOS", "-1", NULL, "clearing what it inherits already gives nothing new");
+
+	/* bob's own list normal: clearing or emptying it inherits theory's
+	 * normal,high, a QOS she does not hold */
+	assoc_set_t s = { 0 };
+	lim_set_clear(&s.lim);
+	mgr_out_t o = { 0 };
+	mgr_assoc_opt(&cd, &s, "QOS", "normal", &o);
+	mgr_assoc_apply(&cd, bt, &s);
+	mgr_assoc_set_free(&s);
+	is_int(bt->nqos, 1, "bob has a list of his own");
+	uint32_t n;
+	memset(&s, 0, sizeof(s));
+	lim_set_clear(&s.lim);
+	mgr_assoc_opt(&cd, &s, "QOS-", "normal", &o);
+	uint32_t *after = mgr_qos_after(&cd, bt, NULL, &s, &n);
+	ok(n == 2 && after[0] == 1 && after[1] == 2, "emptying a list inherits the parent's");
+	free(after);
+	mgr_assoc_set_free(&s);
+	coord_check(&m, bt, "QOS", "-1", "(high)", "so clearing it is refused");
+	coord_check(&m, bt, "QOS-", "normal", "(high)", "and so is emptying it");
+	coord_check(&m, bt, "QOS+", "normal", NULL, "adding a QOS she holds is not");
+	strbuf_release(&o.out);
+	strbuf_release(&o.err);
+
+	coord_check(&m, bt, "MaxJobs", "11", "MaxJobs=11 on user bob of account theory: above what account theory allows (MaxJobs=10)", "a MaxJobs above the inherited one is refused");
+	coord_check(&m, bt, "MaxJobs", "10", NULL, "up to it is not");
+	coord_check(&m, bt, "MaxJobs", "-1", NULL, "clearing (inheriting) is not");
+	coord_check(&m, bt, "GrpJobs", "21", "GrpJobs=20", "a GrpJobs above an ancestor's is refused");
+	coord_check(&m, bt, "GrpTRES", "cpu=1000", NULL, "a limit nobody above sets is free");
+	coord_check(&m, bt, "Priority", "8", "Priority=8 on user bob", "a Priority above the parent's is refused");
+	coord_check(&m, bt, "Priority", "7", NULL, "the parent's is not");
+	coord_check(&m, bt, "Fairshare", "1000", NULL, "Fairshare is free, as in Slurm");
+	m.uid = 1002;
+	coord_check(&m, bt, "MaxJobs", "1", "not a coordinator", "bob coordinates nothing");
+	acct_assoc_find(&cd, NULL, "physics", NULL)->priority = 0;
+	free(bt->qos_ids);            /* bob inherits theory's list again */
+	bt->qos_ids = NULL;
+	bt->nqos = 0;
+}
+
 static void test_model(void)
 {
 	cd.slurm_uid = 0;
@@ -233,6 +335,8 @@ static void test_model(void)
 	ok(acct_is_coord(&cd, 1001, "physics") && acct_is_coord(&cd, 1001, "theory"),
 	   "a coordinator of physics coordinates theory below it");
 	ok(!acct_is_coord(&cd, 1001, "root") && !acct_is_coord(&cd, 1002, "theory"), "and nothing else");
+
+	test_coord_grants();
 
 	/* AdminLevel */
 	is_int(acct_admin_level(&cd, 0), ACCT_ADMIN_SUPER, "root is an Administrator");
