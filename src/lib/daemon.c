@@ -22,6 +22,9 @@
 #define PIPE_READY 'R'
 #define PIPE_ERROR 'E'
 
+/* The descriptor of dirlock_take's lock in this process, for daemon_fail. */
+static int dirlock_fd = -1;
+
 static void write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
@@ -119,6 +122,14 @@ void daemon_fail(int fd, const char *msg)
 	if (fd < 0) {
 		fprintf(stderr, "%s\n", msg);
 		return;
+	}
+	/* A flock is released only when the exiting process's files are
+	 * put, one by one after the daemon pipe (a lower descriptor): the
+	 * starting shell would return while the lock still looks held. A
+	 * daemon that failed touches nothing more: give the lock up now. */
+	if (dirlock_fd >= 0) {
+		close(dirlock_fd);
+		dirlock_fd = -1;
 	}
 	char b = PIPE_ERROR;
 	write_all(fd, &b, 1);
@@ -242,6 +253,7 @@ int dirlock_take(const char *dir, const char *name, pid_t *holder)
 		return -1;
 	}
 	close(fd);
+	dirlock_fd = dfd;
 	return dfd;
 }
 

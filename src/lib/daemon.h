@@ -30,7 +30,10 @@ void daemon_ready(int fd);
 
 /* Start-up failed: send msg to the waiting parent, which prints it and
  * exits 1 when this process has exited (fd is left open until then).
- * fd < 0: msg goes to stderr instead. */
+ * The lock of dirlock_take, if this process holds one, is released first
+ * (the process must touch nothing under it afterwards): a flock goes only
+ * after the pipe when the process exits, so the parent would return
+ * while the lock still looked held. fd < 0: msg goes to stderr instead. */
 void daemon_fail(int fd, const char *msg);
 
 /* Write "PID\n" to path atomically: a temporary file in the same
