@@ -679,14 +679,15 @@ int cmd_sacct(int argc, char **argv)
 		case 'n': p.noheader = 1; break;
 		case 'N': {
 			char *err = NULL;
-			hostlist_t *hl = hostlist_create(optarg, &err);
-			if (!hl) {
+			/* checked as the controller reads it: not expanded */
+			hostset_t *hs = hostset_create(optarg, &err);
+			if (!hs) {
 				fprintf(stderr, "sacct: error: Invalid node list: %s\n", err ? err : optarg);
 				free(err);
 				rc = 1;
 				goto out;
 			}
-			hostlist_destroy(hl);
+			hostset_destroy(hs);
 			list_append(&nodes, optarg);
 			break;
 		}

@@ -646,9 +646,7 @@ int cmd_up(int argc, char **argv)
 	/* A directory in use: its controller holds the state lock. Say so
 	 * instead of starting a second cluster that cannot run. */
 	if (conf->state_save_location) {
-		char *lock = xasprintf("%s/sluice-ctld.lock", conf->state_save_location);
-		pid_t holder = lockfile_holder(lock);
-		free(lock);
+		pid_t holder = dirlock_holder(conf->state_save_location, "sluice-ctld.lock");
 		if (holder > 0) {
 			fprintf(stderr, "sluice up: the cluster in '%s' is already running (controller pid %d);"
 				" stop it first or use another --dir\n", dir, (int)holder);

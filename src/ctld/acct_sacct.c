@@ -159,14 +159,14 @@ static int has_table(sqlite3 *db, const char *name)
 }
 
 /* Did a job on nodelist run on one of the wanted nodes? */
-static int nodes_match(const char *nodelist, const hostlist_t *want)
+static int nodes_match(const char *nodelist, const hostset_t *want)
 {
 	if (!nodelist || !*nodelist)
 		return 0;
 	hostlist_t *hl = hostlist_create(nodelist, NULL);
 	int hit = 0;
 	for (size_t i = 0; hl && i < hostlist_count(hl) && !hit; i++)
-		hit = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
+		hit = hostset_has(want, hostlist_nth(hl, i));
 	hostlist_destroy(hl);
 	return hit;
 }
@@ -276,9 +276,9 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 	int64_t e = ea ? strtoll(ea, NULL, 10) : ctx->now;
 	add_window(&w, states, s, e, ea != NULL);
 
-	hostlist_t *want_nodes = NULL;
+	hostset_t *want_nodes = NULL;
 	const char *nodes = acct_arg(req, "nodes");
-	if (nodes && !(want_nodes = hostlist_create(nodes, &err)))
+	if (nodes && !(want_nodes = hostset_create(nodes, &err)))
 		goto bad;
 	strbuf_t q = STRBUF_INIT;
 	strbuf_addstr(&q, "SELECT j.job_id, j.array_job_id, j.array_task_id, j.nodelist");
@@ -374,7 +374,7 @@ void acct_sacct_read(sqlite3 *db, const acct_read_ctx_t *ctx, const msg_acct_req
 	sqlite3_finalize(jq);
 	sqlite3_finalize(sq);
 free_nodes:
-	hostlist_destroy(want_nodes);
+	hostset_destroy(want_nodes);
 bad:
 	if (err) {
 		out->rc = SLURM_ERROR;

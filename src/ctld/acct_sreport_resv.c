@@ -168,14 +168,14 @@ static int in_list(const char *list, const char *item, int nocase)
 }
 
 /* Does the node list expression hold a node of want? */
-static int nodes_meet(const char *expr, const hostlist_t *want)
+static int nodes_meet(const char *expr, const hostset_t *want)
 {
 	char *err = NULL;
 	hostlist_t *hl = hostlist_create(expr, &err);
 	free(err);
 	int hit = 0;
 	for (size_t i = 0; hl && !hit && i < hostlist_count(hl); i++)
-		hit = hostlist_find(want, hostlist_nth(hl, i)) >= 0;
+		hit = hostset_has(want, hostlist_nth(hl, i));
 	hostlist_destroy(hl);
 	return hit;
 }
@@ -271,10 +271,10 @@ void acct_sreport_resv(sqlite3 *db, const msg_acct_req_t *req, int64_t start, in
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		acct_reply_col(out, cols[c]);
 	const char *names = acct_arg(req, "names"), *nodes = acct_arg(req, "nodes");
-	hostlist_t *want = NULL;
+	hostset_t *want = NULL;
 	if (nodes && *nodes) {
 		char *err = NULL;
-		if (!(want = hostlist_create(nodes, &err))) {
+		if (!(want = hostset_create(nodes, &err))) {
 			out->rc = SLURM_ERROR;
 			out->msg = xasprintf("sreport: invalid node list %s: %s", nodes, err ? err : "");
 			free(err);
@@ -288,7 +288,7 @@ void acct_sreport_resv(sqlite3 *db, const msg_acct_req_t *req, int64_t start, in
 			       " AND deleted = 0 ORDER BY resv_id, time_start", -1, &st, NULL) != SQLITE_OK) {
 		out->rc = SLURM_ERROR;
 		out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));
-		hostlist_destroy(want);
+		hostset_destroy(want);
 		return;
 	}
 	sqlite3_bind_int64(st, 1, start);
@@ -349,7 +349,7 @@ void acct_sreport_resv(sqlite3 *db, const msg_acct_req_t *req, int64_t start, in
 	rv_free(&r);
 	free(from);
 	free(to);
-	hostlist_destroy(want);
+	hostset_destroy(want);
 	if (rc) {
 		out->rc = SLURM_ERROR;
 		out->msg = xasprintf("sreport: %s", sqlite3_errmsg(db));

@@ -254,7 +254,7 @@ typedef struct ctld {
 	 * what is pending is retried until it succeeds (ctld_main.c). */
 	int store_failing;
 	uint64_t store_retry_ms;  /* loop clock of the last attempt */
-	int lock_fd;            /* StateSaveLocation/sluice-ctld.lock, held for life */
+	int lock_fd;            /* StateSaveLocation itself, locked for life (dirlock_take) */
 	uint32_t jobs_accepted; /* since start (SLUICE_FAULT counts them) */
 
 	node_t *nodes;

@@ -450,24 +450,22 @@ int cmd_ctld(int argc, char **argv)
 	if (state_dir_prepare(ssl, cd->slurm_uid, slurm_gid))
 		return 1;
 	/* One controller per state directory, before anything is served or
-	 * replaced (socket, pid file, port). */
-	char *lockpath = xasprintf("%s/sluice-ctld.lock", ssl);
+	 * replaced (socket, pid file, port). The lock is on the directory
+	 * itself: deleting sluice-ctld.lock (which only names the holder)
+	 * must not let a second controller share the state. */
 	pid_t holder = 0;
-	cd->lock_fd = lockfile_take(lockpath, &holder);
+	cd->lock_fd = dirlock_take(ssl, "sluice-ctld.lock", &holder);
 	if (cd->lock_fd < 0) {
 		int e = errno;
 		if (e == EAGAIN && holder > 0)
-			startup_fail("StateSaveLocation '%s' is in use by another controller (pid %d, lock '%s')",
-				     ssl, (int)holder, lockpath);
+			startup_fail("StateSaveLocation '%s' is in use by another controller (pid %d)", ssl,
+				     (int)holder);
 		else if (e == EAGAIN)
-			startup_fail("StateSaveLocation '%s' is in use by another controller (lock '%s')",
-				     ssl, lockpath);
+			startup_fail("StateSaveLocation '%s' is in use by another controller", ssl);
 		else
-			startup_fail("cannot lock '%s': %s", lockpath, strerror(e));
-		free(lockpath);
+			startup_fail("cannot lock StateSaveLocation '%s': %s", ssl, strerror(e));
 		return 1;
 	}
-	free(lockpath);
 
 	char *err = NULL;
 	cd->auth = auth_create(conf, &err);

@@ -450,7 +450,10 @@ int resolve_nodes(ctld_t *cd, const char *expr, uint32_t **idx, uint32_t *n)
 	if (!expr || !*expr)
 		return 0;
 	char *err = NULL;
-	hostlist_t *hl = hostlist_create(expr, &err);
+	/* A list longer than the cluster names a node it does not have:
+	 * refused before it is expanded (a request's few bytes must not
+	 * cost memory per host they name). */
+	hostlist_t *hl = hostlist_create_max(expr, cd->nnodes, &err);
 	if (!hl) {
 		free(err);
 		return ESLURM_INVALID_NODE_NAME;

@@ -175,7 +175,7 @@ int node_health_request(ctld_t *cd, const msg_info_req_t *m, uint32_t uid, char 
 	if (!is_admin(cd, uid))
 		return ESLURM_ACCESS_DENIED;
 	char *err = NULL;
-	hostlist_t *hl = m->name && *m->name ? hostlist_create(m->name, &err) : NULL;
+	hostlist_t *hl = m->name && *m->name ? hostlist_create_max(m->name, cd->nnodes, &err) : NULL;
 	if (m->name && *m->name && !hl) {
 		*msg = xasprintf("invalid node list '%s': %s", m->name, err ? err : "malformed");
 		free(err);

@@ -681,7 +681,8 @@ int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg
 	if (!is_super(cd, uid))
 		return ESLURM_ACCESS_DENIED;
 	char *err = NULL;
-	hostlist_t *hl = m->names && *m->names ? hostlist_create(m->names, &err) : NULL;
+	hostlist_t *hl = m->names && *m->names ? hostlist_create_max(m->names, cd->nnodes, &err)
+					       : NULL;
 	if (!hl) {
 		*msg = err;
 		return ESLURM_INVALID_NODE_NAME;

@@ -1074,6 +1074,11 @@ static void finish_globals(struct conf_priv *p)
 	conf->prolog = sdef(conf, "Prolog", NULL);
 	conf->epilog = sdef(conf, "Epilog", NULL);
 	conf->scheduler_parameters = sdef(conf, "SchedulerParameters", NULL);
+	if (conf->scheduler_parameters) {
+		const conf_kv_t *kv = kv_find(conf, "SchedulerParameters");
+		conf_check_sched_params(conf, kv ? kv->file : conf->path, kv ? kv->line : 0,
+					conf->scheduler_parameters);
+	}
 	const char *epl = conf_get(conf, "EnforcePartLimits");
 	conf->enforce_part_limits = !epl || !strcasecmp(epl, "NO") ? 0 : !strcasecmp(epl, "ANY") ? 2 : 1;
 	const char *mp = conf_get(conf, "SlurmdMetricsPort");

@@ -60,6 +60,10 @@ size_t conf_idx_uniq(size_t *v, size_t n);
 /* gres.conf, topology.conf, cgroup.conf from conf->dir (conf_extra.c). */
 void conf_read_extra(struct conf_priv *p);
 
+/* The numeric SchedulerParameters in val (from file:line) within Slurm's
+ * ranges; each one out of range is a conf_err (conf_sched.c). */
+void conf_check_sched_params(conf_t *conf, const char *file, int line, const char *val);
+
 /* SlurmdMetricsPort: a port, or "+N" (each node's Port plus N, *offset
  * set to 1). The port or offset, or -1 when malformed (conf_query.c). */
 long conf_metrics_port_parse(const char *v, int *offset);

@@ -4,11 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +21,9 @@
  * message up to EOF. */
 #define PIPE_READY 'R'
 #define PIPE_ERROR 'E'
+
+/* The descriptor of dirlock_take's lock in this process, for daemon_fail. */
+static int dirlock_fd = -1;
 
 static void write_all(int fd, const char *buf, size_t len)
 {
@@ -117,6 +123,14 @@ void daemon_fail(int fd, const char *msg)
 		fprintf(stderr, "%s\n", msg);
 		return;
 	}
+	/* A flock is released only when the exiting process's files are
+	 * put, one by one after the daemon pipe (a lower descriptor): the
+	 * starting shell would return while the lock still looks held. A
+	 * daemon that failed touches nothing more: give the lock up now. */
+	if (dirlock_fd >= 0) {
+		close(dirlock_fd);
+		dirlock_fd = -1;
+	}
 	char b = PIPE_ERROR;
 	write_all(fd, &b, 1);
 	write_all(fd, msg, strlen(msg));
@@ -165,60 +179,102 @@ int pidfile_write(const char *path, pid_t pid)
 	return rc;
 }
 
-static pid_t holder_of(int fd)
+/* The pid of the process that holds an exclusive flock on the file of
+ * fd, from /proc/locks (pids there are as this process sees them; 0 for
+ * one in a pid namespace it cannot see), or 0 if none is listed. */
+static pid_t flock_holder_listed(int fd)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (fcntl(fd, F_GETLK, &fl) < 0)
-		return -1;
-	if (fl.l_type == F_UNLCK)
+	struct stat st;
+	if (fstat(fd, &st) < 0)
 		return 0;
-	if (fl.l_pid > 0)
-		return fl.l_pid;
-	/* A holder in another pid namespace: the pid it wrote. */
-	char buf[32];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	long v = strtol(buf, NULL, 10);
-	return v > 0 ? (pid_t)v : 0;
+	FILE *fp = fopen("/proc/locks", "re");
+	if (!fp)
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; a process
+	 * waiting for a lock is listed after it as "1: -> FLOCK ...". */
+	char line[256], kind[16], mode[16], type[16];
+	int pid;
+	unsigned int maj, min;
+	unsigned long ino;
+	pid_t found = 0;
+	while (!found && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%*d: %15s %15s %15s %d %x:%x:%lu", kind, mode, type, &pid, &maj,
+			   &min, &ino) == 7 &&
+		    !strcmp(kind, "FLOCK") && !strcmp(type, "WRITE") && pid > 0 &&
+		    maj == major(st.st_dev) && min == minor(st.st_dev) && ino == (unsigned long)st.st_ino)
+			found = (pid_t)pid;
+	fclose(fp);
+	return found;
 }
 
-int lockfile_take(const char *path, pid_t *holder)
+/* Who holds the lock on the directory of dfd (known to be held): the
+ * kernel's answer, else the pid the holder wrote into name, else 0. */
+static pid_t holder_of(int dfd, const char *name)
+{
+	pid_t pid = flock_holder_listed(dfd);
+	if (pid > 0)
+		return pid;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	long v = strtol(buf, NULL, 10);
+	return v > 0 && v <= INT_MAX ? (pid_t)v : 0;
+}
+
+int dirlock_take(const char *dir, const char *name, pid_t *holder)
 {
 	*holder = 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return -1;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (fcntl(fd, F_SETLK, &fl) < 0) {
+	if (flock(dfd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
-		if (e == EAGAIN || e == EACCES) {
-			pid_t h = holder_of(fd);
-			*holder = h > 0 ? h : 0;
+		if (e == EWOULDBLOCK) {
+			*holder = holder_of(dfd, name);
 			e = EAGAIN;
 		}
-		close(fd);
+		close(dfd);
 		errno = e;
 		return -1;
 	}
 	char line[32];
 	int len = snprintf(line, sizeof(line), "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)len, 0) != len) {
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)len, 0) != len) {
 		int e = errno;
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
 		errno = e;
 		return -1;
 	}
-	return fd;
+	close(fd);
+	dirlock_fd = dfd;
+	return dfd;
 }
 
-pid_t lockfile_holder(const char *path)
+pid_t dirlock_holder(const char *dir, const char *name)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return errno == ENOENT ? 0 : -1;
-	/* F_GETLK of a write lock needs the file open for writing only to
-	 * set one; testing works on a read-only descriptor too. */
-	pid_t h = holder_of(fd);
-	close(fd);
+	/* flock has no test: a shared lock is refused only while someone
+	 * holds the exclusive one. */
+	pid_t h = 0;
+	if (flock(dfd, LOCK_SH | LOCK_NB) == 0)
+		flock(dfd, LOCK_UN);
+	else if (errno != EWOULDBLOCK)
+		h = -1;
+	else if ((h = holder_of(dfd, name)) == 0) {
+		h = -1;
+		errno = EAGAIN;
+	}
+	int e = errno;
+	close(dfd);
+	errno = e;
 	return h;
 }

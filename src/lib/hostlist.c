@@ -214,20 +214,35 @@ bad:
 	}
 }
 
-/* Expand one whitespace/comma-free token [b, e) into hl. */
-static int push_token(hostlist_t *hl, const char *b, const char *e,
-		      const char *expr, char **err)
-{
-	struct group *g = NULL;
-	size_t ng = 0, galloc = 0;
-	const char *p = b, *lit = b;
-	int rc = -1;
-	size_t total = 1;
+/* One whitespace/comma-free token of an expression, parsed: groups (a
+ * literal and a bracket each) and the literal after the last bracket.
+ * Its text points into the expression it was parsed from. */
+struct token {
+	struct group *g;
+	size_t ng, galloc;
+	const char *tail;
+	size_t taillen;
+	size_t count;            /* hosts it names, at most HOSTLIST_MAX */
+};
 
+static void token_release(struct token *t)
+{
+	for (size_t i = 0; i < t->ng; i++)
+		free(t->g[i].r);
+	free(t->g);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Parse the token [b, e) of expr into t (released on error). */
+static int token_parse(struct token *t, const char *b, const char *e, const char *expr, char **err)
+{
+	const char *p = b, *lit = b;
+	memset(t, 0, sizeof(*t));
+	t->count = 1;
 	while (p < e) {
 		if (*p == ']') {
 			set_err(err, "unbalanced ']' in '%s'", expr);
-			goto out;
+			goto bad;
 		}
 		if (*p != '[') {
 			p++;
@@ -237,41 +252,58 @@ static int push_token(hostlist_t *hl, const char *b, const char *e,
 		const char *open2 = memchr(p + 1, '[', (size_t)(e - p - 1));
 		if (!close || (open2 && open2 < close)) {
 			set_err(err, "unbalanced '[' in '%s'", expr);
-			goto out;
+			goto bad;
 		}
-		g = xgrow(g, sizeof(*g), ng + 1, &galloc);
-		struct group *cur = &g[ng++];
+		t->g = xgrow(t->g, sizeof(*t->g), t->ng + 1, &t->galloc);
+		struct group *cur = &t->g[t->ng++];
 		memset(cur, 0, sizeof(*cur));
 		cur->lit = lit;
 		cur->litlen = (size_t)(p - lit);
 		if (parse_bracket(cur, p + 1, close, expr, err) < 0)
-			goto out;
-		if (total > HOSTLIST_MAX / cur->count) {
+			goto bad;
+		if (t->count > HOSTLIST_MAX / cur->count) {
 			set_err(err, "too many hosts in '%s' (at most %d)", expr, HOSTLIST_MAX);
-			goto out;
+			goto bad;
 		}
-		total *= cur->count;
+		t->count *= cur->count;
 		p = close + 1;
 		lit = p;
 	}
-	if (hl->n + total > HOSTLIST_MAX) {
-		set_err(err, "too many hosts in '%s' (at most %d)", expr, HOSTLIST_MAX);
-		goto out;
+	t->tail = lit;
+	t->taillen = (size_t)(e - lit);
+	return 0;
+bad:
+	token_release(t);
+	return -1;
+}
+
+/* Expand one whitespace/comma-free token [b, e) into hl, which may then
+ * hold at most max hosts. */
+static int push_token(hostlist_t *hl, const char *b, const char *e, const char *expr, size_t max,
+		      char **err)
+{
+	struct token t;
+	if (token_parse(&t, b, e, expr, err) < 0)
+		return -1;
+	if (hl->n + t.count > max) {
+		token_release(&t);
+		return set_err(err, "too many hosts in '%s' (at most %zu)", expr, max);
 	}
+	const struct group *g = t.g;
+	size_t ng = t.ng;
 
 	/* Odometer over (range, value) per group; last group fastest. */
-	size_t taillen = (size_t)(e - lit);
 	if (ng == 0) {
-		push_owned(hl, xstrndup(b, taillen), taillen);
-		rc = 0;
-		goto out;
+		push_owned(hl, xstrndup(t.tail, t.taillen), t.taillen);
+		token_release(&t);
+		return 0;
 	}
 	size_t *ri = xcalloc(ng, sizeof(size_t));
 	unsigned long long *val = xcalloc(ng, sizeof(*val));
 	strbuf_t sb = STRBUF_INIT;
 	for (size_t i = 0; i < ng; i++)
 		val[i] = g[i].r[0].lo;
-	hl->h = xgrow(hl->h, sizeof(*hl->h), hl->n + total, &hl->alloc);
+	hl->h = xgrow(hl->h, sizeof(*hl->h), hl->n + t.count, &hl->alloc);
 	for (;;) {
 		strbuf_reset(&sb);
 		for (size_t i = 0; i < ng; i++) {
@@ -279,7 +311,7 @@ static int push_token(hostlist_t *hl, const char *b, const char *e,
 			strbuf_grow(&sb, 24);
 			strbuf_setlen(&sb, sb.len + fmt_num(sb.buf + sb.len, val[i], g[i].r[ri[i]].width));
 		}
-		strbuf_add(&sb, lit, taillen);
+		strbuf_add(&sb, t.tail, t.taillen);
 		push_owned(hl, xstrndup(sb.buf, sb.len), sb.len);
 		/* advance */
 		size_t i = ng;
@@ -302,27 +334,21 @@ static int push_token(hostlist_t *hl, const char *b, const char *e,
 	strbuf_release(&sb);
 	free(ri);
 	free(val);
-	rc = 0;
-out:
-	for (size_t i = 0; i < ng; i++)
-		free(g[i].r);
-	free(g);
-	return rc;
+	token_release(&t);
+	return 0;
 }
 
-int hostlist_push(hostlist_t *hl, const char *expr, char **err)
+/* Call fn on each token [b, e) of expr (separators outside brackets
+ * split them); stops at the first that fails. */
+static int each_token(const char *expr, int (*fn)(void *arg, const char *b, const char *e),
+		      void *arg)
 {
-	size_t n0 = hl->n;
 	const char *p = expr ? expr : "";
-
-	if (err)
-		*err = NULL;
 	while (*p) {
 		while (*p && is_sep(*p))
 			p++;
 		if (!*p)
 			break;
-		/* a token ends at a separator outside brackets */
 		const char *b = p;
 		int depth = 0;
 		while (*p && (depth > 0 || !is_sep(*p))) {
@@ -332,22 +358,169 @@ int hostlist_push(hostlist_t *hl, const char *expr, char **err)
 				depth--;
 			p++;
 		}
-		if (push_token(hl, b, p, expr, err) < 0) {
-			truncate_to(hl, n0);
+		if (fn(arg, b, p) < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
 
-hostlist_t *hostlist_create(const char *expr, char **err)
+struct push_arg {
+	hostlist_t *hl;
+	const char *expr;
+	size_t max;
+	char **err;
+};
+
+static int push_one(void *arg, const char *b, const char *e)
+{
+	struct push_arg *a = arg;
+	return push_token(a->hl, b, e, a->expr, a->max, a->err);
+}
+
+static int push_max(hostlist_t *hl, const char *expr, size_t max, char **err)
+{
+	size_t n0 = hl->n;
+	struct push_arg a = { hl, expr ? expr : "", max, err };
+	if (err)
+		*err = NULL;
+	if (each_token(expr, push_one, &a) < 0) {
+		truncate_to(hl, n0);
+		return -1;
+	}
+	return 0;
+}
+
+int hostlist_push(hostlist_t *hl, const char *expr, char **err)
+{
+	return push_max(hl, expr, HOSTLIST_MAX, err);
+}
+
+hostlist_t *hostlist_create_max(const char *expr, size_t max, char **err)
 {
 	hostlist_t *hl = hostlist_create_empty();
-	if (hostlist_push(hl, expr, err) < 0) {
+	if (push_max(hl, expr, max < HOSTLIST_MAX ? max : HOSTLIST_MAX, err) < 0) {
 		hostlist_destroy(hl);
 		return NULL;
 	}
 	return hl;
+}
+
+hostlist_t *hostlist_create(const char *expr, char **err)
+{
+	return hostlist_create_max(expr, HOSTLIST_MAX, err);
+}
+
+/* ---- sets: expressions tested without expanding them ---- */
+
+struct hostset {
+	char *expr;              /* the tokens point into it */
+	struct token *t;
+	size_t nt, talloc;
+};
+
+struct set_arg {
+	hostset_t *hs;
+	char **err;
+};
+
+static int set_one(void *arg, const char *b, const char *e)
+{
+	struct set_arg *a = arg;
+	hostset_t *hs = a->hs;
+	hs->t = xgrow(hs->t, sizeof(*hs->t), hs->nt + 1, &hs->talloc);
+	if (token_parse(&hs->t[hs->nt], b, e, hs->expr, a->err) < 0)
+		return -1;
+	hs->nt++;
+	return 0;
+}
+
+hostset_t *hostset_create(const char *expr, char **err)
+{
+	hostset_t *hs = xcalloc(1, sizeof(*hs));
+	hs->expr = xstrdup(expr ? expr : "");
+	struct set_arg a = { hs, err };
+	if (err)
+		*err = NULL;
+	if (each_token(hs->expr, set_one, &a) < 0) {
+		hostset_destroy(hs);
+		return NULL;
+	}
+	return hs;
+}
+
+void hostset_destroy(hostset_t *hs)
+{
+	if (!hs)
+		return;
+	for (size_t i = 0; i < hs->nt; i++)
+		token_release(&hs->t[i]);
+	free(hs->t);
+	free(hs->expr);
+	free(hs);
+}
+
+/* Do the n digits at s print a value of g, as expansion prints it (the
+ * value zero-padded to its range's width)? */
+static int group_has(const struct group *g, const char *s, size_t n)
+{
+	unsigned long long v = 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (unsigned long long)(s[i] - '0');
+	int nd = ndigits(v);
+	for (size_t i = 0; i < g->nr; i++) {
+		const struct range *r = &g->r[i];
+		if (v >= r->lo && v <= r->hi && (size_t)(r->width > nd ? r->width : nd) == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* Does t name [s, s+n)? A digit run may split between two brackets
+ * ("n[1-20][1-9]"), so this walks the name once per group with the set of
+ * positions the groups so far can end at: linear in the name and the
+ * ranges, whatever the expression. */
+static int token_has(const struct token *t, const char *s, size_t n)
+{
+	unsigned char small[2 * 128];
+	unsigned char *buf = n < 128 ? small : xmalloc(2 * (n + 1));
+	unsigned char *cur = buf, *nxt = buf + n + 1;
+	memset(cur, 0, n + 1);
+	cur[0] = 1;
+	int any = 1;
+	for (size_t gi = 0; gi < t->ng && any; gi++) {
+		const struct group *g = &t->g[gi];
+		memset(nxt, 0, n + 1);
+		any = 0;
+		for (size_t pos = 0; pos <= n; pos++) {
+			if (!cur[pos] || n - pos < g->litlen || memcmp(s + pos, g->lit, g->litlen))
+				continue;
+			size_t p = pos + g->litlen;
+			for (size_t d = 1; d <= NUM_MAX_DIGITS && p + d <= n && s[p + d - 1] >= '0' &&
+			     s[p + d - 1] <= '9'; d++)
+				if (group_has(g, s + p, d))
+					nxt[p + d] = any = 1;
+		}
+		unsigned char *x = cur;
+		cur = nxt;
+		nxt = x;
+	}
+	int hit = 0;
+	for (size_t pos = 0; any && pos <= n && !hit; pos++)
+		hit = cur[pos] && n - pos == t->taillen && !memcmp(s + pos, t->tail, t->taillen);
+	if (buf != small)
+		free(buf);
+	return hit;
+}
+
+int hostset_has(const hostset_t *hs, const char *name)
+{
+	if (!hs || !name)
+		return 0;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < hs->nt; i++)
+		if (token_has(&hs->t[i], name, n))
+			return 1;
+	return 0;
 }
 
 /* ---- queries ---- */

@@ -26,6 +26,12 @@ typedef struct hostlist hostlist_t;
 #define HOSTLIST_MAX (1 << 22)
 hostlist_t *hostlist_create(const char *expr, char **err);
 hostlist_t *hostlist_create_empty(void);
+/* As hostlist_create, but a list of more than max hosts is refused before
+ * it is expanded ("too many hosts in '...' (at most max)"). Whatever a
+ * request names is expanded through this, with the most hosts the answer
+ * can use (the cluster's nodes): an expression costs memory per host it
+ * names, and "comp[1-4194304]" is 15 bytes. */
+hostlist_t *hostlist_create_max(const char *expr, size_t max, char **err);
 void hostlist_destroy(hostlist_t *hl);              /* accepts NULL */
 
 /* Append all hosts of expr; 0 or -1 (with *err) on a syntax error. */
@@ -36,6 +42,16 @@ size_t hostlist_count(const hostlist_t *hl);
 const char *hostlist_nth(const hostlist_t *hl, size_t i); /* owned by hl */
 /* Index of name or -1. Linear; build a hash where it matters. */
 long hostlist_find(const hostlist_t *hl, const char *name);
+
+/* A hostlist expression as a set, never expanded: memory and the cost of
+ * a test grow with the expression's text, not with the hosts it names.
+ * For filters a request sends (sacct -N), which may name hosts that no
+ * longer exist. The same syntax and errors as hostlist_create. */
+typedef struct hostset hostset_t;
+hostset_t *hostset_create(const char *expr, char **err);
+void hostset_destroy(hostset_t *hs);                /* accepts NULL */
+/* Would the expression's expansion hold name? */
+int hostset_has(const hostset_t *hs, const char *name);
 
 void hostlist_sort(hostlist_t *hl);   /* by prefix, then numeric suffix */
 void hostlist_uniq(hostlist_t *hl);   /* sort + remove duplicates */

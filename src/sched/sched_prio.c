@@ -218,7 +218,9 @@ void sched_params_parse(sched_params_t *p, const char *scheduler_type,
 			p->bf_continue = 1;
 		else if (!strcasecmp(tok, "default_queue_depth") && eq && v)
 			p->default_queue_depth = (uint32_t)v;
-		else if (!strcasecmp(tok, "bf_interval") && eq)
+		else if (!strcasecmp(tok, "bf_interval") && eq && !strcmp(eq + 1, "-1"))
+			p->backfill = 0;   /* as Slurm: -1 disables the backfill loop */
+		else if (!strcasecmp(tok, "bf_interval") && eq && v)
 			p->bf_interval = (uint32_t)v;
 	}
 	free(dup);

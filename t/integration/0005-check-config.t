@@ -48,4 +48,23 @@ test_expect_success 'Include files and topology errors are found' '
 	grep -q "topology.conf:[0-9]*:.*comp999" err
 '
 
+test_expect_success 'SchedulerParameters out of Slurm 22.05 ranges: refused with file:line, the key and the range' '
+	mkdir sp && cp "$CL/etc/"* sp/ &&
+	echo "SchedulerParameters=bf_continue,bf_interval=-2,bf_window=0,bf_max_job_test=10,bf_max_job_user=11" >>sp/slurm.conf &&
+	line=$(wc -l <sp/slurm.conf) &&
+	test_expect_code 1 sluice check-config sp 2>err &&
+	grep -F "slurm.conf:$line: SchedulerParameters: bf_interval=-2 is out of range: expected 1-10800 or -1 (disabled)" err &&
+	grep -F "slurm.conf:$line: SchedulerParameters: bf_window=0 is out of range: expected 1-43200" err &&
+	grep -F "slurm.conf:$line: SchedulerParameters: bf_max_job_user=11 is out of range: expected 0-10 (bf_max_job_test)" err &&
+	test_expect_code 1 env SLURM_CONF="$PWD/sp/slurm.conf" sluice ctld -D 2>err &&
+	grep -F "bf_interval=-2 is out of range" err
+'
+
+test_expect_success 'SchedulerParameters at the ends of the ranges, and -1 for bf_interval, pass' '
+	mkdir spok && cp "$CL/etc/"* spok/ &&
+	echo "SchedulerParameters=bf_interval=-1,bf_window=43200,bf_resolution=3600,bf_max_job_test=1000000,bf_max_job_user=0,default_queue_depth=0" >>spok/slurm.conf &&
+	sluice check-config spok >out 2>err &&
+	test_must_be_empty err
+'
+
 test_done

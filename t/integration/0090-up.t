@@ -83,6 +83,13 @@ test_expect_success 'a second sluice up on the same directory says it is in use 
 	( . "$UPDIR/c/env.sh" && scontrol ping )
 '
 
+test_expect_success 'without the lock file (deleted as stale) too' '
+	rm "$UPDIR/c/state/sluice-ctld.lock" &&
+	test_expect_code 1 sluice up --dir "$UPDIR/c" >up2.out 2>up2.err &&
+	grep "already running (controller pid $(cat "$UPDIR/c/run/ctld.pid"))" up2.err &&
+	( . "$UPDIR/c/env.sh" && scontrol ping )
+'
+
 test_expect_success 'Ctrl-C stops every daemon and exits 0' '
 	pid=$(cat up.pid) &&
 	kill -INT $pid &&

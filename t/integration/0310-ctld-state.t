@@ -97,6 +97,36 @@ test_expect_success 'the lock file names the holder' '
 	test "$(cat "$CL/state/sluice-ctld.lock")" = "$(cat "$CL/run/ctld.pid")"
 '
 
+# The lock is on the state directory; sluice-ctld.lock only names the
+# holder. An admin who deletes it as stale must not let a second
+# controller share the state (both handed out the same job id).
+test_expect_success 'the lock file deleted: a second controller is still refused, naming the holder' '
+	pid=$(cat "$CL/run/ctld.pid") &&
+	sock_ino=$(stat -c %i "$CL/run/sluice-ctld.sock") &&
+	rm "$CL/state/sluice-ctld.lock" &&
+	test_expect_code 1 sluice ctld >out 2>err &&
+	grep "in use by another controller (pid $pid)" err &&
+	test_expect_code 1 sluice ctld -D >out 2>err &&
+	grep "in use by another controller (pid $pid)" err &&
+	test "$(cat "$CL/run/ctld.pid")" = "$pid" &&
+	test "$(stat -c %i "$CL/run/sluice-ctld.sock")" = "$sock_ino" &&
+	! test -e "$CL/state/sluice-ctld.lock"
+'
+
+test_expect_success 'the lock file recreated by someone else: still refused; the first serves on, ids not reused' '
+	pid=$(cat "$CL/run/ctld.pid") &&
+	echo 1 >"$CL/state/sluice-ctld.lock" &&
+	test_expect_code 1 sluice ctld -D >out 2>err &&
+	grep "in use by another controller (pid $pid)" err &&
+	test "$(cat "$CL/state/sluice-ctld.lock")" = 1 &&
+	scontrol ping &&
+	test "$(job_state $(cat secret.id))" = PENDING &&
+	test "$(job_state $id2)" = PENDING &&
+	id3=$(sbatch --parsable -H -o /dev/null --wrap=true) &&
+	test "$id3" -gt "$id2" &&
+	test "$(job_state $id3)" = PENDING
+'
+
 test_expect_success 'restart as a daemon: the pid file follows the new daemon; jobs survive' '
 	old=$CTLD_PID &&
 	kill $old && wait_gone $old &&

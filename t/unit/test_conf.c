@@ -316,6 +316,69 @@ static void test_client_speed(void)
 	free(path);
 }
 
+/* slurm.conf with SchedulerParameters=sp on line 2: its errors. */
+static conf_t *load_sp(const char *sp)
+{
+	char dir[] = "/tmp/test_conf.XXXXXX";
+	if (!mkdtemp(dir))
+		return NULL;
+	char *path = xasprintf("%s/slurm.conf", dir);
+	FILE *fp = fopen(path, "w");
+	fprintf(fp, "SlurmctldHost=ctl\nSchedulerParameters=%s\nNodeName=n1\nPartitionName=p Nodes=n1\n", sp);
+	fclose(fp);
+	conf_t *c = conf_load(path, CONF_FULL);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	return c;
+}
+
+static void sp_ok(const char *sp)
+{
+	conf_t *c = load_sp(sp);
+	ok(c && c->nerrors == 0, "SchedulerParameters=%s accepted", sp);
+	if (c)
+		dump_errors(c);
+	conf_destroy(c);
+}
+
+static void sp_bad(const char *sp, const char *want)
+{
+	conf_t *c = load_sp(sp);
+	ok(c && c->nerrors == 1 && has_error(c, "slurm.conf:2: SchedulerParameters: ") && has_error(c, want),
+	   "SchedulerParameters=%s refused: %s", sp, want);
+	if (c)
+		dump_errors(c);
+	conf_destroy(c);
+}
+
+/* Slurm 22.05's ranges (man slurm.conf) for the keys the scheduler uses. */
+static void test_sched_params(void)
+{
+	sp_ok("bf_interval=1,bf_window=43200,bf_resolution=3600,bf_max_job_test=1000000,"
+	      "bf_max_job_user=1000000,default_queue_depth=0,bf_continue,enable_user_top,some_other=-5");
+	sp_ok("bf_interval=-1");
+	sp_ok("BF_INTERVAL=10800,bf_window=1,bf_resolution=1,bf_max_job_test=1,bf_max_job_user=0");
+	sp_ok("bf_max_job_user=500");
+	sp_bad("bf_interval=-2", "bf_interval=-2 is out of range: expected 1-10800 or -1 (disabled)");
+	sp_bad("bf_interval=0", "bf_interval=0 is out of range");
+	sp_bad("bf_interval=10801", "bf_interval=10801 is out of range");
+	sp_bad("bf_window=0", "bf_window=0 is out of range: expected 1-43200");
+	sp_bad("bf_window=43201", "bf_window=43201 is out of range");
+	sp_bad("bf_resolution=3601", "bf_resolution=3601 is out of range: expected 1-3600");
+	sp_bad("bf_max_job_test=0", "bf_max_job_test=0 is out of range: expected 1-1000000");
+	sp_bad("bf_max_job_test=1000001", "bf_max_job_test=1000001 is out of range");
+	sp_bad("default_queue_depth=-1", "default_queue_depth=-1 is out of range: expected 0-2147483647");
+	sp_bad("bf_window=ten", "bf_window=ten is out of range");
+	sp_bad("bf_window=", "bf_window= is out of range");
+	sp_bad("bf_resolution=99999999999999999999", "bf_resolution=99999999999999999999 is out of range");
+	sp_bad("bf_max_job_user=501", "bf_max_job_user=501 is out of range: expected 0-500 (bf_max_job_test)");
+	sp_bad("bf_max_job_test=10,bf_max_job_user=11", "bf_max_job_user=11 is out of range: expected 0-10");
+	conf_t *c = load_sp("bf_interval=-2,bf_window=0");
+	ok(c && c->nerrors == 2, "each key out of range is an error of its own");
+	conf_destroy(c);
+}
+
 static void test_misc(void)
 {
 	char *s = conf_expand_path("/var/log/slurmd-%n-%h.log", "n1", "host1");
@@ -333,6 +396,7 @@ int main(void)
 	test_gres();
 	test_topology();
 	test_client_speed();
+	test_sched_params();
 	test_misc();
 	return done_testing();
 }

@@ -1,4 +1,5 @@
-/* Unit tests for hostlist: parsing, errors, sorting, compression, speed. */
+/* Unit tests for hostlist: parsing, errors, sorting, compression, speed,
+ * bounded expansion and sets tested without expanding. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -235,8 +236,102 @@ static void test_speed(void)
 	hostlist_destroy(hl);
 }
 
+/* hostset_has agrees with the expansion: every host of expr is in the
+ * set, and so is no name of others that the expansion lacks. */
+static void set_agrees(const char *expr, const char *others)
+{
+	char *err = NULL;
+	hostlist_t *hl = hostlist_create(expr, NULL);
+	hostset_t *hs = hostset_create(expr, &err);
+	if (!ok(hl && hs, "set of '%s'", expr)) {
+		printf("#   err: %s\n", err ? err : "(none)");
+		free(err);
+		hostlist_destroy(hl);
+		hostset_destroy(hs);
+		return;
+	}
+	size_t miss = 0;
+	for (size_t i = 0; i < hostlist_count(hl); i++)
+		miss += !hostset_has(hs, hostlist_nth(hl, i));
+	is_int(miss, 0, "every host of '%s' is in its set", expr);
+	hostlist_t *o = hostlist_create(others, NULL);
+	size_t wrong = 0;
+	for (size_t i = 0; i < hostlist_count(o); i++) {
+		const char *n = hostlist_nth(o, i);
+		if (hostset_has(hs, n) != (hostlist_find(hl, n) >= 0)) {
+			printf("#   '%s' in set of '%s': %d\n", n, expr, hostset_has(hs, n));
+			wrong++;
+		}
+	}
+	is_int(wrong, 0, "the set of '%s' answers as its expansion for '%s'", expr, others);
+	hostlist_destroy(o);
+	hostlist_destroy(hl);
+	hostset_destroy(hs);
+}
+
+static void test_sets(void)
+{
+	set_agrees("comp[1-4]", "comp[0-5],comp[01-04],comp,comp1x,xcomp1,Comp1");
+	set_agrees("n[08-10]", "n[7-11],n[007-011],n08x,n");
+	set_agrees("n[8-10]", "n[07-11],n[7-11]");
+	set_agrees("n[9,010]", "n[8-11],n[08-11],n[008-011]");
+	set_agrees("a[1-2]b[3-4],c", "a[0-3]b[2-5],a[01-02]b[03-04],c,cc,a1b,a1b3x");
+	set_agrees("n[1-20][1-9]", "n[1-300],n[01-09][1-9],n0,n");
+	set_agrees("r[0-1]n[00-15]-ib", "r[0-2]n[0-16]-ib,r[0-1]n[00-15],r0n00-ibx");
+	set_agrees("x,y,z[1]", "x,y,z,z1,z01,w");
+	set_agrees("[1-3]", "[0-4],a1");
+	set_agrees("", "a,b");
+	char *err = NULL;
+	ok(hostset_create("comp[1-", &err) == NULL, "a malformed set is refused");
+	is_str(err, "unbalanced '[' in 'comp[1-'", "with hostlist_create's error");
+	free(err);
+	/* A huge expression is a few ranges, not millions of hosts: quick
+	 * to make and to test (it would take hundreds of MB expanded). */
+	double t0 = now();
+	hostset_t *hs = hostset_create("comp[1-4194304]", NULL);
+	ok(hs && hostset_has(hs, "comp4194304") && hostset_has(hs, "comp1") && !hostset_has(hs, "comp0") &&
+	   !hostset_has(hs, "comp4194305") && !hostset_has(hs, "comp01"),
+	   "comp[1-4194304] as a set answers at its ends");
+	ok(now() - t0 < 0.01, "without expanding it (%.4f s CPU)", now() - t0);
+	hostset_destroy(hs);
+	/* Many brackets against a long run of digits: 2^22 ways to split
+	 * it, which are not tried one by one. */
+	char expr[1024] = "d", name[256] = "d";
+	for (int i = 0; i < 22; i++)
+		strcat(expr, "[7,77]");
+	memset(name + 1, '7', 33);
+	name[34] = '\0';
+	t0 = now();
+	hs = hostset_create(expr, NULL);
+	ok(hs && hostset_has(hs, name), "22 brackets of 1 or 2 digits hold a name of 33 (some split fits)");
+	strcat(name, "x");
+	ok(hs && !hostset_has(hs, name), "but not with a letter after them");
+	ok(now() - t0 < 0.05, "and both are told quickly (%.4f s CPU)", now() - t0);
+	hostset_destroy(hs);
+}
+
+static void test_bounded(void)
+{
+	char *err = NULL;
+	hostlist_t *hl = hostlist_create_max("n[1-4]", 4, &err);
+	ok(hl && hostlist_count(hl) == 4, "4 hosts where 4 may be");
+	hostlist_destroy(hl);
+	double t0 = now();
+	hl = hostlist_create_max("comp[1-4194304]", 10, &err);
+	ok(!hl, "4194304 hosts where 10 may be: refused");
+	is_str(err, "too many hosts in 'comp[1-4194304]' (at most 10)", "saying so");
+	ok(now() - t0 < 0.01, "before expanding (%.4f s CPU)", now() - t0);
+	free(err);
+	hl = hostlist_create_max("a[1-6],b[1-6]", 10, &err);
+	ok(!hl, "the bound is on the whole list, over its tokens");
+	is_str(err, "too many hosts in 'a[1-6],b[1-6]' (at most 10)", "saying so");
+	free(err);
+}
+
 int main(void)
 {
+	test_sets();
+	test_bounded();
 	test_parse();
 	test_ranged();
 	test_sort();

@@ -171,6 +171,8 @@ static void test_params(void)
 	   p.bf_interval == 5, "SchedulerParameters parsed");
 	sched_params_parse(&p, "sched/builtin", NULL);
 	ok(!p.backfill, "sched/builtin: no backfill");
+	sched_params_parse(&p, "sched/backfill", "bf_interval=-1");
+	ok(!p.backfill && p.bf_interval == 30, "bf_interval=-1: no backfill, as Slurm");
 }
 
 int main(void)
