@@ -78,19 +78,41 @@ int cmd_submit(job_desc_t *d, enum msg_type *rtype, void **reply)
 			snprintf(d->request_id + 2 * i, 3, "%02x", rnd[i]);
 	}
 	int err = 0;
-	for (int try = 1;; try++) {
+	cmd_retry_t rt;
+	cmd_retry_init(&rt, cmd_conf()->message_timeout);
+	for (;;) {
 		*reply = NULL;
 		*rtype = MSG_NONE;
 		err = rpc_call_ctld(cmd_conf(), MSG_SUBMIT, d, rtype, reply);
-		if ((err != SLUICE_E_TIMEOUT && err != SLUICE_E_CONNECT) || !d->request_id ||
-		    try == CMD_SUBMIT_TRIES)
+		long wait_ms = d->request_id ? cmd_retry_next(&rt, err) : -1;
+		if (wait_ms < 0)
 			break;
 		if (*reply)
 			proto_msg_destroy(*rtype, *reply);
 		error("%s; retrying", slurm_strerror(err));
-		sleep((unsigned)try);
+		if (wait_ms)
+			usleep((useconds_t)wait_ms * 1000);
 	}
 	return err;
+}
+
+void cmd_retry_init(cmd_retry_t *r, uint32_t message_timeout_s)
+{
+	memset(r, 0, sizeof(*r));
+	uint32_t s = message_timeout_s ? message_timeout_s : 10;
+	r->window_ms = s > 86400 ? 86400000u : s * 1000u;
+}
+
+long cmd_retry_next(cmd_retry_t *r, int err)
+{
+	if (err == SLUICE_E_TIMEOUT)
+		return ++r->timeouts >= CMD_SUBMIT_TRIES ? -1 : 0;
+	if (err != SLUICE_E_CONNECT || r->waited_ms >= r->window_ms)
+		return -1;
+	uint32_t d = r->next_ms ? r->next_ms : CMD_RETRY_FIRST_MS;
+	r->next_ms = d * 2 > CMD_RETRY_MAX_MS ? CMD_RETRY_MAX_MS : d * 2;
+	r->waited_ms += d;
+	return (long)d;
 }
 
 /* A tiny open-addressed cache: a queue names few distinct users, but asks
