@@ -325,8 +325,11 @@ void fmt_add(strbuf_t *sb, const char *s, int width, int right)
 	size_t len = strlen(s);
 	size_t w = (size_t)width;
 	if (len >= w) {
-		strbuf_add(sb, s, w);
-		return;
+		len = cmd_cut_len(s, len, w);
+		if (len == w) {
+			strbuf_add(sb, s, w);
+			return;
+		}
 	}
 	/* Write in place: this runs for every field of every row. */
 	strbuf_grow(sb, w);
@@ -339,6 +342,48 @@ void fmt_add(strbuf_t *sb, const char *s, int width, int right)
 		memset(p + len, ' ', w - len);
 	}
 	strbuf_setlen(sb, sb->len + w);
+}
+
+size_t cmd_cut_len(const char *s, size_t len, size_t max)
+{
+	if (len <= max)
+		return len;
+	const unsigned char *u = (const unsigned char *)s;
+	if ((u[max] & 0xc0) != 0x80)
+		return max;             /* the cut falls before a character */
+	/* u[max] continues a character: find its first byte (at most 3 back) */
+	for (size_t j = 1; j <= 3 && j <= max; j++) {
+		unsigned char c = u[max - j];
+		if ((c & 0xc0) == 0x80)
+			continue;
+		size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+		return need > j ? max - j : max;
+	}
+	return max;                     /* not UTF-8: bytes, as Slurm */
+}
+
+void cmd_add_spaces(strbuf_t *sb, size_t n)
+{
+	strbuf_grow(sb, n);
+	memset(sb->buf + sb->len, ' ', n);
+	strbuf_setlen(sb, sb->len + n);
+}
+
+void cmd_add_cut_plus(strbuf_t *sb, const char *v, size_t len, size_t width, int left)
+{
+	size_t n = len, plus = 0;
+	if (len > width) {
+		n = width ? cmd_cut_len(v, len, width - 1) : 0;
+		plus = width > 0;
+	}
+	size_t pad = width > n + plus ? width - n - plus : 0;
+	if (!left)
+		cmd_add_spaces(sb, pad);
+	strbuf_add(sb, v, n);
+	if (plus)
+		strbuf_addch(sb, '+');
+	if (left)
+		cmd_add_spaces(sb, pad);
 }
 
 void fmt_add_u(strbuf_t *sb, uint64_t v, int width, int right)

@@ -104,6 +104,18 @@ void fmt_release(fmt_t *f);
 /* Append s as Slurm's print functions do: width 0 -> as is; else padded to
  * width (left, or right when right) and truncated to width. */
 void fmt_add(strbuf_t *sb, const char *s, int width, int right);
+/* Where to cut s (len bytes) to fit max bytes: max, or less so that no
+ * UTF-8 character is cut in two (the column is then padded to its width
+ * as a shorter value is). Widths stay in bytes, as Slurm's: ASCII output is
+ * Slurm's byte for byte, and bytes that are not UTF-8 are cut as Slurm
+ * cuts them. Every column printer cuts through it. */
+size_t cmd_cut_len(const char *s, size_t len, size_t max);
+/* Spaces, n of them. */
+void cmd_add_spaces(strbuf_t *sb, size_t n);
+/* Append v cut to width-1 bytes (cmd_cut_len) and a '+' when it is longer
+ * than width (sacct, sacctmgr, sreport, sshare), else as it is; padded to
+ * width on the left (right-justified) or, with left, on the right. */
+void cmd_add_cut_plus(strbuf_t *sb, const char *v, size_t len, size_t width, int left);
 /* Same for an unsigned number. */
 void fmt_add_u(strbuf_t *sb, uint64_t v, int width, int right);
 
