@@ -52,7 +52,13 @@ test_expect_success CGPIDS 'a cluster with PidsLimit=24' '
 	wait_for 30 nodes_idle
 '
 
-test_expect_success CGPIDS 'a job runs with pids.max set to the limit' '
+# Where v2 cannot enable the pids controller for the node's scope (a
+# container's delegated tree), the node daemon said so at start: the limit
+# tests are skipped then.
+[ -n "${CL:-}" ] && ! grep -qs "PidsLimit=24 cannot be applied" "$CL"/log/noded-comp001.* &&
+	test_set_prereq PIDSLIMIT
+
+test_expect_success CGPIDS,PIDSLIMIT 'a job runs with pids.max set to the limit' '
 	cd "$CL/work" &&
 	id=$(sbatch --parsable -o /dev/null --wrap="sleep 300") &&
 	wait_job_state $id RUNNING &&
@@ -64,7 +70,7 @@ test_expect_success CGPIDS 'a job runs with pids.max set to the limit' '
 	wait_for 10 sh -c "! test -d \"$J\""
 '
 
-test_expect_success CGPIDS,PYTHON3 'a fork bomb stops at the limit and the node goes on' '
+test_expect_success CGPIDS,PIDSLIMIT,PYTHON3 'a fork bomb stops at the limit and the node goes on' '
 	cd "$CL/work" &&
 	cat >bomb.py <<-\EOF &&
 	import os, signal, sys
@@ -109,7 +115,7 @@ test_expect_success CGPIDS 'without PidsLimit a job has no pids limit' '
 		! grep -q ":pids:/${SLUICE_CGROUP_PREFIX}_comp001/" $id.cg &&
 		! test -d "$J"
 	else
-		test "$(cat "$J/pids.max")" = max
+		{ ! test -e "$J/pids.max" || test "$(cat "$J/pids.max")" = max; }
 	fi &&
 	scancel $id &&
 	wait_job_state $id CANCELLED
