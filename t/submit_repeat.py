@@ -10,7 +10,13 @@
 #   submit_repeat.py send SOCK FILE K: send the first frame of FILE on K
 #     connections to SOCK, one after the other; print each reply frame in
 #     hex, one a line.
-import os, socket, sys
+#   submit_repeat.py lose SOCK FILE N CTLD K: listen on SOCK, take N
+#     connections and pass the first frame of each to the controller's
+#     socket CTLD; the first K replies are lost (the client's connection is
+#     closed without it, as by a controller that crashed after its commit),
+#     the others passed back. FILE gets a line per connection: the
+#     monotonic time it was accepted and the time it was closed.
+import os, socket, sys, time
 
 def read_frame(s):
     def exact(n):
@@ -40,6 +46,33 @@ if mode == "record":
         frames += read_frame(c)
         c.close()
     open(file + ".tmp", "wb").write(frames)
+    os.rename(file + ".tmp", file)
+elif mode == "lose":
+    ctld, lost = sys.argv[5], int(sys.argv[6])
+    if os.path.exists(path):
+        os.unlink(path)
+    ls = socket.socket(socket.AF_UNIX)
+    ls.bind(path)
+    os.chmod(path, 0o777)
+    ls.listen(4)
+    ls.settimeout(30)
+    times = ""
+    for i in range(n):
+        c, _ = ls.accept()
+        accepted = time.monotonic()
+        c.settimeout(10)
+        frame = read_frame(c)
+        u = socket.socket(socket.AF_UNIX)
+        u.settimeout(10)
+        u.connect(ctld)
+        u.sendall(frame)
+        reply = read_frame(u)
+        u.close()
+        if i >= lost:
+            c.sendall(reply)
+        c.close()
+        times += "%.6f %.6f\n" % (accepted, time.monotonic())
+    open(file + ".tmp", "w").write(times)
     os.rename(file + ".tmp", file)
 else:
     data = open(file, "rb").read()

@@ -78,19 +78,41 @@ int cmd_submit(job_desc_t *d, enum msg_type *rtype, void **reply)
 			snprintf(d->request_id + 2 * i, 3, "%02x", rnd[i]);
 	}
 	int err = 0;
-	for (int try = 1;; try++) {
+	cmd_retry_t rt;
+	cmd_retry_init(&rt, cmd_conf()->message_timeout);
+	for (;;) {
 		*reply = NULL;
 		*rtype = MSG_NONE;
 		err = rpc_call_ctld(cmd_conf(), MSG_SUBMIT, d, rtype, reply);
-		if ((err != SLUICE_E_TIMEOUT && err != SLUICE_E_CONNECT) || !d->request_id ||
-		    try == CMD_SUBMIT_TRIES)
+		long wait_ms = d->request_id ? cmd_retry_next(&rt, err) : -1;
+		if (wait_ms < 0)
 			break;
 		if (*reply)
 			proto_msg_destroy(*rtype, *reply);
 		error("%s; retrying", slurm_strerror(err));
-		sleep((unsigned)try);
+		if (wait_ms)
+			usleep((useconds_t)wait_ms * 1000);
 	}
 	return err;
+}
+
+void cmd_retry_init(cmd_retry_t *r, uint32_t message_timeout_s)
+{
+	memset(r, 0, sizeof(*r));
+	uint32_t s = message_timeout_s ? message_timeout_s : 10;
+	r->window_ms = s > 86400 ? 86400000u : s * 1000u;
+}
+
+long cmd_retry_next(cmd_retry_t *r, int err)
+{
+	if (err == SLUICE_E_TIMEOUT)
+		return ++r->timeouts >= CMD_SUBMIT_TRIES ? -1 : 0;
+	if (err != SLUICE_E_CONNECT || r->waited_ms >= r->window_ms)
+		return -1;
+	uint32_t d = r->next_ms ? r->next_ms : CMD_RETRY_FIRST_MS;
+	r->next_ms = d * 2 > CMD_RETRY_MAX_MS ? CMD_RETRY_MAX_MS : d * 2;
+	r->waited_ms += d;
+	return (long)d;
 }
 
 /* A tiny open-addressed cache: a queue names few distinct users, but asks
@@ -303,8 +325,11 @@ void fmt_add(strbuf_t *sb, const char *s, int width, int right)
 	size_t len = strlen(s);
 	size_t w = (size_t)width;
 	if (len >= w) {
-		strbuf_add(sb, s, w);
-		return;
+		len = cmd_cut_len(s, len, w);
+		if (len == w) {
+			strbuf_add(sb, s, w);
+			return;
+		}
 	}
 	/* Write in place: this runs for every field of every row. */
 	strbuf_grow(sb, w);
@@ -317,6 +342,48 @@ void fmt_add(strbuf_t *sb, const char *s, int width, int right)
 		memset(p + len, ' ', w - len);
 	}
 	strbuf_setlen(sb, sb->len + w);
+}
+
+size_t cmd_cut_len(const char *s, size_t len, size_t max)
+{
+	if (len <= max)
+		return len;
+	const unsigned char *u = (const unsigned char *)s;
+	if ((u[max] & 0xc0) != 0x80)
+		return max;             /* the cut falls before a character */
+	/* u[max] continues a character: find its first byte (at most 3 back) */
+	for (size_t j = 1; j <= 3 && j <= max; j++) {
+		unsigned char c = u[max - j];
+		if ((c & 0xc0) == 0x80)
+			continue;
+		size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+		return need > j ? max - j : max;
+	}
+	return max;                     /* not UTF-8: bytes, as Slurm */
+}
+
+void cmd_add_spaces(strbuf_t *sb, size_t n)
+{
+	strbuf_grow(sb, n);
+	memset(sb->buf + sb->len, ' ', n);
+	strbuf_setlen(sb, sb->len + n);
+}
+
+void cmd_add_cut_plus(strbuf_t *sb, const char *v, size_t len, size_t width, int left)
+{
+	size_t n = len, plus = 0;
+	if (len > width) {
+		n = width ? cmd_cut_len(v, len, width - 1) : 0;
+		plus = width > 0;
+	}
+	size_t pad = width > n + plus ? width - n - plus : 0;
+	if (!left)
+		cmd_add_spaces(sb, pad);
+	strbuf_add(sb, v, n);
+	if (plus)
+		strbuf_addch(sb, '+');
+	if (left)
+		cmd_add_spaces(sb, pad);
 }
 
 void fmt_add_u(strbuf_t *sb, uint64_t v, int width, int right)

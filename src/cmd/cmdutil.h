@@ -35,11 +35,31 @@ int cmd_call(enum msg_type type, const void *req, enum msg_type want,
 int cmd_call_rc(enum msg_type type, const void *req);
 
 /* Submit d (MSG_SUBMIT), safe to retry: d->request_id gets a random id,
- * and a timeout or a lost connection is retried with the same id, CMD_SUBMIT_TRIES tries in all, 1 s then 2 s apart; the
- * controller answers a repeated id with the job the first try made.
- * Returns as rpc_call_ctld (0 with *rtype, *reply, or an errors.h number). */
-#define CMD_SUBMIT_TRIES 3
+ * and a failed try is retried with the same id as cmd_retry_next says;
+ * the controller answers a repeated id with the job the first try made.
+ * srun and salloc allocate through it too. Returns as rpc_call_ctld (0
+ * with *rtype, *reply, or an errors.h number). */
 int cmd_submit(job_desc_t *d, enum msg_type *rtype, void **reply);
+
+/* When to try a submission again. A connection that was refused or closed
+ * without a reply (a controller that crashed or restarts) costs no wait,
+ * so it is retried soon: after 100 ms, doubling up to 1 s, for as long as
+ * MessageTimeout in all. A try that timed out (the connection stayed open,
+ * no reply within MessageTimeout) has waited already: it is retried at
+ * once, CMD_SUBMIT_TRIES tries that time out at most. */
+#define CMD_SUBMIT_TRIES 3
+#define CMD_RETRY_FIRST_MS 100
+#define CMD_RETRY_MAX_MS 1000
+typedef struct cmd_retry {
+	uint32_t window_ms;   /* MessageTimeout: the backoff after closed connections */
+	uint32_t waited_ms;   /* backoff spent so far */
+	uint32_t next_ms;     /* the next backoff (0: the first) */
+	int timeouts;         /* tries that timed out */
+} cmd_retry_t;
+void cmd_retry_init(cmd_retry_t *r, uint32_t message_timeout_s);
+/* Milliseconds to wait before the next try after err, or -1: give up
+ * (err is not one to retry, or the bound is reached). */
+long cmd_retry_next(cmd_retry_t *r, int err);
 
 /* Names for ids (cached; "nobody"-style fallback is the number). */
 const char *cmd_user_name(uint32_t uid);
@@ -84,6 +104,18 @@ void fmt_release(fmt_t *f);
 /* Append s as Slurm's print functions do: width 0 -> as is; else padded to
  * width (left, or right when right) and truncated to width. */
 void fmt_add(strbuf_t *sb, const char *s, int width, int right);
+/* Where to cut s (len bytes) to fit max bytes: max, or less so that no
+ * UTF-8 character is cut in two (the column is then padded to its width
+ * as a shorter value is). Widths stay in bytes, as Slurm's: ASCII output is
+ * Slurm's byte for byte, and bytes that are not UTF-8 are cut as Slurm
+ * cuts them. Every column printer cuts through it. */
+size_t cmd_cut_len(const char *s, size_t len, size_t max);
+/* Spaces, n of them. */
+void cmd_add_spaces(strbuf_t *sb, size_t n);
+/* Append v cut to width-1 bytes (cmd_cut_len) and a '+' when it is longer
+ * than width (sacct, sacctmgr, sreport, sshare), else as it is; padded to
+ * width on the left (right-justified) or, with left, on the right. */
+void cmd_add_cut_plus(strbuf_t *sb, const char *v, size_t len, size_t width, int left);
 /* Same for an unsigned number. */
 void fmt_add_u(strbuf_t *sb, uint64_t v, int width, int right);
 

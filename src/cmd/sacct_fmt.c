@@ -267,22 +267,8 @@ int sacct_format_parse(const char *spec, sacct_out_t **out, size_t *n, char **ba
 
 void sacct_pad(strbuf_t *sb, const char *v, int width, int left)
 {
-	size_t len = strlen(v);
-	if (len > (size_t)width) {
-		/* cut, with a '+' where the rest was */
-		if (width > 0) {
-			strbuf_add(sb, v, (size_t)width - 1);
-			strbuf_addch(sb, '+');
-		}
-	} else if (left) {
-		strbuf_addstr(sb, v);
-		for (size_t i = len; i < (size_t)width; i++)
-			strbuf_addch(sb, ' ');
-	} else {
-		for (size_t i = len; i < (size_t)width; i++)
-			strbuf_addch(sb, ' ');
-		strbuf_addstr(sb, v);
-	}
+	/* cut, with a '+' where the rest was */
+	cmd_add_cut_plus(sb, v, strlen(v), width > 0 ? (size_t)width : 0, left);
 	strbuf_addch(sb, ' ');
 }
 

@@ -270,15 +270,10 @@ static void put_cell(strbuf_t *sb, const char *v, int width, const opts_t *o, in
 		return;
 	}
 	int w = width < 0 ? -width : width;
-	size_t n = strlen(v);
-	if ((int)n > w) {
-		strbuf_add(sb, v, (size_t)(w > 0 ? w - 1 : 0));
-		strbuf_addch(sb, '+');
-	} else if (width < 0) {
-		strbuf_addf(sb, "%-*s", w, v);
-	} else {
-		strbuf_addf(sb, "%*s", w, v);
-	}
+	if (!w && *v)
+		strbuf_addch(sb, '+');  /* nothing fits: the mark alone */
+	else
+		cmd_add_cut_plus(sb, v, strlen(v), (size_t)w, width < 0);
 	strbuf_addch(sb, ' ');
 }
 

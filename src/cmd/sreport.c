@@ -114,7 +114,8 @@ static void put(rep_t *r, const char *v, int width, int last)
 		return;
 	}
 	int w = width < 0 ? -width : width;
-	strbuf_addf(&r->out, width < 0 ? "%-*.*s " : "%*.*s ", w, w, v);
+	int n = (int)cmd_cut_len(v, strlen(v), (size_t)w);
+	strbuf_addf(&r->out, width < 0 ? "%-*.*s " : "%*.*s ", w, n, v);
 }
 
 typedef struct colspec {
@@ -796,7 +797,8 @@ static void rf_head(enum rf f, int per, const char **name, int *w)
 static void put_rf(rep_t *r, const char *v, int w, int cut, int last)
 {
 	if (!r->parsable && cut && (int)strlen(v) > w) {
-		strbuf_addf(&r->out, "%.*s+ ", w - 1, v);
+		cmd_add_cut_plus(&r->out, v, strlen(v), w > 0 ? (size_t)w : 0, 0);
+		strbuf_addch(&r->out, ' ');
 		return;
 	}
 	if (r->parsable) {

@@ -107,12 +107,22 @@ static void put(strbuf_t *sb, const char *v, long indent, int width, int parsabl
 		if (parsable == 1 || !last)
 			*o++ = '|';
 	} else if (w && len > w) {
-		/* cut to w - 1 characters and a '+' */
+		/* cut to w - 1 bytes and a '+', never inside a character
+		 * (cmd_cut_len; what that leaves is padded as the column is) */
 		size_t sp = ind < w - 1 ? ind : w - 1;
+		size_t n = cmd_cut_len(v, vl, w - 1 - sp), pad = w - 1 - sp - n;
+		if (width >= 0) {
+			memset(o, ' ', pad);
+			o += pad;
+		}
 		memset(o, ' ', sp);
-		memcpy(o + sp, v, w - 1 - sp);
-		o[w - 1] = '+';
-		o += w;
+		memcpy(o + sp, v, n);
+		o += sp + n;
+		*o++ = '+';
+		if (width < 0) {
+			memset(o, ' ', pad);
+			o += pad;
+		}
 		*o++ = ' ';
 	} else {
 		size_t pad = w > len ? w - len : 0;

@@ -153,6 +153,8 @@ typedef struct conf {
 	uint32_t allowed_ram_pct, allowed_swap_pct; /* AllowedRAMSpace 100, AllowedSwapSpace 0 */
 	uint32_t max_ram_pct, max_swap_pct;         /* MaxRAMPercent, MaxSwapPercent: 100 */
 	uint64_t min_ram_mb;        /* MinRAMSpace: 30 */
+	uint32_t pids_limit;        /* PidsLimit (Sluice): 0, no limit */
+#define CONF_PIDS_LIMIT_MAX 4194304u /* the kernel's PID_MAX_LIMIT */
 	char *gres_autodetect;      /* gres.conf AutoDetect or NULL */
 
 	char **errors; size_t nerrors; /* "file:line: message" */

@@ -86,6 +86,15 @@ static void cgroup_line(struct conf_priv *p, const char *file, int line, struct 
 			conf->max_swap_pct = (uint32_t)strtoul(kp->val[i], NULL, 10);
 		} else if (!strcmp(def->name, "MinRAMSpace")) {
 			conf->min_ram_mb = strtoull(kp->val[i], NULL, 10);
+		} else if (!strcmp(def->name, "PidsLimit")) {
+			/* the kernel refuses a pids.max past PID_MAX_LIMIT: say
+			 * so here rather than at each job's start */
+			unsigned long v = strtoul(kp->val[i], NULL, 10);
+			if (v > CONF_PIDS_LIMIT_MAX)
+				conf_err(conf, file, line, "bad value '%s' for 'PidsLimit': expected at most %u "
+					 "(0: no limit)", kp->val[i], CONF_PIDS_LIMIT_MAX);
+			else
+				conf->pids_limit = (uint32_t)v;
 		}
 	}
 }

@@ -379,6 +379,7 @@ static const struct conf_keydef cgroup_keys[] = {
 	{ "MemorySwappiness", CV_UINT, 0, NULL },
 	{ "MinKmemSpace", CV_UINT, 0, NULL },
 	{ "MinRAMSpace", CV_UINT, A, NULL },
+	{ "PidsLimit", CV_UINT, A, NULL },          /* Sluice: pids.max of each job */
 	/* Deprecated in 22.05 but still read by it. */
 	{ "CgroupReleaseAgentDir", CV_STR, 0, NULL },
 	{ "TaskAffinity", CV_BOOL, 0, NULL },

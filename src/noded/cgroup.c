@@ -20,6 +20,10 @@
  * program denying them to job_J (cgroup_bpf.c). Where no such program can
  * be loaded (no CAP_BPF, an old kernel) the node says so once at start
  * (cgroup_unsupported) and jobs see every GPU.
+ *
+ * Pids (PidsLimit, a Sluice key): pids.max of job_J, in the v1 pids
+ * hierarchy or the v2 pids controller, so a fork bomb in a job stops at its
+ * limit (fork fails with EAGAIN) instead of filling the node's pid space.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,6 +62,7 @@ struct cgroup {
 	const char *unsupported;
 	char unsupported_buf[512];
 	int bpf_failed;            /* v2: no device program can be loaded */
+	int pids_failed;           /* v2: no pids controller for the jobs */
 	char *node, *prefix, *plugin;
 };
 
@@ -247,6 +252,7 @@ void cgroup_settings_from(const conf_t *conf, const conf_node_t *node, const cha
 	s->max_ram_pct = conf->max_ram_pct;
 	s->max_swap_pct = conf->max_swap_pct;
 	s->min_ram_mb = conf->min_ram_mb;
+	s->pids_limit = task ? conf->pids_limit : 0;
 	s->node_mem_mb = node ? node->real_memory : 0;
 	s->threads_per_core = node && node->threads_per_core ? node->threads_per_core : 1;
 	const char *jag = conf_get(conf, "JobAcctGatherType");
@@ -317,6 +323,24 @@ static void v2_enable(const char *dir)
 	free(p);
 }
 
+/* v2: whether dir's cgroup.controllers lists ctrl. */
+static int v2_has(const char *dir, const char *ctrl)
+{
+	char *p = xasprintf("%s/cgroup.controllers", dir);
+	char *have = file_read_small(p, 4096);
+	free(p);
+	int found = 0;
+	size_t cl = strlen(ctrl);
+	for (const char *w = have; w && *w && !found; ) {
+		w += strspn(w, " \n");
+		size_t wl = strcspn(w, " \n");
+		found = wl == cl && !strncmp(w, ctrl, cl);
+		w += wl;
+	}
+	free(have);
+	return found;
+}
+
 static void add_ctrl(cgroup_t *cg, const char *c)
 {
 	if (cg->nctrl < CG_MAX_CTRL)
@@ -382,6 +406,7 @@ cgroup_t *cgroup_open(const cg_settings_t *s, char **why)
 			{ "cpuset", s->constrain_cores ? 2 : 0 },
 			{ "memory", s->constrain_ram ? 2 : s->account },
 			{ "devices", s->constrain_devices ? 2 : 0 }, { "cpuacct", s->account },
+			{ "pids", s->pids_limit ? 2 : 0 },
 		};
 		for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
 			if (!opt[i].need)
@@ -437,6 +462,17 @@ cgroup_t *cgroup_open(const cg_settings_t *s, char **why)
 			cg->unsupported = cg->unsupported_buf;
 		}
 		free(berr);
+		/* the scope's controllers are what its parent enabled; a fake
+		 * tree has them only at the root */
+		if (s->pids_limit && !v2_has(cg->real ? d : cg->root, "pids")) {
+			cg->pids_failed = 1;
+			size_t n = strlen(cg->unsupported_buf);
+			snprintf(cg->unsupported_buf + n, sizeof(cg->unsupported_buf) - n,
+				 "%scgroup.conf PidsLimit=%u cannot be applied on cgroup v2 here (no pids "
+				 "controller in %s): jobs on this node have no process limit", n ? "; " : "",
+				 s->pids_limit, cg->real ? d : cg->root);
+			cg->unsupported = cg->unsupported_buf;
+		}
 		free(sl);
 		free(d);
 	}
@@ -594,6 +630,14 @@ static void set_limits(cgroup_t *cg, const char *ctrl, const char *dir, uint32_t
 		if (cgroup_bpf_deny(dir, lim->deny, lim->ndeny, &err) < 0)
 			error("job %u: ConstrainDevices: %s: the job can open every GPU", job, err);
 		free(err);
+	}
+	if ((!v1 || !strcmp(ctrl, "pids")) && cg->s.pids_limit && !cg->pids_failed) {
+		char val[16];
+		snprintf(val, sizeof(val), "%u", cg->s.pids_limit);
+		p = xasprintf("%s/pids.max", dir);
+		if (wfile(p, val, 0) < 0)
+			error("job %u: cannot set %s to %s: %m: the job has no process limit", job, p, val);
+		free(p);
 	}
 	if (v1 && !strcmp(ctrl, "devices") && cg->s.constrain_devices) {
 		p = xasprintf("%s/devices.deny", dir);

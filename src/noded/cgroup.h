@@ -6,15 +6,15 @@
  * host never share one; N is "slurm_<node>", or "<prefix>_<node>" with
  * $SLUICE_CGROUP_PREFIX, which tests use to keep concurrent clusters apart):
  *   v1: <root>/<ctrl>/N/uid_U/job_J/step_S for each controller used
- *       (freezer always; cpuset, memory, devices when constrained; memory
- *       and cpuacct with jobacct_gather/cgroup), as Slurm's cgroup/v1. Each
- *       hierarchy a process joins costs the kernel a migration (an RCU
- *       grace period on v1): only those needed are used.
+ *       (freezer always; cpuset, memory, devices when constrained; pids
+ *       with PidsLimit; memory and cpuacct with jobacct_gather/cgroup), as
+ *       Slurm's cgroup/v1. Each hierarchy a process joins costs the kernel
+ *       a migration (an RCU grace period on v1): only those needed are used.
  *   v2: <root>/system.slice/N_slurmstepd.scope/job_J/step_S, as Slurm's
  *       cgroup/v2 with several slurmd on one host; controllers are enabled
  *       down to job_J, whose children hold the processes.
- * S is the step number or "batch". Limits (cpuset, memory, devices) are set
- * on job_J, so every step shares them; processes go into step_S.
+ * S is the step number or "batch". Limits (cpuset, memory, devices, pids)
+ * are set on job_J, so every step shares them; processes go into step_S.
  *
  * Every function takes the root through cgroup_t, so tests point it at a
  * fake tree (plain directories and files). Where the root is not a cgroup
@@ -48,6 +48,7 @@ typedef struct cg_settings {
 	int constrain_cores, constrain_ram, constrain_swap, constrain_devices;
 	uint32_t allowed_ram_pct, allowed_swap_pct, max_ram_pct, max_swap_pct;
 	uint64_t min_ram_mb;       /* MinRAMSpace */
+	uint32_t pids_limit;       /* PidsLimit (Sluice): pids.max of job_J, 0 none */
 	uint64_t node_mem_mb;      /* RealMemory, for MaxRAMPercent */
 	uint32_t threads_per_core; /* core ids to CPU ids (cpuset) */
 	int account;               /* jobacct_gather/cgroup: memory and cpuacct too */
@@ -74,8 +75,8 @@ cgroup_t *cgroup_open(const cg_settings_t *s, char **why);
 void cgroup_close(cgroup_t *cg);
 int cgroup_version(const cgroup_t *cg);
 /* A line for the log when a constraint is configured that cannot be
- * applied here (ConstrainDevices on v2 without BPF), else NULL. Owned by
- * cg. */
+ * applied here (ConstrainDevices on v2 without BPF, PidsLimit on v2
+ * without the pids controller), else NULL. Owned by cg. */
 const char *cgroup_unsupported(const cgroup_t *cg);
 
 /* Path of job_J (step CG_STEP_ALL) or of its step_S in the hierarchy of

@@ -44,9 +44,12 @@ void noded_cgroup_init(noded_t *nd)
 	const char *u = cgroup_unsupported(nd->cgroup);
 	if (u)
 		error("%s", u);
-	verbose("cgroup/v%d: jobs in %s%s%s%s", cgroup_version(nd->cgroup), s.root,
+	char pids[32] = "";
+	if (s.pids_limit)
+		snprintf(pids, sizeof(pids), ", PidsLimit=%u", s.pids_limit);
+	verbose("cgroup/v%d: jobs in %s%s%s%s%s", cgroup_version(nd->cgroup), s.root,
 		s.constrain_cores ? ", ConstrainCores" : "", s.constrain_ram ? ", ConstrainRAMSpace" : "",
-		s.constrain_devices ? ", ConstrainDevices" : "");
+		s.constrain_devices ? ", ConstrainDevices" : "", pids);
 }
 
 /* The char devices of the node's GPUs not in mask (gres.conf File=, in

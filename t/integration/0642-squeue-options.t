@@ -91,4 +91,21 @@ test_expect_success 'squeue -s lists steps, not jobs (0801 covers it)' '
 	test_cmp expect actual && test_must_be_empty err
 '
 
+# A name of 2-byte characters in columns whose width in bytes falls inside
+# one: Slurm cuts by bytes and prints half a character; Sluice cuts before
+# it and pads the column to its width (in bytes, as Slurm's).
+test_expect_success 'a column never cuts a UTF-8 character in two (squeue, sacct)' '
+	id=$(sbatch --parsable -H -J "éééééé" -o /dev/null --wrap=true) &&
+	squeue -h -j $id -o "%.8j|%.7j|%7j|%.3j|%j" >out &&
+	iconv -f UTF-8 -t UTF-8 out >/dev/null &&
+	echo "éééé| ééé|ééé | é|éééééé" >expect &&
+	test_cmp expect out &&
+	wait_for 10 sh -c "sacct -n -X -j $id -o JobName%8 | grep -q ." &&
+	sacct -n -X -j $id -o JobName%8,JobName%9,JobName%-8 >out &&
+	iconv -f UTF-8 -t UTF-8 out >/dev/null &&
+	echo " ééé+ éééé+ ééé+  " >expect &&
+	test_cmp expect out &&
+	scancel $id
+'
+
 test_done

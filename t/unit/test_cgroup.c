@@ -305,6 +305,131 @@ static void test_v2(void)
 	free(cmd);
 }
 
+/* PidsLimit (a Sluice key): pids.max on job_J, in the v1 pids hierarchy
+ * or the v2 pids controller; nothing of it without the key. */
+static void test_pids(void)
+{
+	char tmpl[] = "/tmp/test_cgroup_pids.XXXXXX";
+	char *root = mkdtemp(tmpl);
+	ok(root != NULL, "pids: fake v1 root");
+	static const char *const ctrls[] = { "freezer", "pids" };
+	for (int i = 0; i < 2; i++) {
+		mkd(root, ctrls[i]);
+		char *f = xasprintf("%s/cgroup.procs", ctrls[i]);
+		put(root, f, "");
+		free(f);
+	}
+	cg_settings_t s;
+	fake_settings(&s, root, "cgroup/v1");
+	s.constrain_cores = s.constrain_ram = s.constrain_swap = s.constrain_devices = 0;
+	char *why = NULL, *err = NULL, *p;
+	cgroup_t *cg = cgroup_open(&s, &why);
+	ok(cg != NULL, "pids v1, no PidsLimit: opened (%s)", why ? why : "no error");
+	if (cg) {
+		ok(cgroup_step_create(cg, 1000, 3, CG_STEP_BATCH, NULL, &err) == 0, "pids v1: job 3 created");
+		ok(isdir(root, "freezer/slurm_comp001/uid_1000/job_3/step_batch") &&
+		   !isdir(root, "pids/slurm_comp001"), "pids v1: without PidsLimit the pids hierarchy is not used");
+		cgroup_remove(cg, 1000, 3, CG_STEP_ALL);
+		cgroup_close(cg);
+	}
+
+	s.pids_limit = 64;
+	cg = cgroup_open(&s, &why);
+	ok(cg != NULL, "pids v1, PidsLimit=64: opened (%s)", why ? why : "no error");
+	if (cg) {
+		ok(cgroup_step_create(cg, 1000, 4, CG_STEP_BATCH, NULL, &err) == 0, "pids v1: job 4 created");
+		const char *J = "pids/slurm_comp001/uid_1000/job_4";
+		IS_FILE(root, p = xasprintf("%s/pids.max", J), "64", "pids v1: pids.max of the job");
+		free(p);
+		ok(!isdir(root, p = xasprintf("%s/step_batch/pids.max", J)), "pids v1: not on the step");
+		free(p);
+		put(root, "pids/slurm_comp001/uid_1000/job_4/pids.max", "max");
+		ok(cgroup_step_create(cg, 1000, 4, 0, NULL, &err) == 0, "pids v1: step 0 created");
+		IS_FILE(root, p = xasprintf("%s/pids.max", J), "max", "pids v1: a second step sets nothing again");
+		free(p);
+		pid_t kid = sleeper();
+		ok(cgroup_step_attach(cg, 1000, 4, CG_STEP_BATCH, kid) == 0, "pids v1: attach");
+		char want[32];
+		snprintf(want, sizeof(want), "%d", (int)kid);
+		IS_FILE(root, p = xasprintf("%s/step_batch/cgroup.procs", J), want, "pids v1: pid in the pids step");
+		free(p);
+		cgroup_signal(cg, 1000, 4, CG_STEP_ALL, SIGKILL);
+		waitpid(kid, NULL, 0);
+		put(root, "freezer/slurm_comp001/uid_1000/job_4/step_batch/cgroup.procs", "");
+		put(root, "pids/slurm_comp001/uid_1000/job_4/step_batch/cgroup.procs", "");
+		ok(cgroup_remove(cg, 1000, 4, CG_STEP_ALL) == 0 && !isdir(root, "pids/slurm_comp001/uid_1000"),
+		   "pids v1: removed with the job");
+		cgroup_close(cg);
+	}
+	char *cmd = xasprintf("rm -rf %s/pids", root);
+	(void)!system(cmd);
+	free(cmd);
+	cg = cgroup_open(&s, &why);
+	ok(!cg && why && strstr(why, "no cgroup v1 pids hierarchy"), "pids v1: no pids hierarchy: refused (%s)",
+	   why ? why : "");
+	free(why);
+	cmd = xasprintf("rm -rf %s", root);
+	(void)!system(cmd);
+	free(cmd);
+
+	/* v2 */
+	char tmpl2[] = "/tmp/test_cgroup_pids2.XXXXXX";
+	root = mkdtemp(tmpl2);
+	ok(root != NULL, "pids: fake v2 root");
+	put(root, "cgroup.controllers", "cpuset cpu io memory pids\n");
+	fake_settings(&s, root, "cgroup/v2");
+	s.constrain_devices = 0;
+	const char *S = "system.slice/comp001_slurmstepd.scope";
+	cg = cgroup_open(&s, &why);
+	ok(cg != NULL, "pids v2, no PidsLimit: opened");
+	if (cg) {
+		ok(cgroup_step_create(cg, 1000, 5, CG_STEP_BATCH, NULL, &err) == 0, "pids v2: job 5 created");
+		IS_FILE(root, p = xasprintf("%s/job_5/pids.max", S), "(none)", "pids v2: no pids.max without PidsLimit");
+		free(p);
+		cgroup_remove(cg, 1000, 5, CG_STEP_ALL);
+		cgroup_close(cg);
+	}
+	s.pids_limit = 100;
+	cg = cgroup_open(&s, &why);
+	ok(cg != NULL, "pids v2, PidsLimit=100: opened");
+	if (cg) {
+		ok(cgroup_unsupported(cg) == NULL, "pids v2: the pids controller is there");
+		ok(cgroup_step_create(cg, 1000, 6, CG_STEP_BATCH, NULL, &err) == 0, "pids v2: job 6 created");
+		IS_FILE(root, p = xasprintf("%s/job_6/pids.max", S), "100", "pids v2: pids.max of the job");
+		free(p);
+		cgroup_remove(cg, 1000, 6, CG_STEP_ALL);
+		cgroup_close(cg);
+	}
+	put(root, "cgroup.controllers", "cpuset cpu io memory\n");
+	cg = cgroup_open(&s, &why);
+	ok(cg != NULL, "pids v2 without the pids controller: opened (the other limits still apply)");
+	if (cg) {
+		const char *u = cgroup_unsupported(cg);
+		ok(u && strstr(u, "PidsLimit=100 cannot be applied on cgroup v2 here"), "pids v2: said once (%s)",
+		   u ? u : "nothing");
+		ok(cgroup_step_create(cg, 1000, 7, CG_STEP_BATCH, NULL, &err) == 0, "pids v2: job 7 created");
+		IS_FILE(root, p = xasprintf("%s/job_7/pids.max", S), "(none)", "pids v2: no pids.max written");
+		free(p);
+		cgroup_remove(cg, 1000, 7, CG_STEP_ALL);
+		cgroup_close(cg);
+	}
+	cmd = xasprintf("rm -rf %s", root);
+	(void)!system(cmd);
+	free(cmd);
+
+	/* only with task/cgroup, as the other constraints */
+	conf_t c;
+	memset(&c, 0, sizeof(c));
+	c.pids_limit = 512;
+	char tp[] = "task/affinity,task/cgroup", ta[] = "task/affinity";
+	c.task_plugin = tp;
+	cgroup_settings_from(&c, NULL, "comp001", &s);
+	is_int(s.pids_limit, 512, "pids: PidsLimit with task/cgroup");
+	c.task_plugin = ta;
+	cgroup_settings_from(&c, NULL, "comp001", &s);
+	is_int(s.pids_limit, 0, "pids: none without task/cgroup");
+}
+
 int main(void)
 {
 	char *c = cgroup_cores_to_cpus("0-1,3", 2);
@@ -356,5 +481,6 @@ int main(void)
 
 	test_v1();
 	test_v2();
+	test_pids();
 	return done_testing();
 }

@@ -333,6 +333,27 @@ static conf_t *load_sp(const char *sp)
 	return c;
 }
 
+/* Writes dir/cgroup.conf with text and loads dir/slurm.conf (one node). */
+static conf_t *load_cgroup(const char *dir, const char *text)
+{
+	char *path = xasprintf("%s/cgroup.conf", dir);
+	FILE *fp = fopen(path, "w");
+	if (fp) {
+		fputs(text, fp);
+		fclose(fp);
+	}
+	free(path);
+	path = xasprintf("%s/slurm.conf", dir);
+	fp = fopen(path, "w");
+	if (fp) {
+		fputs("ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\nPartitionName=p Nodes=ALL\n", fp);
+		fclose(fp);
+	}
+	conf_t *c = conf_load(path, CONF_FULL);
+	free(path);
+	return c;
+}
+
 static void sp_ok(const char *sp)
 {
 	conf_t *c = load_sp(sp);
@@ -379,6 +400,44 @@ static void test_sched_params(void)
 	conf_destroy(c);
 }
 
+/* PidsLimit (Sluice's cgroup.conf key): a number up to the kernel's
+ * PID_MAX_LIMIT, 0 or absent for none; anything else refused. */
+static void test_cgroup_pids(void)
+{
+	char dir[] = "/tmp/test_conf_pids.XXXXXX";
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	conf_t *c = load_cgroup(dir, "ConstrainRAMSpace=yes\n");
+	is_int(c->nerrors, 0, "pids: no key, no error");
+	is_int(c->pids_limit, 0, "pids: no limit by default");
+	ok(!c->nunsupported, "pids: nothing unsupported");
+	conf_destroy(c);
+	c = load_cgroup(dir, "pidslimit=4096\n");
+	is_int(c->nerrors, 0, "pids: PidsLimit=4096 accepted (any case)");
+	is_int(c->pids_limit, 4096, "pids: PidsLimit=4096");
+	ok(!c->nunsupported, "pids: the key is acted on");
+	conf_destroy(c);
+	c = load_cgroup(dir, "PidsLimit=4194304\n");
+	is_int(c->pids_limit, 4194304, "pids: the kernel's PID_MAX_LIMIT accepted");
+	conf_destroy(c);
+	static const char *const bad[] = { "-1", "many", "10k", "4194305", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t = xasprintf("PidsLimit=%s\n", bad[i]);
+		c = load_cgroup(dir, t);
+		free(t);
+		ok(c->nerrors == 1 && has_error(c, "cgroup.conf:1: bad value") && has_error(c, "'PidsLimit'"),
+		   "pids: PidsLimit=%s refused", bad[i]);
+		is_int(c->pids_limit, 0, "pids: and no limit taken from it");
+		dump_errors(c);
+		conf_destroy(c);
+	}
+	char *cmd = xasprintf("rm -rf %s", dir);
+	(void)!system(cmd);
+	free(cmd);
+}
+
 static void test_misc(void)
 {
 	char *s = conf_expand_path("/var/log/slurmd-%n-%h.log", "n1", "host1");
@@ -397,6 +456,7 @@ int main(void)
 	test_topology();
 	test_client_speed();
 	test_sched_params();
+	test_cgroup_pids();
 	test_misc();
 	return done_testing();
 }
