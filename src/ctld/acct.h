@@ -243,6 +243,9 @@ void acct_steps_job_start(struct ctld *cd, const struct job *j);
 /* The job goes back to pending in the turn it started (its launch
  * failed): the step rows its start queued are not written. */
 void acct_steps_job_unstart(struct ctld *cd, uint32_t job_id);
+/* What the turn queued for the job's step rows is not written (its
+ * request's commit failed and the job is put back: turn.c). */
+void acct_steps_job_forget(struct ctld *cd, uint32_t job_id);
 /* The job ended: its steps still open are closed with it. */
 void acct_steps_job_end(struct ctld *cd, const struct job *j, uint32_t state,
 			uint32_t exit_status, int64_t now);

@@ -252,6 +252,22 @@ void acct_steps_job_unstart(ctld_t *cd, uint32_t job_id)
 	s->nops = k;
 }
 
+void acct_steps_job_forget(ctld_t *cd, uint32_t job_id)
+{
+	struct acct_steps *s = cd->steps;
+	if (!s)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < s->nops; i++) {
+		if (s->ops[i].job_id == job_id) {
+			op_release(&s->ops[i]);
+			continue;
+		}
+		s->ops[k++] = s->ops[i];
+	}
+	s->nops = k;
+}
+
 void acct_steps_job_end(ctld_t *cd, const job_t *j, uint32_t state, uint32_t exit_status,
 			int64_t now)
 {

@@ -131,6 +131,7 @@ typedef struct job {
 	                           * of the allocation has not answered its
 	                           * Prolog (prolog_nodes.c); in memory only */
 	uint32_t prolog_seq;      /* the run those answers are for */
+	uint8_t turn_req;         /* turn.c: changed by a request this turn */
 	struct job_nccl *nccl;    /* job_nccl.c: the NCCL transport verdict, NULL none */
 } job_t;
 
@@ -254,6 +255,13 @@ typedef struct ctld {
 	 * what is pending is retried until it succeeds (ctld_main.c). */
 	int store_failing;
 	uint64_t store_retry_ms;  /* loop clock of the last attempt */
+	/* turn.c: the jobs the turn's requests changed (undone if their
+	 * commit fails) and the node-bound messages waiting for a commit. */
+	int in_request;         /* a client's state-changing request is handled */
+	uint32_t *turn_jobs;
+	size_t nturn_jobs, aturn_jobs;
+	struct outbox_msg *outbox;
+	size_t noutbox, aoutbox;
 	int lock_fd;            /* StateSaveLocation itself, locked for life (dirlock_take) */
 	uint32_t jobs_accepted; /* since start (SLUICE_FAULT counts them) */
 
@@ -327,7 +335,7 @@ void db_begin(ctld_t *cd);           /* lazily opens the turn's transaction */
  * rewrites are redone by the next call, so memory and DB converge once a
  * commit succeeds. */
 int db_commit(ctld_t *cd);
-void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full);
+void db_job_insert(ctld_t *cd, job_t *j, const job_desc_t *full);
 int db_job_fetch_desc(ctld_t *cd, uint32_t job_id, job_desc_t *out);
 void db_job_update_desc(ctld_t *cd, const job_t *j);
 int db_load(ctld_t *cd);             /* recovery at start */
@@ -359,8 +367,41 @@ int db_schema_version(void);
  * ("state save location '/x': No space left on device"; malloc'd). */
 char *store_error_msg(const ctld_t *cd);
 
+/* Read job job_id's committed record from the DB into *out, decoded as
+ * recovery does (not linked anywhere: job_replace does that): 0, 1 if
+ * it has none, -1 if it cannot be read. */
+int db_job_read(ctld_t *cd, uint32_t job_id, job_t **out);
+
+/* ---- turn.c: what a loop turn's requests did, until it is committed ----
+ * A request reported as failed must not have happened. The loop commits
+ * the turn's request changes before its scheduling pass (ctld_main.c);
+ * if that commit fails, turn_undo puts every job a client's request
+ * changed back as committed (new ones are forgotten) and drops the
+ * node-bound messages those requests queued. Messages to node daemons
+ * that announce a change (launches, signals, a fence's ping) wait in the
+ * outbox for the commit that makes their change durable, whatever made
+ * them; liveness (heartbeat answers, pings) goes out directly. */
+/* rpc.c, around a client's state-changing request: 1 before, 0 after. */
+void turn_request(ctld_t *cd, int on);
+/* jobs.c/state_db.c: j is changed or created; noted if by a request. */
+void turn_job_changed(ctld_t *cd, job_t *j);
+/* Queue msg of type for node n, to be sent once a commit succeeded. */
+void outbox_send(ctld_t *cd, node_t *n, enum msg_type type, const void *msg);
+/* A commit succeeded: send the outbox, forget the turn's requests. */
+void turn_committed(ctld_t *cd);
+/* A commit failed: undo what the turn's requests did (when the store
+ * was working until now, undo set) and keep the rest of the outbox. */
+void turn_failed(ctld_t *cd, int undo);
+
 /* ---- jobs.c ---- */
 job_t *job_find(ctld_t *cd, uint32_t id);
+/* A job created this turn whose commit failed: out of memory, as if it
+ * had never been (no DB delete: it has no row). */
+void job_forget(ctld_t *cd, job_t *j);
+/* Put f (db_job_read) in j's place: j's in-memory-only state that f
+ * can keep (running steps, prolog answers, the committed accounting
+ * record's fingerprint) moves over, j is freed. */
+void job_replace(ctld_t *cd, job_t *j, job_t *f);
 /* The job uid submitted with request id rid (job_desc_t.request_id), or
  * NULL. A client's retry of a submission carries the same id. */
 job_t *job_find_request(ctld_t *cd, uint32_t uid, const char *rid);
@@ -698,6 +739,9 @@ int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tas
  * once every node reported, the step's record is gone. */
 void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id);
 void step_alloc_free(job_t *j);
+/* Drop the holds of steps numbered from next_step on (their creation
+ * was undone: turn.c). */
+void step_alloc_forget_from(job_t *j, uint32_t next_step);
 
 /* A running srun step: its CPU holds and what squeue -s shows of it. */
 struct step_hold {

@@ -2,10 +2,13 @@
  * ctld_main.c: `sluice ctld`, the controller: startup (config, state DB
  * recovery, listeners), the event loop hooks and the periodic timers.
  *
- * The loop's before_sleep hook is where durability is enforced: run a
- * scheduling pass if something changed (at most every 50 ms), write every
- * dirty record in one transaction and commit, and only then flush the
- * queued replies and launches (conn_flush_all).
+ * The loop's before_sleep hook is where durability is enforced: write
+ * the turn's dirty records in one transaction and commit, and only then
+ * flush the queued replies and send what waits for that commit (turn.c);
+ * then run a scheduling pass if something changed (at most every 50 ms)
+ * and commit and flush its starts the same way. A pass never sees a
+ * request that is not committed, and a request whose commit failed is
+ * undone (turn_failed).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -57,9 +60,10 @@ static void sched_timer_cb(loop_t *l, void *arg)
 	(void)l;
 }
 
-/* Conns of node daemons keep what this turn queued for them (launches,
- * signals): the changes behind it stay pending in memory and are committed
- * once the store can be written (see store_check). */
+/* Conns of node daemons keep what this turn queued for them (heartbeat
+ * answers, registration replies, pings: what announces a change waits in
+ * the outbox, turn.c), as what they reported stays pending in memory and
+ * is committed once the store can be written (see store_check). */
 static int is_node_conn(conn_t *c, void *arg)
 {
 	(void)arg;
@@ -95,36 +99,54 @@ static void store_check(ctld_t *cd, int rc)
 	}
 }
 
+/* One commit and what follows from it: what waited for it goes out, or
+ * (on the first failure) the turn's requests are undone and their replies
+ * become the error. */
+static int commit_turn(ctld_t *cd)
+{
+	int rc = db_commit(cd);
+	if (rc)
+		turn_failed(cd, !cd->store_failing);
+	else
+		turn_committed(cd);
+	store_check(cd, rc);
+	return rc;
+}
+
 static void before_sleep(loop_t *l, void *arg)
 {
 	ctld_t *cd = arg;
+	/* Durability before replies: if this turn's changes did not reach the
+	 * database, nothing of it may be acknowledged or sent to a node, and
+	 * what the requests did is undone (commit_turn). While the store is
+	 * failing, user changes are refused up front (store_refused) and the
+	 * commit of what is pending is retried at most every STORE_RETRY_MS.
+	 * The requests' commit comes before the pass, so a pass schedules
+	 * only committed submissions and its launches follow its own commit. */
+	uint64_t now = loop_now_ms(l);
+	if (!cd->store_failing || now - cd->store_retry_ms >= STORE_RETRY_MS) {
+		cd->store_retry_ms = now;
+		int rc = commit_turn(cd);
+		if (!rc && fault_crash_submit && cd->jobs_accepted >= fault_crash_submit) {
+			error("SLUICE_FAULT: crashing after the commit of submission %u", fault_crash_submit);
+			_exit(86);
+		}
+		if (!rc)
+			conn_flush_all(l);
+	}
 	/* While the store fails, nothing starts: a start is a change. */
 	if (cd->sched_needed && !cd->store_failing) {
-		uint64_t now = loop_now_ms(l);
 		if (cd->sched_now || now - cd->last_sched_ms >= SCHED_MIN_INTERVAL_MS ||
 		    !cd->last_sched_ms) {
 			cd->sched_needed = 0;
 			cd->sched_now = 0;
 			cd->last_sched_ms = now;
 			ctld_schedule(cd);
+			commit_turn(cd);
 		} else if (!cd->sched_timer) {
 			cd->sched_timer = loop_add_timer(l, SCHED_MIN_INTERVAL_MS - (now - cd->last_sched_ms),
 							 sched_timer_cb, cd);
 		}
-	}
-	/* Durability before replies: if this turn's changes did not reach the
-	 * database, nothing of it may be acknowledged: store_check turns the
-	 * turn's replies into errors. While the store is failing, user
-	 * changes are refused up front (store_refused) and the commit of what
-	 * is pending is retried at most every STORE_RETRY_MS. */
-	uint64_t now = loop_now_ms(l);
-	if (!cd->store_failing || now - cd->store_retry_ms >= STORE_RETRY_MS) {
-		cd->store_retry_ms = now;
-		store_check(cd, db_commit(cd));
-	}
-	if (fault_crash_submit && cd->jobs_accepted >= fault_crash_submit) {
-		error("SLUICE_FAULT: crashing after the commit of submission %u", fault_crash_submit);
-		_exit(86);
 	}
 	conn_flush_all(l);
 	if (cd->shutdown)
@@ -565,7 +587,8 @@ int cmd_ctld(int argc, char **argv)
 	loop_run(cd->loop);
 
 	acct_rpc_shutdown(cd);
-	db_commit(cd);
+	if (!db_commit(cd))
+		turn_committed(cd);
 	conn_flush_all(cd->loop);
 	uint64_t turns, cpu, longest = loop_max_turn_us(cd->loop, &cpu, &turns);
 	info("sluice ctld stopped (%" PRIu64 " loop turns, the longest %" PRIu64 " us, %" PRIu64

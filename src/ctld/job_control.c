@@ -267,7 +267,7 @@ int job_notify(ctld_t *cd, job_t *j, const char *text)
 		return ESLURM_DISABLED;
 	msg_signal_job_t m = { .job_id = j->job_id, .flags = SIGNAL_F_NOTIFY,
 			       .message = (char *)text };
-	conn_send(n->conn, MSG_SIGNAL_JOB, &m);
+	outbox_send(cd, n, MSG_SIGNAL_JOB, &m);
 	info("job %u: notify \"%s\"", j->job_id, text);
 	return 0;
 }

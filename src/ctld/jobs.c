@@ -167,18 +167,120 @@ job_t *job_find_request(ctld_t *cd, uint32_t uid, const char *rid)
 
 /* Jobs are kept in id order: new ids are always the largest, and
  * recovery loads them ordered. */
-static void list_append(ctld_t *cd, job_t *j)
+/* A record decoded from the DB, made whole: in the id list (append)
+ * or only in the indexes (its caller puts it in the list). */
+static void job_recovered_fill(ctld_t *cd, job_t *j, int append);
+
+static void job_link(ctld_t *cd, job_t *j)
 {
-	cd->jobs = xgrow(cd->jobs, sizeof(job_t *), cd->njobs + 1, &cd->ajobs);
-	cd->jobs[cd->njobs++] = j;
 	hash_insert(cd, j);
 	req_insert(cd, j);
 	dep_index_add(cd, j);
 }
 
+static void job_unlink(ctld_t *cd, job_t *j)
+{
+	hash_remove(cd, j);
+	req_remove(cd, j);
+	dep_index_remove(cd, j);
+}
+
+static void list_append(ctld_t *cd, job_t *j)
+{
+	cd->jobs = xgrow(cd->jobs, sizeof(job_t *), cd->njobs + 1, &cd->ajobs);
+	cd->jobs[cd->njobs++] = j;
+	job_link(cd, j);
+}
+
+/* j's place in the id-ordered list, or -1. */
+static long list_find(const ctld_t *cd, const job_t *j)
+{
+	size_t lo = 0, hi = cd->njobs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cd->jobs[mid]->job_id < j->job_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cd->njobs && cd->jobs[lo] == j ? (long)lo : -1;
+}
+
+/* Off the dirty list: nothing of j is to be written. */
+static void dirty_remove(ctld_t *cd, job_t *j)
+{
+	if (!j->dirty)
+		return;
+	for (size_t i = 0; i < cd->ndirty_jobs; i++)
+		if (cd->dirty_jobs[i] == j) {
+			cd->dirty_jobs[i] = cd->dirty_jobs[--cd->ndirty_jobs];
+			break;
+		}
+	j->dirty = 0;
+}
+
+void job_forget(ctld_t *cd, job_t *j)
+{
+	long at = list_find(cd, j);
+	if (at >= 0) {
+		memmove(&cd->jobs[at], &cd->jobs[at + 1], (cd->njobs - (size_t)at - 1) * sizeof(job_t *));
+		cd->njobs--;
+	}
+	if (j->alloc_held)
+		sched_alloc_release(&cd->sched, &j->alloc);
+	job_unlink(cd, j);
+	dirty_remove(cd, j);
+	acct_steps_job_forget(cd, j->job_id);
+	cd->last_job_update = ctld_now();
+	job_free(j);
+}
+
+void job_replace(ctld_t *cd, job_t *j, job_t *f)
+{
+	long at = list_find(cd, j);
+	if (j->alloc_held)
+		sched_alloc_release(&cd->sched, &j->alloc);
+	job_unlink(cd, j);
+	dirty_remove(cd, j);
+	acct_steps_job_forget(cd, j->job_id);
+	/* What memory alone keeps and the put back record still has: its
+	 * running steps (but those made by the undone requests), the
+	 * Prolog answers, the committed accounting record, the NCCL
+	 * verdict, who it waits on after a requeue. */
+	f->step_holds = j->step_holds;
+	f->nstep_holds = j->nstep_holds;
+	j->step_holds = NULL;
+	j->nstep_holds = 0;
+	step_alloc_forget_from(f, f->next_step);
+	f->prolog_wait = j->prolog_wait;
+	f->prolog_seq = j->prolog_seq;
+	j->prolog_wait = NULL;
+	f->acct_sum = j->acct_sum;
+	memcpy(f->acct_keys, j->acct_keys, sizeof(f->acct_keys));
+	f->nccl = j->nccl;
+	j->nccl = NULL;
+	f->kill_time = j->kill_time;
+	f->suspend_time = j->suspend_time;
+	f->pre_sus_secs = j->pre_sus_secs;
+	f->last_eval = j->last_eval;
+	if ((f->state & JOB_STATE_BASE) == JOB_PENDING && f->eligible_time == j->fence_until) {
+		f->fence = j->fence;
+		f->nfence = j->nfence;
+		f->fence_until = j->fence_until;
+		j->fence = NULL;
+	}
+	job_recovered_fill(cd, f, 0);
+	if (at >= 0)
+		cd->jobs[at] = f;
+	cd->last_job_update = ctld_now();
+	ctld_sched_request(cd);
+	job_free(j);
+}
+
 void job_dirty(ctld_t *cd, job_t *j)
 {
 	cd->last_job_update = ctld_now();
+	turn_job_changed(cd, j);
 	if (j->dirty)
 		return;
 	j->dirty = 1;
@@ -735,6 +837,11 @@ fail:
 
 void job_add_recovered(ctld_t *cd, job_t *j)
 {
+	job_recovered_fill(cd, j, 1);
+}
+
+static void job_recovered_fill(ctld_t *cd, job_t *j, int append)
+{
 	j->group_name = intern_take(names_group(j->group_id));
 	desc_intern(j->desc);
 	acct_job_relink(cd, j);
@@ -753,7 +860,10 @@ void job_add_recovered(ctld_t *cd, job_t *j)
 		if (!j->gpu_type[0])
 			memcpy(j->gpu_type, t2, sizeof(t2));
 	}
-	list_append(cd, j);
+	if (append)
+		list_append(cd, j);
+	else
+		job_link(cd, j);
 	/* Dependencies refer to other jobs: parse after all are loaded is
 	 * not needed since dependencies point to older (smaller) ids. */
 	if (job_set_deps(cd, j, j->desc->dependency))
@@ -900,8 +1010,15 @@ void job_requeue_restart(ctld_t *cd, job_t *j, int64_t now)
 		int64_t t = node_fence_time(cd, n, now);
 		if (t > until)
 			until = t;
-		/* the ping goes after the kill on the same connection */
-		j->fence[j->nfence++] = (fence_t){ n->idx, node_ping(cd, n) };
+		/* the ping goes after the kill on the same connection: both
+		 * wait in the outbox for the commit of this requeue */
+		uint64_t seq = UINT64_MAX;
+		if (n->conn) {
+			msg_node_ping_t p = { ++n->ping_seq };
+			outbox_send(cd, n, MSG_NODE_PING, &p);
+			seq = p.seq;
+		}
+		j->fence[j->nfence++] = (fence_t){ n->idx, seq };
 	}
 	/* the old run's steps end here (a late report still merges in) */
 	acct_steps_job_end(cd, j, JOB_CANCELLED, 0, now);
@@ -982,8 +1099,7 @@ void job_send_time_limit(ctld_t *cd, job_t *j)
 	int unlimited = j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL;
 	msg_signal_job_t m = { .job_id = j->job_id, .flags = SIGNAL_F_TIME_LIMIT,
 			       .end_time = unlimited ? 0 : j->end_time };
-	if (n->conn)
-		conn_send(n->conn, MSG_SIGNAL_JOB, &m);
+	outbox_send(cd, n, MSG_SIGNAL_JOB, &m);
 }
 
 void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32_t end_state)
@@ -995,8 +1111,7 @@ void job_signal_nodes(ctld_t *cd, job_t *j, uint32_t sig, uint32_t flags, uint32
 		/* Batch-only signals go to the batch host alone. */
 		if ((flags & SIGNAL_F_BATCH) && i)
 			break;
-		if (n->conn)
-			conn_send(n->conn, MSG_SIGNAL_JOB, &m);
+		outbox_send(cd, n, MSG_SIGNAL_JOB, &m);
 	}
 }
 

@@ -403,7 +403,7 @@ void limits_preempt(ctld_t *cd, const job_t *by, job_t *v)
 	for (uint32_t i = 0; i < v->alloc.nnodes; i++) {
 		node_t *n = &cd->nodes[v->alloc.nodes[i]];
 		if (n->conn) {
-			conn_send(n->conn, MSG_SIGNAL_JOB, &m);
+			outbox_send(cd, n, MSG_SIGNAL_JOB, &m);
 			held |= i == 0 && !(v->desc->flags & JOB_F_INTERACTIVE);
 		}
 	}

@@ -81,7 +81,7 @@ static void send_prolog(ctld_t *cd, job_t *j, node_t *n, const strv_t *env)
 		return;        /* asked again when it registers */
 	msg_launch_prolog_t m = { .job_id = j->job_id, .launch_seq = j->prolog_seq,
 				  .prolog_env = *env };
-	conn_send(n->conn, MSG_LAUNCH_PROLOG, &m);
+	outbox_send(cd, n, MSG_LAUNCH_PROLOG, &m);
 }
 
 static void wait_set(job_t *j)

@@ -442,20 +442,25 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
  * the directory and the error, and is an errno value, which a job's
  * supervisor retries (its completion is then recorded once the store
  * works again). Node registrations and heartbeats are kept in memory. */
-static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
+static int changes_state(enum msg_type type)
 {
-	if (!cd->store_failing)
-		return 0;
 	switch (type) {
 	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
 	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
 	case MSG_STEP_COMPLETE: case MSG_PROLOG_COMPLETE: case MSG_JOB_NCCL:
 	case MSG_RESV_UPDATE:
-		reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
+{
+	if (!cd->store_failing || !changes_state(type))
+		return 0;
+	reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
+	return 1;
 }
 
 void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t gid, void *arg)
@@ -470,6 +475,11 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	char *m = NULL;
 	int rc;
 	ctld_rpc_mark_t mark = ctld_stats_begin(type, msg);
+	/* A client's change is undone if its commit fails (turn.c); what a
+	 * node daemon reports on its own link is answered as heard and
+	 * kept (ctld_main.c, store_check). */
+	int request = changes_state(type) && !conn_get_data(c);
+	turn_request(cd, request);
 	switch (type) {
 	case MSG_PING:
 		reply_rc(c, 0, NULL);
@@ -614,6 +624,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		reply_rc(c, SLUICE_E_PROTOCOL, xasprintf("unexpected message %s", proto_name(type)));
 		break;
 	}
+	turn_request(cd, 0);
 	ctld_stats_rpc(cd, &mark, uid);
 }
 

@@ -422,7 +422,7 @@ int job_launch(ctld_t *cd, job_t *j)
 	uint32_t npe = 0;
 	char **pe = job_build_env(cd, j, NULL, &npe);
 	m.prolog_env = (strv_t){ pe, npe };
-	conn_send(bh->conn, MSG_LAUNCH_JOB, &m);
+	outbox_send(cd, bh, MSG_LAUNCH_JOB, &m);
 	strv_free(&m.prolog_env);
 	strbuf_release(&cores);
 	strv_t e = { env, nenv };

@@ -607,13 +607,14 @@ void db_job_array_save(ctld_t *cd, const job_t *j)
 	free(pending);
 }
 
-void db_job_insert(ctld_t *cd, const job_t *j, const job_desc_t *full)
+void db_job_insert(ctld_t *cd, job_t *j, const job_desc_t *full)
 {
 	db_begin(cd);
 	strbuf_t sb = STRBUF_INIT;
 	proto_encode(MSG_SUBMIT, full, &sb);
 	pending_add(cd, j->job_id, 1, &sb);
 	job_insert_blob(cd, j, sb.buf, sb.len);
+	turn_job_changed(cd, j);
 	strbuf_release(&sb);
 }
 
@@ -911,6 +912,131 @@ static void load_parts(ctld_t *cd)
 	sqlite3_finalize(st);
 }
 
+#define JOB_SELECT "SELECT job_id, state, reason, reason_detail, user_id, group_id," \
+	" partition, priority, hold, time_limit, submit_time, eligible_time," \
+	" start_time, end_time, exit_code, launch_seq, next_step, alloc_held," \
+	" nodes, alloc, descr, restarts FROM jobs"
+
+/* One row of JOB_SELECT as a job record (not linked anywhere), or NULL
+ * when its stored description does not decode (*bad set). */
+static job_t *job_row_decode(ctld_t *cd, sqlite3_stmt *st, int *bad)
+{
+	*bad = 0;
+	job_t *j = xcalloc(1, sizeof(*j));
+	j->job_id = (uint32_t)sqlite3_column_int64(st, 0);
+	j->state = (uint32_t)sqlite3_column_int64(st, 1);
+	j->reason = (uint32_t)sqlite3_column_int64(st, 2);
+	j->reason_detail = xstrdup((const char *)sqlite3_column_text(st, 3));
+	j->user_id = (uint32_t)sqlite3_column_int64(st, 4);
+	j->group_id = (uint32_t)sqlite3_column_int64(st, 5);
+	const char *pname = (const char *)sqlite3_column_text(st, 6);
+	long pi = pname ? part_find(cd, pname) : -1;
+	j->priority = (uint32_t)sqlite3_column_int64(st, 7);
+	j->hold = (uint32_t)sqlite3_column_int64(st, 8);
+	j->time_limit = (uint32_t)sqlite3_column_int64(st, 9);
+	j->submit_time = sqlite3_column_int64(st, 10);
+	j->eligible_time = sqlite3_column_int64(st, 11);
+	j->start_time = sqlite3_column_int64(st, 12);
+	j->end_time = sqlite3_column_int64(st, 13);
+	j->exit_code = (uint32_t)sqlite3_column_int64(st, 14);
+	j->launch_seq = (uint32_t)sqlite3_column_int64(st, 15);
+	j->next_step = (uint32_t)sqlite3_column_int64(st, 16);
+	j->alloc_held = (uint8_t)sqlite3_column_int64(st, 17);
+	j->nodes = xstrdup((const char *)sqlite3_column_text(st, 18));
+	int alloc_bad = alloc_decode(cd, (const char *)sqlite3_column_text(st, 19), &j->alloc);
+	j->restarts = (uint32_t)sqlite3_column_int64(st, 21);
+	j->desc = xcalloc(1, sizeof(*j->desc));
+	const void *b = sqlite3_column_blob(st, 20);
+	char *err = NULL;
+	if (proto_decode(MSG_SUBMIT, j->desc, b ? b : "", (size_t)sqlite3_column_bytes(st, 20), &err)) {
+		error("recovery: job %u: bad stored description (%s); dropped", j->job_id,
+		      err ? err : "?");
+		free(err);
+		free(j->desc);
+		j->desc = NULL;
+		job_free(j);
+		*bad = 1;
+		return NULL;
+	}
+	/* Script and environment stay in the DB. */
+	xfree(j->desc->script);
+	strv_free(&j->desc->env);
+	/* A requeued job waits until its eligible time (job_requeue):
+	 * the stored description has the begin time as submitted. */
+	if ((j->state & JOB_STATE_BASE) == JOB_PENDING && j->eligible_time > j->desc->begin_time)
+		j->desc->begin_time = j->eligible_time;
+	if (pi < 0) {
+		error("recovery: job %u: partition '%s' no longer exists", j->job_id,
+		      pname ? pname : "");
+		pi = 0;
+		if (!JOB_IS_FINISHED(j->state)) {
+			j->state = JOB_FAILED;
+			j->reason = WAIT_PART_CONFIG;
+			j->alloc_held = 0;
+			if (!j->end_time)
+				j->end_time = ctld_now();
+			job_dirty(cd, j);
+		}
+	}
+	j->part = (uint32_t)pi;
+	if (alloc_bad && j->alloc_held) {
+		error("recovery: job %u: allocated node no longer configured", j->job_id);
+		if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
+			j->state = JOB_NODE_FAIL;
+			j->reason = FAIL_DOWN_NODE;
+			j->end_time = ctld_now();
+		}
+		j->alloc_held = 0;
+		job_dirty(cd, j);
+	}
+	return j;
+}
+
+/* The array columns of one recovered job (job_array.c). */
+static void job_array_row(job_t *j, sqlite3_stmt *st)
+{
+	j->array_job_id = (uint32_t)sqlite3_column_int64(st, 1);
+	j->array_task_id = (uint32_t)sqlite3_column_int64(st, 2);
+	const char *pending = (const char *)sqlite3_column_text(st, 3);
+	uint32_t thr = (uint32_t)sqlite3_column_int64(st, 4);
+	if (job_array_restore(j, j->array_task_id == NO_VAL32 ? pending : NULL, thr))
+		error("recovery: job %u: bad array task set '%s'", j->job_id, pending);
+}
+
+int db_job_read(ctld_t *cd, uint32_t job_id, job_t **out)
+{
+	sqlite3_stmt *st = NULL;
+	job_t *j = NULL;
+	int bad = 0;
+	*out = NULL;
+	if (sqlite3_prepare_v2(cd->db, JOB_SELECT " WHERE job_id=?1", -1, &st, NULL) != SQLITE_OK) {
+		error("state db: cannot read job %u: %s", job_id, sqlite3_errmsg(cd->db));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, job_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		j = job_row_decode(cd, st, &bad);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 1;
+	if (!j) {
+		if (!bad)
+			error("state db: cannot read job %u: %s", job_id, sqlite3_errmsg(cd->db));
+		return -1;
+	}
+	if (sqlite3_prepare_v2(cd->db, "SELECT job_id, array_job_id, array_task_id, array_pending,"
+			       " array_throttle FROM jobs WHERE job_id=?1 AND array_job_id != 0",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, job_id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			job_array_row(j, st);
+	}
+	sqlite3_finalize(st);
+	*out = j;
+	return 0;
+}
+
 /* The array columns of the recovered jobs (job_array.c). */
 static void load_job_arrays(ctld_t *cd)
 {
@@ -918,93 +1044,23 @@ static void load_job_arrays(ctld_t *cd)
 				" array_throttle FROM jobs WHERE array_job_id != 0");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		job_t *j = job_find(cd, (uint32_t)sqlite3_column_int64(st, 0));
-		if (!j)
-			continue;
-		j->array_job_id = (uint32_t)sqlite3_column_int64(st, 1);
-		j->array_task_id = (uint32_t)sqlite3_column_int64(st, 2);
-		const char *pending = (const char *)sqlite3_column_text(st, 3);
-		uint32_t thr = (uint32_t)sqlite3_column_int64(st, 4);
-		if (job_array_restore(j, j->array_task_id == NO_VAL32 ? pending : NULL, thr))
-			error("recovery: job %u: bad array task set '%s'", j->job_id, pending);
+		if (j)
+			job_array_row(j, st);
 	}
 	sqlite3_finalize(st);
 }
 
 static void load_jobs(ctld_t *cd)
 {
-	sqlite3_stmt *st = prep(cd, "SELECT job_id, state, reason, reason_detail, user_id, group_id,"
-				" partition, priority, hold, time_limit, submit_time, eligible_time,"
-				" start_time, end_time, exit_code, launch_seq, next_step, alloc_held,"
-				" nodes, alloc, descr, restarts FROM jobs ORDER BY job_id");
+	sqlite3_stmt *st = prep(cd, JOB_SELECT " ORDER BY job_id");
 	size_t n = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		job_t *j = xcalloc(1, sizeof(*j));
-		j->job_id = (uint32_t)sqlite3_column_int64(st, 0);
-		j->state = (uint32_t)sqlite3_column_int64(st, 1);
-		j->reason = (uint32_t)sqlite3_column_int64(st, 2);
-		j->reason_detail = xstrdup((const char *)sqlite3_column_text(st, 3));
-		j->user_id = (uint32_t)sqlite3_column_int64(st, 4);
-		j->group_id = (uint32_t)sqlite3_column_int64(st, 5);
-		const char *pname = (const char *)sqlite3_column_text(st, 6);
-		long pi = pname ? part_find(cd, pname) : -1;
-		j->priority = (uint32_t)sqlite3_column_int64(st, 7);
-		j->hold = (uint32_t)sqlite3_column_int64(st, 8);
-		j->time_limit = (uint32_t)sqlite3_column_int64(st, 9);
-		j->submit_time = sqlite3_column_int64(st, 10);
-		j->eligible_time = sqlite3_column_int64(st, 11);
-		j->start_time = sqlite3_column_int64(st, 12);
-		j->end_time = sqlite3_column_int64(st, 13);
-		j->exit_code = (uint32_t)sqlite3_column_int64(st, 14);
-		j->launch_seq = (uint32_t)sqlite3_column_int64(st, 15);
-		j->next_step = (uint32_t)sqlite3_column_int64(st, 16);
-		j->alloc_held = (uint8_t)sqlite3_column_int64(st, 17);
-		j->nodes = xstrdup((const char *)sqlite3_column_text(st, 18));
-		int alloc_bad = alloc_decode(cd, (const char *)sqlite3_column_text(st, 19), &j->alloc);
-		j->restarts = (uint32_t)sqlite3_column_int64(st, 21);
-		j->desc = xcalloc(1, sizeof(*j->desc));
-		const void *b = sqlite3_column_blob(st, 20);
-		char *err = NULL;
-		if (proto_decode(MSG_SUBMIT, j->desc, b ? b : "", (size_t)sqlite3_column_bytes(st, 20), &err)) {
-			error("recovery: job %u: bad stored description (%s); dropped", j->job_id,
-			      err ? err : "?");
-			free(err);
+		int bad;
+		job_t *j = job_row_decode(cd, st, &bad);
+		if (!j) {
 			cd->dead_jobs = xgrow(cd->dead_jobs, sizeof(uint32_t), cd->ndead_jobs + 1, &cd->adead_jobs);
-			cd->dead_jobs[cd->ndead_jobs++] = j->job_id;
-			free(j->desc);
-			j->desc = NULL;
-			job_free(j);
+			cd->dead_jobs[cd->ndead_jobs++] = (uint32_t)sqlite3_column_int64(st, 0);
 			continue;
-		}
-		/* Script and environment stay in the DB. */
-		xfree(j->desc->script);
-		strv_free(&j->desc->env);
-		/* A requeued job waits until its eligible time (job_requeue):
-		 * the stored description has the begin time as submitted. */
-		if ((j->state & JOB_STATE_BASE) == JOB_PENDING && j->eligible_time > j->desc->begin_time)
-			j->desc->begin_time = j->eligible_time;
-		if (pi < 0) {
-			error("recovery: job %u: partition '%s' no longer exists", j->job_id,
-			      pname ? pname : "");
-			pi = 0;
-			if (!JOB_IS_FINISHED(j->state)) {
-				j->state = JOB_FAILED;
-				j->reason = WAIT_PART_CONFIG;
-				j->alloc_held = 0;
-				if (!j->end_time)
-					j->end_time = ctld_now();
-				job_dirty(cd, j);
-			}
-		}
-		j->part = (uint32_t)pi;
-		if (alloc_bad && j->alloc_held) {
-			error("recovery: job %u: allocated node no longer configured", j->job_id);
-			if ((j->state & JOB_STATE_BASE) == JOB_RUNNING) {
-				j->state = JOB_NODE_FAIL;
-				j->reason = FAIL_DOWN_NODE;
-				j->end_time = ctld_now();
-			}
-			j->alloc_held = 0;
-			job_dirty(cd, j);
 		}
 		job_add_recovered(cd, j);
 		if (j->job_id >= cd->next_job_id)

@@ -49,6 +49,18 @@ static void drop_stale(job_t *j)
 	j->nstep_holds = k;
 }
 
+void step_alloc_forget_from(job_t *j, uint32_t next_step)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < j->nstep_holds; i++) {
+		if (j->step_holds[i].step_id < next_step)
+			j->step_holds[k++] = j->step_holds[i];
+		else
+			hold_free(&j->step_holds[i]);
+	}
+	j->nstep_holds = k;
+}
+
 int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tasks,
 		    uint32_t cpus_per_task, uint32_t flags)
 {
