@@ -47,17 +47,7 @@ static int64_t now_ms(void)
 /* "2,1(x3)": Slurm's compressed count list (SLURM_TASKS_PER_NODE). */
 char *srun_counts_str(const uint32_t *v, uint32_t n)
 {
-	strbuf_t sb = STRBUF_INIT;
-	for (uint32_t i = 0; i < n;) {
-		uint32_t k = i + 1;
-		while (k < n && v[k] == v[i])
-			k++;
-		strbuf_addf(&sb, "%s%u", sb.len ? "," : "", v[i]);
-		if (k - i > 1)
-			strbuf_addf(&sb, "(x%u)", k - i);
-		i = k;
-	}
-	return strbuf_detach(&sb);
+	return cred_layout_string(v, n);   /* the credential's layout is one */
 }
 
 /* "task 3" / "tasks 0-2,5" for the ranks set in sel (n tasks). */
@@ -395,6 +385,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	};
 	for (int k = 0; k < ncmd; k++)
 		strv_push(&tmpl.argv, cmd[k]);
+	uint32_t in_flags;
+	srun_stdin_mode(o, &in_flags, &tmpl.stdin_task);
+	tmpl.flags |= in_flags;
 	char digest[CRED_DIGEST_HEX + 1];
 	cred_launch_digest(&tmpl, digest);
 
@@ -520,9 +513,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	}
 
 	srun_io_t *io = srun_io_open(o, lay);
-	uint32_t in_flags = 0, in_task = NO_VAL32;
 	int in_failed = 0;
-	srun_stdin_t *in = io ? srun_stdin_plan(o, lay, &in_flags, &in_task, &in_failed) : NULL;
+	srun_stdin_t *in = io ? srun_stdin_plan(o, lay, &in_failed) : NULL;
 	if (!io || in_failed) {
 		srun_io_close(io);
 		goto out_early;
@@ -550,8 +542,6 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		ls.total_tasks = total;
 		ls.node_id = i;
 		ls.nnodes = nnodes;
-		ls.flags |= in_flags;
-		ls.stdin_task = in_task;
 		ls.tasks_per_node = tpn;
 		ls.topo_addr = i < cr->topo_addrs.n ? cr->topo_addrs.v[i] : NULL;
 		ls.topo_pattern = cr->topo_pattern;

@@ -415,6 +415,8 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
 		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
 		      .ntasks = ntasks, .digest = m->digest, .alloc = alloc.len ? alloc.buf : NULL,
+		      /* each node's tasks: a node runs its own share only */
+		      .layout = cred_layout_string(r.ntasks_per_node, nn),
 		      /* Slurm's cred_expire (120 s): how long a step's
 		       * credential may start tasks; each node also takes it
 		       * only once, and a node that ended the job revokes it. */
@@ -427,6 +429,7 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	char *err = NULL;
 	r.cred = cred_create(cd->auth, &cr, &err);
 	strv_free(&cr.penv);
+	free(cr.layout);
 	strbuf_release(&alloc);
 	if (!r.cred) {
 		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");

@@ -9,6 +9,7 @@
  * moment of signing, whatever "expires" says.
  */
 #include "cred.h"
+#include "hostlist.h"
 #include "sha256.h"
 #include "xalloc.h"
 
@@ -58,10 +59,11 @@ static void dg_strv(strbuf_t *sb, const strv_t *v)
 void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1])
 {
 	strbuf_t sb = STRBUF_INIT;
-	strbuf_add(&sb, "sluice-launch 1", 16);   /* with its NUL */
+	strbuf_add(&sb, "sluice-launch 2", 16);   /* with its NUL */
 	dg_u32(&sb, m->user_id);
 	dg_u32(&sb, m->group_id);
-	dg_u32(&sb, m->flags & ~STEP_F_STDIN);
+	dg_u32(&sb, m->flags);
+	dg_u32(&sb, m->stdin_task);
 	dg_u32(&sb, m->time_limit);
 	dg_strv(&sb, &m->argv);
 	dg_strv(&sb, &m->env);
@@ -74,6 +76,106 @@ void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1
 	strbuf_release(&sb);
 	for (int i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+char *cred_layout_string(const uint32_t *v, uint32_t n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = i + 1;
+		while (k < n && v[k] == v[i])
+			k++;
+		strbuf_addf(&sb, "%s%" PRIu32, sb.len ? "," : "", v[i]);
+		if (k - i > 1)
+			strbuf_addf(&sb, "(x%" PRIu32 ")", k - i);
+		i = k;
+	}
+	return strbuf_detach(&sb);
+}
+
+int cred_layout_parse(const char *s, uint32_t max, uint32_t **out, uint32_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!s || !*s)
+		return -1;
+	uint32_t *v = NULL, have = 0, cap = 0;
+	for (const char *p = s;;) {
+		char *end;
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		errno = 0;
+		unsigned long c = strtoul(p, &end, 10), rep = 1;
+		if (errno || c > UINT32_MAX)
+			goto bad;
+		p = end;
+		if (!strncmp(p, "(x", 2)) {
+			if (!isdigit((unsigned char)p[2]))
+				goto bad;
+			rep = strtoul(p + 2, &end, 10);
+			if (errno || !rep || *end != ')')
+				goto bad;
+			p = end + 1;
+		}
+		if (rep > max - have)
+			goto bad;
+		if (have + rep > cap) {     /* doubling, never past max */
+			uint64_t want = (uint64_t)cap * 2;
+			if (want < have + rep)
+				want = have + rep;
+			cap = (uint32_t)(want > max ? max : want);
+			v = xrealloc(v, (size_t)cap * sizeof(*v));
+		}
+		while (rep--)
+			v[have++] = (uint32_t)c;
+		if (!*p)
+			break;
+		if (*p++ != ',')
+			goto bad;
+	}
+	*out = v;
+	*n = have;
+	return 0;
+bad:
+	free(v);
+	return -1;
+}
+
+int cred_launch_node_check(const cred_t *c, const char *node, const msg_launch_step_t *m,
+			   const char **why)
+{
+	hostlist_t *hl = c->nodes ? hostlist_create(c->nodes, NULL) : NULL;
+	long at = hl && node ? hostlist_find(hl, node) : -1;
+	uint32_t nn = hl ? (uint32_t)hostlist_count(hl) : 0;
+	hostlist_destroy(hl);
+	if (at < 0) {
+		*why = "this node is not in the credential";
+		return -1;
+	}
+	uint32_t *cnt = NULL, ncnt = 0;
+	if (cred_layout_parse(c->layout, nn, &cnt, &ncnt) < 0 || ncnt != nn) {
+		free(cnt);
+		*why = "credential has no task layout for its nodes";
+		return -1;
+	}
+	uint64_t first = 0, total = 0;
+	for (uint32_t i = 0; i < ncnt; i++) {
+		if (i < (uint32_t)at)
+			first += cnt[i];
+		total += cnt[i];
+	}
+	uint32_t mine = cnt[at];
+	free(cnt);
+	if (m->node_id != (uint32_t)at) {
+		*why = "launch is for another node of the step";
+		return -1;
+	}
+	if (total != c->ntasks || m->total_tasks != c->ntasks || m->nnodes != nn ||
+	    m->first_task != first || m->ntasks != mine) {
+		*why = "task layout does not match the credential";
+		return -1;
+	}
+	return 0;
 }
 
 void cred_stat_digest(char out[CRED_DIGEST_HEX + 1])
@@ -93,7 +195,8 @@ static int digest_ok(const char *s)
 
 char *cred_create(auth_t *a, const cred_t *c, char **err)
 {
-	if (bad_word(c->user) || bad_word(c->nodes) || (c->alloc && (bad_word(c->alloc) || !*c->alloc))) {
+	if (bad_word(c->user) || bad_word(c->nodes) || (c->alloc && (bad_word(c->alloc) || !*c->alloc)) ||
+	    (c->layout && (bad_word(c->layout) || !*c->layout))) {
 		if (err)
 			*err = xstrdup("credential user or node list contains white space");
 		return NULL;
@@ -105,10 +208,10 @@ char *cred_create(auth_t *a, const cred_t *c, char **err)
 	}
 	strbuf_t sb = STRBUF_INIT, sig = STRBUF_INIT;
 	strbuf_addf(&sb, CRED_MAGIC "job=%" PRIu32 " step=%" PRIu32 " uid=%" PRIu32
-		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s%s%s",
+		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s%s%s%s%s",
 		    c->job_id, c->step_id, c->uid, c->gid, c->user ? c->user : "",
-		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->alloc ? " alloc=" : "",
-		    c->alloc ? c->alloc : "");
+		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->layout ? " layout=" : "",
+		    c->layout ? c->layout : "", c->alloc ? " alloc=" : "", c->alloc ? c->alloc : "");
 	if (c->penv.n) {
 		strbuf_addstr(&sb, " penv=");
 		for (uint32_t i = 0; i < c->penv.n; i++) {
@@ -231,6 +334,10 @@ int cred_parse(const char *p, cred_t *c)
 		cred_release(c);
 		return -1;
 	}
+	if (!strncmp(p, "layout=", 7) && take_word(&p, "layout", &c->layout)) {
+		cred_release(c);
+		return -1;
+	}
 	if (!strncmp(p, "alloc=", 6) && take_word(&p, "alloc", &c->alloc)) {
 		cred_release(c);
 		return -1;
@@ -323,6 +430,7 @@ void cred_release(cred_t *c)
 	xfree(c->user);
 	xfree(c->nodes);
 	xfree(c->digest);
+	xfree(c->layout);
 	xfree(c->alloc);
 	strv_free(&c->penv);
 }

@@ -9,12 +9,16 @@
  *   "<payload>\n<hex of the auth_sign credential over payload>"
  * with payload
  *   "sluice-cred 1 job=<id> step=<id> uid=<n> gid=<n> user=<name> nodes=<ranged>
- *    tasks=<n> digest=<hex> [alloc=<...>] [penv=<hex>] expires=<epoch>"
+ *    tasks=<n> digest=<hex> [layout=<counts>] [alloc=<...>] [penv=<hex>]
+ *    expires=<epoch>"
  * (one line). The credential is not a bearer token: digest binds it to one
  * launch request (cred_launch_digest: command, environment, directory,
- * user, flags), tasks to the step's task count, and a node daemon accepts
- * each (job, step) once (spool_cred_use), so a captured credential can
- * neither run something else nor run the same thing again.
+ * user, flags, stdin routing), tasks and layout to the step's tasks on
+ * each of its nodes (cred_launch_node_check: a node runs only the launch
+ * of its own place in the step), and a node daemon accepts each (job,
+ * step) once (spool_cred_use), so a captured credential can neither run
+ * something else, nor run another node's share, nor run the same thing
+ * again.
  */
 #ifndef SLUICE_CRED_H
 #define SLUICE_CRED_H
@@ -34,6 +38,10 @@ typedef struct cred {
 	char *nodes;             /* malloc'd ranged hostlist */
 	uint32_t ntasks;         /* the step's tasks over all its nodes */
 	char *digest;            /* malloc'd: cred_launch_digest of the launch */
+	/* The step's tasks on each of its nodes, in the order of nodes, as
+	 * Slurm compresses such lists ("2,1(x3)"); malloc'd, NULL in a stat
+	 * credential (a launch without one is refused). */
+	char *layout;
 	/* The job's share of each node of the step, in the order of nodes,
 	 * for its cgroup: "NODE=CORES:MEM_MB:GPUMASK" (hex) joined by ';'
 	 * ("n1=0-3:1024:3;n2=0-1:512:0"); malloc'd, NULL when not given. */
@@ -48,13 +56,27 @@ typedef struct cred {
 } cred_t;
 
 /* SHA-256 (hex, NUL-terminated, into out) over what a step launch carries
- * alike to every node: user_id, group_id, argv, env, cwd, time_limit and
- * the flags but STEP_F_STDIN. Not covered, as they differ per node or are
- * decided after the step exists: the task layout (ntasks, first_task,
- * total_tasks, node_id, nnodes; the node daemon checks them against the
- * credential's tasks and nodes), the stdin routing (STEP_F_STDIN,
- * stdin_task: srun's own stdin) and the credential itself. */
+ * alike to every node: user_id, group_id, argv, env, cwd, time_limit, the
+ * flags (STEP_F_STDIN too) and stdin_task. srun computes it before the
+ * step exists; what differs per node (node_id, nnodes, first_task,
+ * ntasks, total_tasks) the controller decides, and signs as the
+ * credential's nodes, tasks and layout: cred_launch_node_check. */
 void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1]);
+
+/* Is m the launch of node `node`'s own place in the step c was issued
+ * for? Its index in c's nodes must be m->node_id, and nnodes,
+ * total_tasks, first_task and ntasks what c's nodes, tasks and layout
+ * give that index. 0, or -1 with *why (a static string) naming what is
+ * off. A launch captured on its way to one node and presented to another
+ * is refused here, before the node marks the credential used. */
+int cred_launch_node_check(const cred_t *c, const char *node, const msg_launch_step_t *m,
+			   const char **why);
+
+/* n counts as a layout ("2,1(x3)"), malloc'd. */
+char *cred_layout_string(const uint32_t *v, uint32_t n);
+/* The counts of a layout ("2,1(x3)") into *out (malloc'd, *n of them);
+ * 0, or -1 if it is not such a list or holds more than max counts. */
+int cred_layout_parse(const char *s, uint32_t max, uint32_t **out, uint32_t *n);
 
 /* The digest of a stat credential (sstat: read the usage of a job's
  * steps, nothing else). Its input differs from every launch digest's in

@@ -1,10 +1,13 @@
 /*
  * test_cred: the launch digest a step credential binds (cred_launch_digest):
  * stable, the same for every node of a step, and different whenever the
- * command, environment, directory, user, group, time limit or flags
- * change; a SHA-256 as 64 lowercase hex digits. The job's prolog
- * environment (penv) survives a signed round trip, values with blanks and
- * '=' included, and a malformed one is refused.
+ * command, environment, directory, user, group, time limit, flags or
+ * stdin routing change; a SHA-256 as 64 lowercase hex digits. The job's
+ * prolog environment (penv) and the task layout survive a signed round
+ * trip, values with blanks and '=' included, and a malformed one is
+ * refused. cred_launch_node_check: a node takes only the launch of its own
+ * place in the step (index, first task, task count), so one node's launch
+ * presented to another is refused.
  */
 #include "tap.h"
 #include "cred.h"
@@ -59,6 +62,7 @@ static void test_penv(void)
 	strv_push(&cr.penv, "SLURM_JOB_NAME=my job=x");
 	strv_push(&cr.penv, "SLURM_JOB_NODELIST=n[1-2]");
 	strv_push(&cr.penv, "SLURM_JOB_ACCOUNT=");
+	cr.layout = (char *)"1(x2)";
 	char *s = cred_create(a, &cr, &err);
 	ok(s != NULL, "signed with penv");
 	cred_t out;
@@ -70,6 +74,7 @@ static void test_penv(void)
 		is_str(out.penv.v[2], "SLURM_JOB_ACCOUNT=", "empty value");
 	}
 	is_int((int)out.ntasks, 2, "fields after it still parse");
+	is_str(out.layout, "1(x2)", "layout signed and read back");
 	cred_release(&out);
 	free(s);
 	strv_free(&cr.penv);
@@ -99,6 +104,87 @@ static void test_penv(void)
 	free(err);
 }
 
+static void test_layout(void)
+{
+	uint32_t v[] = { 2, 2, 1, 3, 3, 3 }, *o = NULL, n = 0;
+	char *s = cred_layout_string(v, 6);
+	is_str(s, "2(x2),1,3(x3)", "layout compressed as Slurm's count lists");
+	ok(cred_layout_parse(s, 6, &o, &n) == 0 && n == 6 && !memcmp(o, v, sizeof(v)),
+	   "and read back");
+	free(o);
+	ok(cred_layout_parse(s, 5, &o, &n) < 0 && !o, "more counts than nodes refused");
+	free(s);
+	static const char *const bad[] = { "", "2,", ",2", "(x2)", "2(x0)", "2(x", "2(x2", "a",
+					   "2 1", "2(x2)3", "99999999999", "1(x99999999999)" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o = NULL;
+		ok(cred_layout_parse(bad[i], 100, &o, &n) < 0 && !o, "layout '%s' refused", bad[i]);
+	}
+	ok(cred_layout_parse(NULL, 100, &o, &n) < 0, "no layout refused");
+}
+
+/* A step of 5 tasks on n[1-3]: 2 on n1, 2 on n2, 1 on n3. */
+static void node_launch(msg_launch_step_t *m, uint32_t node_id, uint32_t first, uint32_t ntasks)
+{
+	launch_init(m);
+	m->node_id = node_id;
+	m->first_task = first;
+	m->ntasks = ntasks;
+	m->total_tasks = 5;
+	m->nnodes = 3;
+}
+
+static void test_node_check(void)
+{
+	char digest[CRED_DIGEST_HEX + 1];
+	memset(digest, 'a', CRED_DIGEST_HEX);
+	digest[CRED_DIGEST_HEX] = 0;
+	cred_t c = { .job_id = 7, .step_id = 2, .uid = 1000, .gid = 100, .user = (char *)"alice",
+		     .nodes = (char *)"n[1-3]", .ntasks = 5, .digest = digest,
+		     .layout = (char *)"2(x2),1" };
+	msg_launch_step_t m;
+	const char *why = NULL;
+	struct { const char *node; uint32_t id, first, n; } good[] = {
+		{ "n1", 0, 0, 2 }, { "n2", 1, 2, 2 }, { "n3", 2, 4, 1 } };
+	for (int i = 0; i < 3; i++) {
+		node_launch(&m, good[i].id, good[i].first, good[i].n);
+		ok(cred_launch_node_check(&c, good[i].node, &m, &why) == 0,
+		   "%s takes its own launch", good[i].node);
+		for (int k = 0; k < 3; k++) {
+			if (k == i)
+				continue;
+			why = NULL;
+			ok(cred_launch_node_check(&c, good[k].node, &m, &why) < 0 && why,
+			   "%s's launch presented to %s refused: %s", good[i].node, good[k].node,
+			   why ? why : "");
+		}
+		launch_free(&m);
+	}
+	node_launch(&m, 1, 2, 2);
+	is_int(cred_launch_node_check(&c, "n2", &m, &why), 0, "n2's launch");
+	m.first_task = 3;
+	ok(cred_launch_node_check(&c, "n2", &m, &why) < 0, "another first task refused");
+	m.first_task = 2;
+	m.ntasks = 3;
+	ok(cred_launch_node_check(&c, "n2", &m, &why) < 0, "another task count refused");
+	m.ntasks = 2;
+	m.total_tasks = 4;
+	ok(cred_launch_node_check(&c, "n2", &m, &why) < 0, "another total refused");
+	m.total_tasks = 5;
+	m.nnodes = 2;
+	ok(cred_launch_node_check(&c, "n2", &m, &why) < 0, "another node count refused");
+	m.nnodes = 3;
+	ok(cred_launch_node_check(&c, "n4", &m, &why) < 0 && !strcmp(why, "this node is not in the credential"),
+	   "a node not in the step refused");
+	c.layout = NULL;
+	ok(cred_launch_node_check(&c, "n2", &m, &why) < 0, "no layout: refused");
+	c.layout = (char *)"2,3";
+	ok(cred_launch_node_check(&c, "n2", &m, &why) < 0, "a layout for fewer nodes refused");
+	c.layout = (char *)"2(x3)";
+	ok(cred_launch_node_check(&c, "n2", &m, &why) < 0, "a layout of other than the tasks refused");
+	launch_free(&m);
+}
+
 int main(void)
 {
 	test_penv();
@@ -126,11 +212,9 @@ int main(void)
 	m.ntasks = 4;
 	m.total_tasks = 16;
 	m.nnodes = 4;
-	m.flags |= STEP_F_STDIN;
-	m.stdin_task = 5;
 	m.cred = (char *)"whatever";
 	cred_launch_digest(&m, d);
-	is_str(d, base, "task layout, stdin routing and the credential are not in it");
+	is_str(d, base, "task layout and the credential are not in it (the same on every node)");
 	launch_free(&m);
 
 #define CHANGED(what, stmt)                                     \
@@ -159,5 +243,9 @@ int main(void)
 	CHANGED("a time limit", m.time_limit = 5);
 	CHANGED("unbuffered", m.flags |= STEP_F_UNBUFFERED);
 	CHANGED("not standalone", m.flags = 0);
+	CHANGED("stdin forwarded", m.flags |= STEP_F_STDIN);
+	CHANGED("stdin to one task", m.stdin_task = 5);
+	test_layout();
+	test_node_check();
 	return done_testing();
 }
