@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
 # launch_spy.py: an eavesdropper on srun's step launches, for
 # t/integration/0222-launch-replay.t.
-#   launch_spy.py P1 P2 OUT -- CMD...
+#   launch_spy.py [--forge] P1 P2 OUT -- CMD...
 # Runs CMD (srun) in a network namespace of its own where 127.0.0.1:P1 and
 # 127.0.0.1:P2 (the node daemons of comp001 and comp002 as the controller
 # names them) are this script's listeners; the controller stays reachable
 # through its Unix socket. Every connection is relayed to the real port on
 # 127.0.0.1 in the host's namespace, but the first frame srun sends to P1
-# (its launch for comp001) is first sent, unchanged, to P2 on a connection
-# of our own, before srun can reach comp002 (srun waits for comp001's
-# answer before it launches there). What that connection got back goes to
-# OUT: one line per frame, "<msg type> <body bytes>", then "closed" or
-# "open" (still open after 10 s). CMD's exit status is ours.
-import ctypes, os, socket, struct, subprocess, sys, threading
+# (its launch for comp001) is first sent to P2 on a connection of our own,
+# before srun can reach comp002 (srun waits for comp001's answer before it
+# launches there): unchanged, or with --forge rewritten into comp002's
+# launch exactly as srun would write it (node_id 1, first_task and ntasks
+# from the credential's layout=, topo_addr comp002; everything else, the
+# launch_mac too, as captured: an eavesdropper cannot compute another).
+# What that connection got back goes to OUT: one line per frame,
+# "<msg type> <body bytes>", then "closed" or "open" (still open after
+# 10 s). CMD's exit status is ours.
+import ctypes, os, re, socket, struct, subprocess, sys, threading
 
-p1, p2, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+args = sys.argv[1:sys.argv.index("--")]
+forge = "--forge" in args
+args = [a for a in args if a != "--forge"]
+p1, p2, out = int(args[0]), int(args[1]), args[2]
 cmd = sys.argv[sys.argv.index("--") + 1:]
 libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNET = 0x40000000
@@ -69,7 +76,76 @@ def pump(a, b):
             pass
 
 
+# The body codec (src/lib/codec.c): fields keyed varint(tag << 3 | wire
+# type), wire type 0 a varint, 1 a varint length and that many bytes;
+# zero numbers are not sent.
+def get_varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << shift
+        shift += 7
+        if not c & 0x80:
+            return v, i
+
+
+def put_varint(v):
+    o = b""
+    while v >= 0x80:
+        o += bytes([(v & 0x7f) | 0x80])
+        v >>= 7
+    return o + bytes([v])
+
+
+def decode(body):
+    fields, i = {}, 0
+    while i < len(body):
+        key, i = get_varint(body, i)
+        tag, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = get_varint(body, i)
+        else:
+            n, i = get_varint(body, i)
+            v, i = body[i:i + n], i + n
+        fields[tag] = (wt, v)
+    return fields
+
+
+def encode(fields):
+    o = b""
+    for tag in sorted(fields):
+        wt, v = fields[tag]
+        if wt == 0:
+            if v:
+                o += put_varint(tag << 3) + put_varint(v)
+        else:
+            o += put_varint(tag << 3 | 1) + put_varint(len(v)) + v
+    return o
+
+
+def forge_node1(frame):
+    """comp001's launch (node 0) made into comp002's (node 1)."""
+    clen = struct.unpack(">I", frame[12:16])[0]
+    f = decode(frame[16 + clen:])
+    cred = f[5][1].decode()
+    counts = []
+    for part in re.search(r" layout=(\S+)", cred).group(1).split(","):
+        m = re.fullmatch(r"(\d+)(?:\(x(\d+)\))?", part)
+        counts += [int(m.group(1))] * int(m.group(2) or 1)
+    f[12] = (0, 1)                       # node_id
+    f[10] = (0, counts[0])               # first_task
+    f[9] = (0, counts[1])                # ntasks
+    if 19 in f:                          # topo_addr
+        f[19] = (1, f[19][1].replace(b"comp001", b"comp002"))
+    body = encode(f)
+    hdr = frame[4:16 + clen]
+    return struct.pack(">I", len(hdr) + len(body)) + hdr + body
+
+
 def replay(frame):
+    if forge:
+        frame = forge_node1(frame)
     lines = []
     s = socket.create_connection(("127.0.0.1", p2), timeout=10)
     s.sendall(frame)

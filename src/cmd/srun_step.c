@@ -203,6 +203,25 @@ static void pty_send_winsize(rpc_t *r)
 }
 
 /* Launch on node i. Returns the connection, or NULL after the error. */
+/* The step's launch key (cred_launch_key) into key: the controller's,
+ * given over the Unix socket to a srun that cannot read the cluster key,
+ * else derived here by a key holder (root, SlurmUser). 0, or -1 where
+ * there is none (auth/munge: the launch frames are signed instead). */
+static int step_launch_key(const conf_t *conf, const msg_step_create_reply_t *cr,
+			   char key[CRED_DIGEST_HEX + 1])
+{
+	if (cr->launch_key && strlen(cr->launch_key) == CRED_DIGEST_HEX) {
+		memcpy(key, cr->launch_key, CRED_DIGEST_HEX + 1);
+		return 0;
+	}
+	char *err = NULL;
+	auth_t *a = auth_create(conf, &err);
+	free(err);
+	int rc = cred_launch_key(a, cr->cred, key);
+	auth_destroy(a);
+	return rc;
+}
+
 static rpc_t *launch_node(const conf_t *conf, const msg_step_create_reply_t *cr,
 			  const msg_launch_step_t *ls, uint32_t i)
 {
@@ -533,6 +552,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		srun_catch_signal(SIGWINCH);
 		srun_pty_raw();
 	}
+	char lkey[CRED_DIGEST_HEX + 1], mac[CRED_DIGEST_HEX + 1];
+	int have_lkey = step_launch_key(conf, cr, lkey) == 0;
 	for (uint32_t i = 0; i < nnodes; i++) {
 		msg_launch_step_t ls = tmpl;
 		ls.step_id = cr->step_id;
@@ -550,6 +571,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		ls.cpu_bind = o->sr.cpu_bind;
 		ls.cpu_ids = i < cr->cpu_ids.n ? cr->cpu_ids.v[i] : NULL;
 		ls.cpus_per_task = o->desc.cpus_per_task;
+		/* last: it covers every field above (the node refuses a
+		 * launch without it in auth/slurm) */
+		ls.launch_mac = have_lkey && cred_launch_mac(lkey, &ls, mac) == 0 ? mac : NULL;
 		sr.conns[i] = launch_node(conf, cr, &ls, i);
 		if (!sr.conns[i]) {
 			for (uint32_t k = 0; k < lay->count[i]; k++) {
@@ -561,6 +585,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		sr.open[i] = 1;
 		live++;
 	}
+	explicit_bzero(lkey, sizeof(lkey));
 	free(tpn);
 	free(jcpn);
 	if (log_get_level() >= LOG_LVL_VERBOSE)

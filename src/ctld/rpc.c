@@ -435,6 +435,15 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");
 		r.rc = SLUICE_E_AUTH;
 		free(err);
+	} else if (conn_is_peercred(c) && auth_kind(cd->auth) == AUTH_HMAC) {
+		/* The step's launch key, which srun MACs each node's launch
+		 * with (cred.h): to a local srun that cannot derive it, over
+		 * the Unix socket only. A key holder's srun comes over TCP
+		 * and derives it; an eavesdropper on TCP never sees it. */
+		char key[CRED_DIGEST_HEX + 1];
+		if (cred_launch_key(cd->auth, r.cred, key) == 0)
+			r.launch_key = xstrdup(key);
+		explicit_bzero(key, sizeof(key));
 	}
 	conn_send(c, MSG_STEP_CREATE_REPLY, &r);
 	proto_free(MSG_STEP_CREATE_REPLY, &r);

@@ -78,6 +78,96 @@ void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
+static int digest_ok(const char *s);
+
+static void to_hex(const uint8_t d[32], char out[CRED_DIGEST_HEX + 1])
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+int cred_launch_key(const auth_t *a, const char *cred, char out[CRED_DIGEST_HEX + 1])
+{
+	uint8_t k[32];
+	if (!cred || auth_key_derive(a, "sluice-step-launch", cred, strlen(cred), k) < 0)
+		return -1;
+	to_hex(k, out);
+	explicit_bzero(k, sizeof(k));
+	return 0;
+}
+
+static int unhex(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int cred_launch_mac(const char *key_hex, const msg_launch_step_t *m,
+		    char out[CRED_DIGEST_HEX + 1])
+{
+	uint8_t k[32];
+	if (!key_hex || !digest_ok(key_hex))
+		return -1;
+	for (int i = 0; i < 32; i++)
+		k[i] = (uint8_t)(unhex(key_hex[2 * i]) << 4 | unhex(key_hex[2 * i + 1]));
+	char digest[CRED_DIGEST_HEX + 1];
+	cred_launch_digest(m, digest);
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_add(&sb, "sluice-launch-mac 1", 20);   /* with its NUL */
+	strbuf_add(&sb, digest, CRED_DIGEST_HEX);
+	dg_u32(&sb, m->job_id);
+	dg_u32(&sb, m->step_id);
+	dg_u32(&sb, m->node_id);
+	dg_u32(&sb, m->nnodes);
+	dg_u32(&sb, m->first_task);
+	dg_u32(&sb, m->ntasks);
+	dg_u32(&sb, m->total_tasks);
+	dg_str(&sb, m->tasks_per_node);
+	dg_str(&sb, m->topo_addr);
+	dg_str(&sb, m->topo_pattern);
+	dg_u32(&sb, m->cpus_on_node);
+	dg_str(&sb, m->job_cpus_per_node);
+	dg_str(&sb, m->cpu_bind);
+	dg_str(&sb, m->cpu_ids);
+	dg_u32(&sb, m->cpus_per_task);
+	dg_u32(&sb, m->pty_rows);
+	dg_u32(&sb, m->pty_cols);
+	dg_str(&sb, m->cred);
+	uint8_t d[32];
+	digest_hmac_sha256(k, sizeof(k), sb.buf, sb.len, d);
+	explicit_bzero(k, sizeof(k));
+	strbuf_release(&sb);
+	to_hex(d, out);
+	return 0;
+}
+
+int cred_launch_mac_check(const auth_t *a, const msg_launch_step_t *m, const char **why)
+{
+	char key[CRED_DIGEST_HEX + 1], want[CRED_DIGEST_HEX + 1];
+	if (!m->launch_mac || !*m->launch_mac) {
+		*why = "launch carries no MAC of the step's launch key (not from the step's srun)";
+		return -1;
+	}
+	if (cred_launch_key(a, m->cred, key) < 0 || cred_launch_mac(key, m, want) < 0) {
+		explicit_bzero(key, sizeof(key));
+		*why = "this node cannot derive the step's launch key";
+		return -1;
+	}
+	explicit_bzero(key, sizeof(key));
+	/* constant time (the length is no secret): a forger learns nothing
+	 * from how long the comparison took */
+	uint8_t diff = 0;
+	if (strlen(m->launch_mac) == CRED_DIGEST_HEX)
+		for (size_t i = 0; i < CRED_DIGEST_HEX; i++)
+			diff |= (uint8_t)(m->launch_mac[i] ^ want[i]);
+	else
+		diff = 1;
+	if (diff) {
+		*why = "launch MAC does not match the step's launch key (not from the step's srun)";
+		return -1;
+	}
+	return 0;
+}
+
 char *cred_layout_string(const uint32_t *v, uint32_t n)
 {
 	strbuf_t sb = STRBUF_INIT;

@@ -63,6 +63,29 @@ typedef struct cred {
  * credential's nodes, tasks and layout: cred_launch_node_check. */
 void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1]);
 
+/* The step's launch key K (hex into out): auth_key_derive(cluster key,
+ * "sluice-step-launch", the whole credential string). Only holders of
+ * the cluster key can compute it: the controller hands it to a srun that
+ * cannot (over the Unix socket only, never TCP: step create's
+ * launch_key), a key holder's srun derives it, and the node daemon
+ * derives it to check cred_launch_mac. So a launch's MAC proves it was
+ * written by the srun the step was created for, not by someone who only
+ * saw the credential go by. 0, or -1 without the cluster key. */
+int cred_launch_key(const auth_t *a, const char *cred, char out[CRED_DIGEST_HEX + 1]);
+/* HMAC-SHA256 under key_hex (a cred_launch_key) of everything m carries
+ * but launch_mac: its cred_launch_digest, the per-node fields (job_id,
+ * step_id, node_id, nnodes, first_task, ntasks, total_tasks), what sets
+ * the tasks' environment (tasks_per_node, topo_addr, topo_pattern,
+ * cpus_on_node, job_cpus_per_node, cpu_bind, cpu_ids, cpus_per_task,
+ * pty_rows, pty_cols) and the credential; hex into out. srun puts it in
+ * launch_mac; one HMAC per node. 0, or -1 if key_hex is not 64 hex. */
+int cred_launch_mac(const char *key_hex, const msg_launch_step_t *m,
+		    char out[CRED_DIGEST_HEX + 1]);
+/* The node daemon's check (auth/slurm): m->launch_mac is cred_launch_mac
+ * under the launch key of m->cred, compared in constant time. 0, or -1
+ * with *why (static) for a launch without one or with a wrong one. */
+int cred_launch_mac_check(const auth_t *a, const msg_launch_step_t *m, const char **why);
+
 /* Is m the launch of node `node`'s own place in the step c was issued
  * for? Its index in c's nodes must be m->node_id, and nnodes,
  * total_tasks, first_task and ntasks what c's nodes, tasks and layout

@@ -8,10 +8,13 @@
  * command, environment, directory, stdin routing, ...) the one it was
  * issued for; the launch that of this node's own place in the step, its
  * index, first task and task count as the credential's layout says:
- * cred_launch_node_check) that this node has not accepted before (spool_cred_use, kept in the
- * spool until it expires, so a restart does not reopen it). The frame
- * itself may be unsigned (AUTH_UID_NONE) since srun run by a user cannot
- * sign: the credential covers the request instead; if it is signed, the
+ * cred_launch_node_check; written by the step's srun: in auth/slurm its
+ * launch_mac under the step's launch key, cred_launch_mac_check, in
+ * auth/munge a frame signed by the step's user) that this node has not
+ * accepted before (spool_cred_use, kept in the spool until it expires, so
+ * a restart does not reopen it). In auth/slurm the frame itself may be
+ * unsigned (AUTH_UID_NONE) since srun run by a user cannot sign: the
+ * credential and the MAC cover the request instead; if it is signed, the
  * signer must be the credential's user, root or SlurmUser.
  *
  * An accepted launch forks a detached step supervisor (the same double
@@ -885,6 +888,10 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		why = "credential user/group do not match the request";
 	else if (strcmp(digest, cr.digest))
 		why = "launch does not match its credential (command, environment or directory changed)";
+	else if (auth_kind(nd->auth) == AUTH_HMAC && cred_launch_mac_check(nd->auth, m, &why) < 0)
+		;   /* not written by the step's srun: it may not take the I/O */
+	else if (auth_kind(nd->auth) == AUTH_MUNGE && uid == AUTH_UID_NONE)
+		why = "launch not signed by the step's user (auth/munge)";
 	else if (cred_launch_node_check(&cr, nd->name, m, &why) < 0)
 		;   /* another node's launch, or not this step's layout */
 	else if (uid != AUTH_UID_NONE && uid != 0 && uid != nd->slurm_uid && uid != cr.uid)

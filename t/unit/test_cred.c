@@ -7,7 +7,11 @@
  * trip, values with blanks and '=' included, and a malformed one is
  * refused. cred_launch_node_check: a node takes only the launch of its own
  * place in the step (index, first task, task count), so one node's launch
- * presented to another is refused.
+ * presented to another is refused. The launch MAC (cred_launch_key,
+ * cred_launch_mac, cred_launch_mac_check): each node's launch carries its
+ * own; one node's MAC on another node's fields, a MAC under another
+ * cluster key or another step's key, and a launch without one are refused;
+ * every field of the launch but the MAC itself changes it.
  */
 #include "tap.h"
 #include "cred.h"
@@ -21,6 +25,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "proto_schema.h"
 
 static void launch_init(msg_launch_step_t *m)
 {
@@ -185,6 +190,161 @@ static void test_node_check(void)
 	launch_free(&m);
 }
 
+/* A fresh cluster key in a directory of its own; *dir to clean up. */
+static auth_t *key_auth(char **dir)
+{
+	char tmpl[] = "/tmp/test_cred.XXXXXX";
+	*dir = xstrdup(mkdtemp(tmpl));
+	char *key = xasprintf("%s/slurm.key", *dir), *err = NULL;
+	auth_t *a = NULL;
+	if (auth_keygen(key, &err) == 0) {
+		conf_t c = { .dir = *dir, .auth_type = (char *)"auth/slurm" };
+		a = auth_create(&c, &err);
+	}
+	ok(a != NULL, "cluster key: %s", err ? err : "ok");
+	free(err);
+	free(key);
+	return a;
+}
+
+static void key_auth_done(auth_t *a, char *dir)
+{
+	char *key = xasprintf("%s/slurm.key", dir);
+	auth_destroy(a);
+	unlink(key);
+	rmdir(dir);
+	free(key);
+	free(dir);
+}
+
+/* A step of 5 tasks on n[1-3] (2, 2, 1), its credential signed with a. */
+static char *step_cred(auth_t *a, uint32_t step)
+{
+	char digest[CRED_DIGEST_HEX + 1], *err = NULL;
+	msg_launch_step_t m;
+	launch_init(&m);
+	cred_launch_digest(&m, digest);
+	launch_free(&m);
+	cred_t c = { .job_id = 7, .step_id = step, .uid = 1000, .gid = 100, .user = (char *)"alice",
+		     .nodes = (char *)"n[1-3]", .ntasks = 5, .digest = digest,
+		     .layout = (char *)"2(x2),1", .expires = time(NULL) + 60 };
+	char *s = cred_create(a, &c, &err);
+	free(err);
+	return s;
+}
+
+static void test_launch_mac(void)
+{
+	char *dir_a, *dir_b;
+	auth_t *a = key_auth(&dir_a), *b = key_auth(&dir_b);
+	char *cred = step_cred(a, 2), *cred3 = step_cred(a, 3);
+	ok(cred && cred3, "credentials signed");
+	char k[CRED_DIGEST_HEX + 1], k2[CRED_DIGEST_HEX + 1], kb[CRED_DIGEST_HEX + 1];
+	char k3[CRED_DIGEST_HEX + 1];
+	ok(cred_launch_key(a, cred, k) == 0 && strspn(k, "0123456789abcdef") == CRED_DIGEST_HEX,
+	   "launch key: 64 hex digits");
+	ok(cred_launch_key(a, cred, k2) == 0 && !strcmp(k, k2), "launch key stable");
+	ok(cred_launch_key(b, cred, kb) == 0 && strcmp(k, kb), "another cluster key: another launch key");
+	ok(cred_launch_key(a, cred3, k3) == 0 && strcmp(k, k3), "another step: another launch key");
+	ok(cred_launch_key(NULL, cred, k2) < 0, "no cluster key: no launch key");
+	ok(!strstr(cred, k), "the launch key is not in the credential");
+
+	struct { uint32_t id, first, n; } nodes[] = { { 0, 0, 2 }, { 1, 2, 2 }, { 2, 4, 1 } };
+	char mac[3][CRED_DIGEST_HEX + 1];
+	msg_launch_step_t m;
+	const char *why = NULL;
+	for (int i = 0; i < 3; i++) {
+		node_launch(&m, nodes[i].id, nodes[i].first, nodes[i].n);
+		m.cred = cred;
+		ok(cred_launch_mac(k, &m, mac[i]) == 0, "node %d: MAC", i);
+		m.launch_mac = mac[i];
+		why = NULL;
+		is_int(cred_launch_mac_check(a, &m, &why), 0, "node %d takes its own launch (%s)", i,
+		       why ? why : "ok");
+		launch_free(&m);
+	}
+	ok(strcmp(mac[0], mac[1]) && strcmp(mac[1], mac[2]), "each node's MAC differs");
+	/* the eavesdropper's forgery: node 0's launch with node 1's fields */
+	for (int i = 0; i < 3; i++)
+		for (int t = 0; t < 3; t++) {
+			if (t == i)
+				continue;
+			node_launch(&m, nodes[t].id, nodes[t].first, nodes[t].n);
+			m.cred = cred;
+			m.launch_mac = mac[i];
+			why = NULL;
+			ok(cred_launch_mac_check(a, &m, &why) < 0 && why &&
+			   strstr(why, "launch MAC does not match"),
+			   "node %d's MAC on node %d's launch refused: %s", i, t, why ? why : "");
+			launch_free(&m);
+		}
+	node_launch(&m, 1, 2, 2);
+	m.cred = cred;
+	m.launch_mac = mac[1];
+	ok(cred_launch_mac_check(b, &m, &why) < 0, "a node with another cluster key refuses it");
+	char fb[CRED_DIGEST_HEX + 1], f3[CRED_DIGEST_HEX + 1];
+	ok(cred_launch_mac(kb, &m, fb) == 0, "MAC under another cluster's key");
+	m.launch_mac = fb;
+	ok(cred_launch_mac_check(a, &m, &why) < 0, "a MAC under another cluster key refused");
+	ok(cred_launch_mac(k3, &m, f3) == 0, "MAC under another step's key");
+	m.launch_mac = f3;
+	ok(cred_launch_mac_check(a, &m, &why) < 0, "a MAC under another step's key refused");
+	m.launch_mac = NULL;
+	why = NULL;
+	ok(cred_launch_mac_check(a, &m, &why) < 0 && why && strstr(why, "carries no MAC"),
+	   "a launch without a MAC refused: %s", why ? why : "");
+	m.launch_mac = (char *)"";
+	ok(cred_launch_mac_check(a, &m, &why) < 0, "an empty MAC refused");
+	char shortmac[CRED_DIGEST_HEX];
+	memcpy(shortmac, mac[1], CRED_DIGEST_HEX - 1);
+	shortmac[CRED_DIGEST_HEX - 1] = 0;
+	m.launch_mac = shortmac;
+	ok(cred_launch_mac_check(a, &m, &why) < 0, "a truncated MAC refused");
+	m.launch_mac = mac[1];
+	m.cred = cred3;
+	ok(cred_launch_mac_check(a, &m, &why) < 0, "the MAC with another step's credential refused");
+	m.cred = NULL;
+	ok(cred_launch_mac_check(a, &m, &why) < 0, "no credential: refused");
+	m.cred = cred;
+	ok(cred_launch_mac_check(a, &m, &why) == 0, "and back: taken");
+	ok(cred_launch_mac((const char *)"xyz", &m, fb) < 0, "a key that is not 64 hex: no MAC");
+	launch_free(&m);
+
+	/* every field the launch carries is under the MAC (schema walk:
+	 * a new field is covered or this fails) */
+	const proto_schema_t *sc = proto_schema(MSG_LAUNCH_STEP);
+	char base[CRED_DIGEST_HEX + 1], d[CRED_DIGEST_HEX + 1];
+	node_launch(&m, 1, 2, 2);
+	m.cred = cred;
+	cred_launch_mac(k, &m, base);
+	launch_free(&m);
+	for (size_t i = 0; sc && i < sc->nfields; i++) {
+		const proto_field_t *f = &sc->fields[i];
+		if (!strcmp(f->name, "launch_mac"))
+			continue;
+		node_launch(&m, 1, 2, 2);
+		m.cred = cred;
+		void *at = (char *)&m + f->off;
+		int known = 1;
+		if (f->type == FT_U32)
+			*(uint32_t *)at ^= 0x10;
+		else if (f->type == FT_STR)
+			*(char **)at = *(char **)at ? NULL : (char *)"x";
+		else if (f->type == FT_STRV)
+			strv_push((strv_t *)at, "x");
+		else
+			known = 0;
+		ok(known, "field %s: a type this test can change", f->name);
+		cred_launch_mac(k, &m, d);
+		ok(strcmp(d, base) != 0, "field %s is under the MAC", f->name);
+		launch_free(&m);
+	}
+	free(cred);
+	free(cred3);
+	key_auth_done(a, dir_a);
+	key_auth_done(b, dir_b);
+}
+
 int main(void)
 {
 	test_penv();
@@ -247,5 +407,6 @@ int main(void)
 	CHANGED("stdin to one task", m.stdin_task = 5);
 	test_layout();
 	test_node_check();
+	test_launch_mac();
 	return done_testing();
 }
