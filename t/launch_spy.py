@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 # launch_spy.py: an eavesdropper on srun's step launches, for
 # t/integration/0222-launch-replay.t.
-#   launch_spy.py [--forge] P1 P2 OUT -- CMD...
+#   launch_spy.py [--forge] [--relay PORT]... P1 P2 OUT -- CMD...
 # Runs CMD (srun) in a network namespace of its own where 127.0.0.1:P1 and
 # 127.0.0.1:P2 (the node daemons of comp001 and comp002 as the controller
 # names them) are this script's listeners; the controller stays reachable
-# through its Unix socket. Every connection is relayed to the real port on
+# through its Unix socket (or, a srun that signs over TCP, through
+# --relay of its port). Every connection is relayed to the real port on
 # 127.0.0.1 in the host's namespace, but the first frame srun sends to P1
 # (its launch for comp001) is first sent to P2 on a connection of our own,
 # before srun can reach comp002 (srun waits for comp001's answer before it
 # launches there): unchanged, or with --forge rewritten into comp002's
 # launch exactly as srun would write it (node_id 1, first_task and ntasks
 # from the credential's layout=, topo_addr comp002; everything else, the
-# launch_mac too, as captured: an eavesdropper cannot compute another).
+# launch_mac too, as captured: an eavesdropper cannot compute another; a
+# frame signature (auth/munge, over the body) is dropped, for the same
+# reason).
 # What that connection got back goes to OUT: one line per frame,
 # "<msg type> <body bytes>", then "closed" or "open" (still open after
 # 10 s). CMD's exit status is ours.
@@ -21,6 +24,11 @@ import ctypes, os, re, socket, struct, subprocess, sys, threading
 args = sys.argv[1:sys.argv.index("--")]
 forge = "--forge" in args
 args = [a for a in args if a != "--forge"]
+relay = []
+while "--relay" in args:
+    i = args.index("--relay")
+    relay.append(int(args[i + 1]))
+    del args[i:i + 2]
 p1, p2, out = int(args[0]), int(args[1]), args[2]
 cmd = sys.argv[sys.argv.index("--") + 1:]
 libc = ctypes.CDLL(None, use_errno=True)
@@ -31,7 +39,7 @@ if libc.unshare(CLONE_NEWNET) != 0:
     sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
 subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
 listeners = {}
-for port in (p1, p2):
+for port in [p1, p2] + relay:
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("127.0.0.1", port))
@@ -139,7 +147,8 @@ def forge_node1(frame):
     if 19 in f:                          # topo_addr
         f[19] = (1, f[19][1].replace(b"comp001", b"comp002"))
     body = encode(f)
-    hdr = frame[4:16 + clen]
+    # magic, version, type as captured; unsigned (auth 0), no credential
+    hdr = frame[4:10] + struct.pack(">HI", 0, 0)
     return struct.pack(">I", len(hdr) + len(body)) + hdr + body
 
 
@@ -183,6 +192,6 @@ def serve(port):
         threading.Thread(target=pump, args=(s, c), daemon=True).start()
 
 
-for port in (p1, p2):
+for port in [p1, p2] + relay:
     threading.Thread(target=serve, args=(port,), daemon=True).start()
 sys.exit(child.wait())
