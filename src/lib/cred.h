@@ -18,7 +18,9 @@
  * of its own place in the step), and a node daemon accepts each (job,
  * step) once (spool_cred_use), so a captured credential can neither run
  * something else, nor run another node's share, nor run the same thing
- * again.
+ * again. Nor can whoever saw it write a launch of their own: each launch
+ * carries a MAC under the step's launch key (cred_launch_key), which only
+ * the srun the step was created for and the cluster key's holders have.
  */
 #ifndef SLUICE_CRED_H
 #define SLUICE_CRED_H
