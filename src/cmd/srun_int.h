@@ -81,11 +81,16 @@ void srun_io_close(srun_io_t *io);
 /* Stdin: what the launch says (STEP_F_STDIN, stdin_task), then a thread
  * forwarding it once the connections exist. */
 typedef struct srun_stdin srun_stdin_t;
-/* Plan from -i. NULL and *flags 0: nothing to forward (tasks read
- * /dev/null). Prints an error and returns NULL with *failed for a file
- * that does not open. */
-srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay,
-			      uint32_t *flags, uint32_t *stdin_task, int *failed);
+/* What the launch says of stdin, from -i/--pty alone (it is in the
+ * digest srun has signed before the step exists): *flags STEP_F_STDIN or
+ * 0 (tasks read /dev/null), *stdin_task the one rank that reads it or
+ * NO_VAL32 for every task. */
+void srun_stdin_mode(const jobopts_t *o, uint32_t *flags, uint32_t *stdin_task);
+/* The plan for that, once the layout is known. NULL: nothing to forward
+ * (-i none, or a task the step does not have: an error says so, and no
+ * task reads srun's stdin). Prints an error and returns NULL with
+ * *failed for a file that does not open. */
+srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay, int *failed);
 /* Start forwarding to the node connections (conns[i] NULL: not
  * launched). */
 void srun_stdin_start(srun_stdin_t *s, rpc_t **conns);

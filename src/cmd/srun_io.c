@@ -251,13 +251,17 @@ static void plan_add(srun_stdin_t *s, int fd, uint32_t task)
 	s->src[s->nsrc++] = (struct srun_src){ fd, task, 0 };
 }
 
-srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay,
-			      uint32_t *flags, uint32_t *stdin_task, int *failed)
+void srun_stdin_mode(const jobopts_t *o, uint32_t *flags, uint32_t *stdin_task)
+{
+	const char *in = o->pty ? "0" : o->desc.std_in;
+	*flags = in && !strcasecmp(in, "none") ? 0 : STEP_F_STDIN;
+	*stdin_task = *flags && in && is_number(in) ? (uint32_t)strtoul(in, NULL, 10) : NO_VAL32;
+}
+
+srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay, int *failed)
 {
 	/* --pty: srun's stdin is task 0's terminal input */
 	const char *in = o->pty ? "0" : o->desc.std_in;
-	*flags = 0;
-	*stdin_task = NO_VAL32;
 	*failed = 0;
 	if (in && !strcasecmp(in, "none"))
 		return NULL;
@@ -274,7 +278,6 @@ srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay,
 			free(s);
 			return NULL;
 		}
-		*stdin_task = (uint32_t)v;
 		plan_add(s, 0, (uint32_t)v);
 	} else {
 		int per = fpattern_per_task(in) || fpattern_per_node(in);
@@ -293,7 +296,6 @@ srun_stdin_t *srun_stdin_plan(const jobopts_t *o, const srun_layout_t *lay,
 			plan_add(s, fd, per ? t : NO_VAL32);
 		}
 	}
-	*flags = STEP_F_STDIN;
 	return s;
 }
 

@@ -47,17 +47,7 @@ static int64_t now_ms(void)
 /* "2,1(x3)": Slurm's compressed count list (SLURM_TASKS_PER_NODE). */
 char *srun_counts_str(const uint32_t *v, uint32_t n)
 {
-	strbuf_t sb = STRBUF_INIT;
-	for (uint32_t i = 0; i < n;) {
-		uint32_t k = i + 1;
-		while (k < n && v[k] == v[i])
-			k++;
-		strbuf_addf(&sb, "%s%u", sb.len ? "," : "", v[i]);
-		if (k - i > 1)
-			strbuf_addf(&sb, "(x%u)", k - i);
-		i = k;
-	}
-	return strbuf_detach(&sb);
+	return cred_layout_string(v, n);   /* the credential's layout is one */
 }
 
 /* "task 3" / "tasks 0-2,5" for the ranks set in sel (n tasks). */
@@ -213,6 +203,25 @@ static void pty_send_winsize(rpc_t *r)
 }
 
 /* Launch on node i. Returns the connection, or NULL after the error. */
+/* The step's launch key (cred_launch_key) into key: the controller's,
+ * given over the Unix socket to a srun that cannot read the cluster key,
+ * else derived here by a key holder (root, SlurmUser). 0, or -1 where
+ * there is none (auth/munge: the launch frames are signed instead). */
+static int step_launch_key(const conf_t *conf, const msg_step_create_reply_t *cr,
+			   char key[CRED_DIGEST_HEX + 1])
+{
+	if (cr->launch_key && strlen(cr->launch_key) == CRED_DIGEST_HEX) {
+		memcpy(key, cr->launch_key, CRED_DIGEST_HEX + 1);
+		return 0;
+	}
+	char *err = NULL;
+	auth_t *a = auth_create(conf, &err);
+	free(err);
+	int rc = cred_launch_key(a, cr->cred, key);
+	auth_destroy(a);
+	return rc;
+}
+
 static rpc_t *launch_node(const conf_t *conf, const msg_step_create_reply_t *cr,
 			  const msg_launch_step_t *ls, uint32_t i)
 {
@@ -395,6 +404,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	};
 	for (int k = 0; k < ncmd; k++)
 		strv_push(&tmpl.argv, cmd[k]);
+	uint32_t in_flags;
+	srun_stdin_mode(o, &in_flags, &tmpl.stdin_task);
+	tmpl.flags |= in_flags;
 	char digest[CRED_DIGEST_HEX + 1];
 	cred_launch_digest(&tmpl, digest);
 
@@ -520,9 +532,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	}
 
 	srun_io_t *io = srun_io_open(o, lay);
-	uint32_t in_flags = 0, in_task = NO_VAL32;
 	int in_failed = 0;
-	srun_stdin_t *in = io ? srun_stdin_plan(o, lay, &in_flags, &in_task, &in_failed) : NULL;
+	srun_stdin_t *in = io ? srun_stdin_plan(o, lay, &in_failed) : NULL;
 	if (!io || in_failed) {
 		srun_io_close(io);
 		goto out_early;
@@ -541,6 +552,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		srun_catch_signal(SIGWINCH);
 		srun_pty_raw();
 	}
+	char lkey[CRED_DIGEST_HEX + 1], mac[CRED_DIGEST_HEX + 1];
+	int have_lkey = step_launch_key(conf, cr, lkey) == 0;
 	for (uint32_t i = 0; i < nnodes; i++) {
 		msg_launch_step_t ls = tmpl;
 		ls.step_id = cr->step_id;
@@ -550,8 +563,6 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		ls.total_tasks = total;
 		ls.node_id = i;
 		ls.nnodes = nnodes;
-		ls.flags |= in_flags;
-		ls.stdin_task = in_task;
 		ls.tasks_per_node = tpn;
 		ls.topo_addr = i < cr->topo_addrs.n ? cr->topo_addrs.v[i] : NULL;
 		ls.topo_pattern = cr->topo_pattern;
@@ -560,6 +571,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		ls.cpu_bind = o->sr.cpu_bind;
 		ls.cpu_ids = i < cr->cpu_ids.n ? cr->cpu_ids.v[i] : NULL;
 		ls.cpus_per_task = o->desc.cpus_per_task;
+		/* last: it covers every field above (the node refuses a
+		 * launch without it in auth/slurm) */
+		ls.launch_mac = have_lkey && cred_launch_mac(lkey, &ls, mac) == 0 ? mac : NULL;
 		sr.conns[i] = launch_node(conf, cr, &ls, i);
 		if (!sr.conns[i]) {
 			for (uint32_t k = 0; k < lay->count[i]; k++) {
@@ -571,6 +585,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		sr.open[i] = 1;
 		live++;
 	}
+	explicit_bzero(lkey, sizeof(lkey));
 	free(tpn);
 	free(jcpn);
 	if (log_get_level() >= LOG_LVL_VERBOSE)

@@ -415,6 +415,8 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
 		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
 		      .ntasks = ntasks, .digest = m->digest, .alloc = alloc.len ? alloc.buf : NULL,
+		      /* each node's tasks: a node runs its own share only */
+		      .layout = cred_layout_string(r.ntasks_per_node, nn),
 		      /* Slurm's cred_expire (120 s): how long a step's
 		       * credential may start tasks; each node also takes it
 		       * only once, and a node that ended the job revokes it. */
@@ -427,11 +429,21 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	char *err = NULL;
 	r.cred = cred_create(cd->auth, &cr, &err);
 	strv_free(&cr.penv);
+	free(cr.layout);
 	strbuf_release(&alloc);
 	if (!r.cred) {
 		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");
 		r.rc = SLUICE_E_AUTH;
 		free(err);
+	} else if (conn_is_peercred(c) && auth_kind(cd->auth) == AUTH_HMAC) {
+		/* The step's launch key, which srun MACs each node's launch
+		 * with (cred.h): to a local srun that cannot derive it, over
+		 * the Unix socket only. A key holder's srun comes over TCP
+		 * and derives it; an eavesdropper on TCP never sees it. */
+		char key[CRED_DIGEST_HEX + 1];
+		if (cred_launch_key(cd->auth, r.cred, key) == 0)
+			r.launch_key = xstrdup(key);
+		explicit_bzero(key, sizeof(key));
 	}
 	conn_send(c, MSG_STEP_CREATE_REPLY, &r);
 	proto_free(MSG_STEP_CREATE_REPLY, &r);

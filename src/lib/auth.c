@@ -334,6 +334,20 @@ static void hmac_mac(const auth_t *a, const uint8_t *c, uint8_t *mac)
 	digest_hmac_sha256(a->key, a->keylen, c, HMAC_SIGNED_LEN, mac);
 }
 
+int auth_key_derive(const auth_t *a, const char *label, const void *data, size_t len,
+		    uint8_t out[32])
+{
+	if (!a || a->kind != AUTH_HMAC || !a->key)
+		return -1;
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_add(&sb, label, strlen(label) + 1);
+	strbuf_add(&sb, data, len);
+	digest_hmac_sha256(a->key, a->keylen, sb.buf, sb.len, out);
+	explicit_bzero(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return 0;
+}
+
 int auth_sign(auth_t *a, const void *payload, size_t len, strbuf_t *cred, char **err)
 {
 	uint8_t digest[32];

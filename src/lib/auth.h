@@ -81,6 +81,15 @@ int auth_verify_reusable(auth_t *a, const void *cred, size_t cred_len,
  * auth/munge the credential's encode time (whole seconds) is compared. */
 void auth_set_not_before(auth_t *a, int64_t usec);
 
+/* auth/slurm: a key only the cluster key's holders (root, SlurmUser, the
+ * daemons) can compute, HMAC-SHA256(cluster key, label with its NUL ||
+ * data) into out: a step's launch key (cred_launch_key). 0, or -1 where
+ * this process has no cluster key (auth/munge, or a user who cannot read
+ * it). Distinct labels give unrelated keys, and none equals a request
+ * credential's MAC (whose input starts with a version byte, not text). */
+int auth_key_derive(const auth_t *a, const char *label, const void *data, size_t len,
+		    uint8_t out[32]);
+
 /* Generate a new random key file (mode 0600). 0 or -1 with *err. */
 int auth_keygen(const char *path, char **err);
 

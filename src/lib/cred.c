@@ -9,6 +9,7 @@
  * moment of signing, whatever "expires" says.
  */
 #include "cred.h"
+#include "hostlist.h"
 #include "sha256.h"
 #include "xalloc.h"
 
@@ -58,10 +59,11 @@ static void dg_strv(strbuf_t *sb, const strv_t *v)
 void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1])
 {
 	strbuf_t sb = STRBUF_INIT;
-	strbuf_add(&sb, "sluice-launch 1", 16);   /* with its NUL */
+	strbuf_add(&sb, "sluice-launch 2", 16);   /* with its NUL */
 	dg_u32(&sb, m->user_id);
 	dg_u32(&sb, m->group_id);
-	dg_u32(&sb, m->flags & ~STEP_F_STDIN);
+	dg_u32(&sb, m->flags);
+	dg_u32(&sb, m->stdin_task);
 	dg_u32(&sb, m->time_limit);
 	dg_strv(&sb, &m->argv);
 	dg_strv(&sb, &m->env);
@@ -74,6 +76,196 @@ void cred_launch_digest(const msg_launch_step_t *m, char out[CRED_DIGEST_HEX + 1
 	strbuf_release(&sb);
 	for (int i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static int digest_ok(const char *s);
+
+static void to_hex(const uint8_t d[32], char out[CRED_DIGEST_HEX + 1])
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+int cred_launch_key(const auth_t *a, const char *cred, char out[CRED_DIGEST_HEX + 1])
+{
+	uint8_t k[32];
+	if (!cred || auth_key_derive(a, "sluice-step-launch", cred, strlen(cred), k) < 0)
+		return -1;
+	to_hex(k, out);
+	explicit_bzero(k, sizeof(k));
+	return 0;
+}
+
+static int unhex(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int cred_launch_mac(const char *key_hex, const msg_launch_step_t *m,
+		    char out[CRED_DIGEST_HEX + 1])
+{
+	uint8_t k[32];
+	if (!key_hex || !digest_ok(key_hex))
+		return -1;
+	for (int i = 0; i < 32; i++)
+		k[i] = (uint8_t)(unhex(key_hex[2 * i]) << 4 | unhex(key_hex[2 * i + 1]));
+	char digest[CRED_DIGEST_HEX + 1];
+	cred_launch_digest(m, digest);
+	strbuf_t sb = STRBUF_INIT;
+	strbuf_add(&sb, "sluice-launch-mac 1", 20);   /* with its NUL */
+	strbuf_add(&sb, digest, CRED_DIGEST_HEX);
+	dg_u32(&sb, m->job_id);
+	dg_u32(&sb, m->step_id);
+	dg_u32(&sb, m->node_id);
+	dg_u32(&sb, m->nnodes);
+	dg_u32(&sb, m->first_task);
+	dg_u32(&sb, m->ntasks);
+	dg_u32(&sb, m->total_tasks);
+	dg_str(&sb, m->tasks_per_node);
+	dg_str(&sb, m->topo_addr);
+	dg_str(&sb, m->topo_pattern);
+	dg_u32(&sb, m->cpus_on_node);
+	dg_str(&sb, m->job_cpus_per_node);
+	dg_str(&sb, m->cpu_bind);
+	dg_str(&sb, m->cpu_ids);
+	dg_u32(&sb, m->cpus_per_task);
+	dg_u32(&sb, m->pty_rows);
+	dg_u32(&sb, m->pty_cols);
+	dg_str(&sb, m->cred);
+	uint8_t d[32];
+	digest_hmac_sha256(k, sizeof(k), sb.buf, sb.len, d);
+	explicit_bzero(k, sizeof(k));
+	strbuf_release(&sb);
+	to_hex(d, out);
+	return 0;
+}
+
+int cred_launch_mac_check(const auth_t *a, const msg_launch_step_t *m, const char **why)
+{
+	char key[CRED_DIGEST_HEX + 1], want[CRED_DIGEST_HEX + 1];
+	if (!m->launch_mac || !*m->launch_mac) {
+		*why = "launch carries no MAC of the step's launch key (not from the step's srun)";
+		return -1;
+	}
+	if (cred_launch_key(a, m->cred, key) < 0 || cred_launch_mac(key, m, want) < 0) {
+		explicit_bzero(key, sizeof(key));
+		*why = "this node cannot derive the step's launch key";
+		return -1;
+	}
+	explicit_bzero(key, sizeof(key));
+	/* constant time (the length is no secret): a forger learns nothing
+	 * from how long the comparison took */
+	uint8_t diff = 0;
+	if (strlen(m->launch_mac) == CRED_DIGEST_HEX)
+		for (size_t i = 0; i < CRED_DIGEST_HEX; i++)
+			diff |= (uint8_t)(m->launch_mac[i] ^ want[i]);
+	else
+		diff = 1;
+	if (diff) {
+		*why = "launch MAC does not match the step's launch key (not from the step's srun)";
+		return -1;
+	}
+	return 0;
+}
+
+char *cred_layout_string(const uint32_t *v, uint32_t n)
+{
+	strbuf_t sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = i + 1;
+		while (k < n && v[k] == v[i])
+			k++;
+		strbuf_addf(&sb, "%s%" PRIu32, sb.len ? "," : "", v[i]);
+		if (k - i > 1)
+			strbuf_addf(&sb, "(x%" PRIu32 ")", k - i);
+		i = k;
+	}
+	return strbuf_detach(&sb);
+}
+
+int cred_layout_parse(const char *s, uint32_t max, uint32_t **out, uint32_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!s || !*s)
+		return -1;
+	uint32_t *v = NULL, have = 0, cap = 0;
+	for (const char *p = s;;) {
+		char *end;
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		errno = 0;
+		unsigned long c = strtoul(p, &end, 10), rep = 1;
+		if (errno || c > UINT32_MAX)
+			goto bad;
+		p = end;
+		if (!strncmp(p, "(x", 2)) {
+			if (!isdigit((unsigned char)p[2]))
+				goto bad;
+			rep = strtoul(p + 2, &end, 10);
+			if (errno || !rep || *end != ')')
+				goto bad;
+			p = end + 1;
+		}
+		if (rep > max - have)
+			goto bad;
+		if (have + rep > cap) {     /* doubling, never past max */
+			uint64_t want = (uint64_t)cap * 2;
+			if (want < have + rep)
+				want = have + rep;
+			cap = (uint32_t)(want > max ? max : want);
+			v = xrealloc(v, (size_t)cap * sizeof(*v));
+		}
+		while (rep--)
+			v[have++] = (uint32_t)c;
+		if (!*p)
+			break;
+		if (*p++ != ',')
+			goto bad;
+	}
+	*out = v;
+	*n = have;
+	return 0;
+bad:
+	free(v);
+	return -1;
+}
+
+int cred_launch_node_check(const cred_t *c, const char *node, const msg_launch_step_t *m,
+			   const char **why)
+{
+	hostlist_t *hl = c->nodes ? hostlist_create(c->nodes, NULL) : NULL;
+	long at = hl && node ? hostlist_find(hl, node) : -1;
+	uint32_t nn = hl ? (uint32_t)hostlist_count(hl) : 0;
+	hostlist_destroy(hl);
+	if (at < 0) {
+		*why = "this node is not in the credential";
+		return -1;
+	}
+	uint32_t *cnt = NULL, ncnt = 0;
+	if (cred_layout_parse(c->layout, nn, &cnt, &ncnt) < 0 || ncnt != nn) {
+		free(cnt);
+		*why = "credential has no task layout for its nodes";
+		return -1;
+	}
+	uint64_t first = 0, total = 0;
+	for (uint32_t i = 0; i < ncnt; i++) {
+		if (i < (uint32_t)at)
+			first += cnt[i];
+		total += cnt[i];
+	}
+	uint32_t mine = cnt[at];
+	free(cnt);
+	if (m->node_id != (uint32_t)at) {
+		*why = "launch is for another node of the step";
+		return -1;
+	}
+	if (total != c->ntasks || m->total_tasks != c->ntasks || m->nnodes != nn ||
+	    m->first_task != first || m->ntasks != mine) {
+		*why = "task layout does not match the credential";
+		return -1;
+	}
+	return 0;
 }
 
 void cred_stat_digest(char out[CRED_DIGEST_HEX + 1])
@@ -93,7 +285,8 @@ static int digest_ok(const char *s)
 
 char *cred_create(auth_t *a, const cred_t *c, char **err)
 {
-	if (bad_word(c->user) || bad_word(c->nodes) || (c->alloc && (bad_word(c->alloc) || !*c->alloc))) {
+	if (bad_word(c->user) || bad_word(c->nodes) || (c->alloc && (bad_word(c->alloc) || !*c->alloc)) ||
+	    (c->layout && (bad_word(c->layout) || !*c->layout))) {
 		if (err)
 			*err = xstrdup("credential user or node list contains white space");
 		return NULL;
@@ -105,10 +298,10 @@ char *cred_create(auth_t *a, const cred_t *c, char **err)
 	}
 	strbuf_t sb = STRBUF_INIT, sig = STRBUF_INIT;
 	strbuf_addf(&sb, CRED_MAGIC "job=%" PRIu32 " step=%" PRIu32 " uid=%" PRIu32
-		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s%s%s",
+		    " gid=%" PRIu32 " user=%s nodes=%s tasks=%" PRIu32 " digest=%s%s%s%s%s",
 		    c->job_id, c->step_id, c->uid, c->gid, c->user ? c->user : "",
-		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->alloc ? " alloc=" : "",
-		    c->alloc ? c->alloc : "");
+		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->layout ? " layout=" : "",
+		    c->layout ? c->layout : "", c->alloc ? " alloc=" : "", c->alloc ? c->alloc : "");
 	if (c->penv.n) {
 		strbuf_addstr(&sb, " penv=");
 		for (uint32_t i = 0; i < c->penv.n; i++) {
@@ -231,6 +424,10 @@ int cred_parse(const char *p, cred_t *c)
 		cred_release(c);
 		return -1;
 	}
+	if (!strncmp(p, "layout=", 7) && take_word(&p, "layout", &c->layout)) {
+		cred_release(c);
+		return -1;
+	}
 	if (!strncmp(p, "alloc=", 6) && take_word(&p, "alloc", &c->alloc)) {
 		cred_release(c);
 		return -1;
@@ -323,6 +520,7 @@ void cred_release(cred_t *c)
 	xfree(c->user);
 	xfree(c->nodes);
 	xfree(c->digest);
+	xfree(c->layout);
 	xfree(c->alloc);
 	strv_free(&c->penv);
 }

@@ -1282,6 +1282,11 @@ int net_addr_same_host(const struct sockaddr *local, const struct sockaddr *peer
 			sizeof(*p6));
 }
 
+int conn_is_peercred(const conn_t *c)
+{
+	return c->peercred;
+}
+
 int conn_peer_is_local(const conn_t *c)
 {
 	struct sockaddr_storage l, p;

@@ -167,6 +167,9 @@ void conn_set_data(conn_t *c, void *data);
 void *conn_get_data(const conn_t *c);
 const char *conn_peer(const conn_t *c);        /* "127.0.0.1:40000" */
 int conn_fd(const conn_t *c);
+/* Did c come in on a Unix socket (SO_PEERCRED)? Such a peer is on this
+ * host and what is sent to it crosses no network. */
+int conn_is_peercred(const conn_t *c);
 
 struct sockaddr;
 /* Is a TCP peer at address peer on this host, the connection's local end

@@ -472,6 +472,9 @@ typedef struct msg_step_create_reply {
 	uint32_t ncpus_per_node;
 	uint32_t *cpus_per_node;      /* the job's CPUs on each node */
 	strv_t cpu_ids;               /* the job's CPU ids on each node ("0-3") */
+	char *launch_key;             /* auth/slurm, to a request on the Unix
+	                               * socket only: cred_launch_key of cred
+	                               * (hex), which srun MACs each launch with */
 } msg_step_create_reply_t;
 
 /* A batch job ended (from the job's supervisor), or an srun allocation
@@ -711,6 +714,9 @@ typedef struct msg_launch_step {
 	                                    * (in the digest) */
 	uint32_t pty_rows, pty_cols;   /* STEP_F_PTY: srun's window size at the
 	                                * launch (later ones: STEP_IO_WINSIZE) */
+	char *launch_mac;              /* auth/slurm: cred_launch_mac of this
+	                                * launch under the step's launch key
+	                                * (hex): srun's proof that it holds it */
 } msg_launch_step_t;
 #define STEP_F_UNBUFFERED 0x1u
 #define STEP_F_STDIN      0x2u     /* tasks read srun's stdin (MSG_STEP_IO

@@ -372,6 +372,7 @@ static const proto_field_t step_create_reply_f[] = {
 	STR(msg_step_create_reply_t, topo_pattern, 11),
 	ARR(msg_step_create_reply_t, cpus_per_node, ncpus_per_node, 12, FT_U32ARR),
 	STRV(msg_step_create_reply_t, cpu_ids, 13),
+	STR(msg_step_create_reply_t, launch_key, 14),
 };
 SCHEMA(step_create_reply_schema, msg_step_create_reply_t, "msg_step_create_reply", step_create_reply_f);
 
@@ -549,6 +550,7 @@ static const proto_field_t launch_step_f[] = {
 	U32(msg_launch_step_t, cpus_per_task, 27),
 	U32(msg_launch_step_t, pty_rows, 28),
 	U32(msg_launch_step_t, pty_cols, 29),
+	STR(msg_launch_step_t, launch_mac, 30),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 

@@ -4,13 +4,17 @@
  * noded listens on the node's Port. The only message accepted there is
  * MSG_LAUNCH_STEP, and only with a valid launch credential (signed by the
  * controller: root or SlurmUser; not expired nor revoked; job, step, uid
- * and gid as in the request; this node in its node list; the digest of the
- * request (cred_launch_digest: command, environment, directory, ...) the
- * one it was issued for; the task layout within its task and node counts)
- * that this node has not accepted before (spool_cred_use, kept in the
- * spool until it expires, so a restart does not reopen it). The frame
- * itself may be unsigned (AUTH_UID_NONE) since srun run by a user cannot
- * sign: the credential covers the request instead; if it is signed, the
+ * and gid as in the request; the digest of the request (cred_launch_digest:
+ * command, environment, directory, stdin routing, ...) the one it was
+ * issued for; the launch that of this node's own place in the step, its
+ * index, first task and task count as the credential's layout says:
+ * cred_launch_node_check; written by the step's srun: in auth/slurm its
+ * launch_mac under the step's launch key, cred_launch_mac_check, in
+ * auth/munge a frame signed by the step's user) that this node has not
+ * accepted before (spool_cred_use, kept in the spool until it expires, so
+ * a restart does not reopen it). In auth/slurm the frame itself may be
+ * unsigned (AUTH_UID_NONE) since srun run by a user cannot sign: the
+ * credential and the MAC cover the request instead; if it is signed, the
  * signer must be the credential's user, root or SlurmUser.
  *
  * An accepted launch forks a detached step supervisor (the same double
@@ -772,16 +776,6 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	_exit(0);
 }
 
-/* Is this node in the credential's node list? *count: how many it has. */
-static int node_in_cred(const noded_t *nd, const cred_t *cr, uint32_t *count)
-{
-	hostlist_t *hl = hostlist_create(cr->nodes, NULL);
-	int found = hl && hostlist_find(hl, nd->name) >= 0;
-	*count = hl ? (uint32_t)hostlist_count(hl) : 0;
-	hostlist_destroy(hl);
-	return found;
-}
-
 static void step_launch(noded_t *nd, conn_t *c, const msg_launch_step_t *m, const cred_t *cr)
 {
 	char *dir = spool_step_dir(nd->spool, m->job_id, m->step_id);
@@ -888,18 +882,18 @@ static void step_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 	}
 	char digest[CRED_DIGEST_HEX + 1];
 	cred_launch_digest(m, digest);
-	uint32_t cnodes = 0;
 	if (cr.job_id != m->job_id || cr.step_id != m->step_id)
 		why = "credential is for another job step";
 	else if (cr.uid != m->user_id || cr.gid != m->group_id)
 		why = "credential user/group do not match the request";
-	else if (!node_in_cred(nd, &cr, &cnodes))
-		why = "this node is not in the credential";
 	else if (strcmp(digest, cr.digest))
 		why = "launch does not match its credential (command, environment or directory changed)";
-	else if (m->total_tasks != cr.ntasks || m->nnodes != cnodes || m->node_id >= cnodes ||
-		 m->ntasks > cr.ntasks || m->first_task > cr.ntasks - m->ntasks)
-		why = "task layout does not match the credential";
+	else if (auth_kind(nd->auth) == AUTH_HMAC && cred_launch_mac_check(nd->auth, m, &why) < 0)
+		;   /* not written by the step's srun: it may not take the I/O */
+	else if (auth_kind(nd->auth) == AUTH_MUNGE && uid == AUTH_UID_NONE)
+		why = "launch not signed by the step's user (auth/munge)";
+	else if (cred_launch_node_check(&cr, nd->name, m, &why) < 0)
+		;   /* another node's launch, or not this step's layout */
 	else if (uid != AUTH_UID_NONE && uid != 0 && uid != nd->slurm_uid && uid != cr.uid)
 		why = "request signed by another user";
 	else if (geteuid() != 0 && cr.uid != getuid())

@@ -108,6 +108,30 @@ test_expect_success USERS 'a user'"'"'s srun runs as her' '
 	cd "$SHARNESS_TRASH_DIRECTORY" && rm -rf $d
 '
 
+# Issue 19 under auth/munge: no cluster key, so no launch MAC; the node
+# takes a launch only in a frame signed by the step's user (the signature
+# covers the body, node index and layout included). The eavesdropper
+# rewrites alice's comp001 launch into comp002's and, unable to sign it as
+# alice, sends it unsigned to comp002 first: refused, and srun runs whole.
+unshare -n true 2>/dev/null && test_set_prereq NETNS
+node_port() { sed -n "s/^NodeName=$1 .*Port=\([0-9]*\).*/\1/p" "$CL/etc/slurm.conf"; }
+test_expect_success USERS,PYTHON,NETNS 'a launch forged for comp002 from alice'"'"'s comp001 launch is refused' '
+	p1=$(node_port comp001) && p2=$(node_port comp002) &&
+	test -n "$p1" && test -n "$p2" &&
+	pc=$(sed -n "s/^SlurmctldPort=//p" "$CL/etc/slurm.conf") && test -n "$pc" &&
+	(cd /tmp && python3 "$SHARNESS_TEST_DIRECTORY/../launch_spy.py" --forge --relay $pc $p1 $p2 \
+		"$CL/work/spy.out" -- runuser -u alice -- srun -N2 -l sh -c "echo out \$SLURMD_NODENAME") \
+		>"$CL/work/srun.out" 2>"$CL/work/srun.err" &&
+	sort "$CL/work/srun.out" >out &&
+	printf "0: out comp001\n1: out comp002\n" >expect &&
+	test_cmp expect out &&
+	! grep -q "replayed" "$CL/work/srun.err" &&
+	cat "$CL/work/spy.out" &&
+	test $(wc -l <"$CL/work/spy.out") = 2 &&
+	tail -1 "$CL/work/spy.out" | grep -qx closed &&
+	cat "$CL"/log/noded-comp002.* | grep -q "launch not signed by the step.s user (auth/munge)"
+'
+
 ctld_log() { cat "$CL"/log/ctld.* 2>/dev/null; }
 auth_failures() { ctld_log | grep -c "authentication failed"; }
 

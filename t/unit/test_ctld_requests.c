@@ -400,6 +400,15 @@ int main(int argc, char **argv)
 		ls.nnodes = nnodes;
 		ls.first_task = node;
 		ls.total_tasks = nnodes;
+		/* as srun run by a key holder: the MAC under the step's
+		 * launch key, derived here (auth/slurm) */
+		char key[CRED_DIGEST_HEX + 1], mac[CRED_DIGEST_HEX + 1];
+		char *aerr = NULL;
+		auth_t *a = auth_create(conf, &aerr);
+		free(aerr);
+		if (cred_launch_key(a, cred, key) == 0 && cred_launch_mac(key, &ls, mac) == 0)
+			ls.launch_mac = mac;
+		auth_destroy(a);
 		int err = 0;
 		rpc_t *r = rpc_connect_addr(conf, addr, (uint16_t)port, &err);
 		enum msg_type t = MSG_NONE;
