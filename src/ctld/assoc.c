@@ -58,6 +58,11 @@ uint32_t acct_enforce_parse(const char *v)
 	return f;
 }
 
+int is_admin(const ctld_t *cd, uint32_t uid)
+{
+	return uid == 0 || uid == cd->slurm_uid;
+}
+
 uint32_t acct_admin_level(ctld_t *cd, uint32_t uid)
 {
 	if (is_admin(cd, uid))

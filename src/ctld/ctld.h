@@ -562,11 +562,12 @@ uint32_t job_next_id(ctld_t *cd);
 void db_job_array_save(ctld_t *cd, const job_t *j);
 /* ---- job_env.c ---- */
 char **job_build_env(ctld_t *cd, job_t *j, const job_desc_t *full, uint32_t *n);
+/* assoc.c, who may do what. is_admin: the daemons' identity (root,
+ * SlurmUser: node registration, job ends). With sacctmgr's AdminLevel:
+ * is_super: root, SlurmUser or Administrator (nodes, partitions,
+ * reconfigure: Slurm's super user); is_operator: those or Operator (other
+ * users' jobs). */
 int is_admin(const ctld_t *cd, uint32_t uid);
-/* assoc.c: sacctmgr AdminLevel. is_super: root, SlurmUser or
- * Administrator (nodes, partitions, reconfigure: Slurm's super user);
- * is_operator: those or Operator (other users' jobs). is_admin above stays
- * the daemons' identity (root/SlurmUser: node registration, job ends). */
 int is_super(const ctld_t *cd, uint32_t uid);
 int is_operator(const ctld_t *cd, uint32_t uid);
 /* May uid act on j as its owner's manager: an operator, or a coordinator

@@ -40,11 +40,6 @@ int64_t ctld_now(void)
 	return (int64_t)time(NULL);
 }
 
-int is_admin(const ctld_t *cd, uint32_t uid)
-{
-	return uid == 0 || uid == cd->slurm_uid;
-}
-
 /* ---- hash map and list ---- */
 
 static uint32_t hash_id(uint32_t id, uint32_t size)

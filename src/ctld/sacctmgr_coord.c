@@ -23,14 +23,6 @@
 #include "errors.h"
 #include "xalloc.h"
 
-static int has_id(const uint32_t *v, uint32_t n, uint32_t id)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (v[i] == id)
-			return 1;
-	return 0;
-}
-
 /* The highest account association at or above p that uid coordinates
  * (the account she was made coordinator of: Sluice keeps its
  * sub-accounts in her list too), or NULL. */
@@ -95,7 +87,7 @@ char *mgr_coord_refusal(ctld_t *cd, const mgr_req_t *m, const acct_assoc_t *a,
 	uint32_t *lack = xmalloc((s->nqos + 1) * sizeof(uint32_t)), nlack = 0;
 	if (s->qos_op == '=' || s->qos_op == '+')
 		for (uint32_t i = 0; i < s->nqos; i++)
-			if (!has_id(held, nheld, s->qos[i]) && !has_id(lack, nlack, s->qos[i]))
+			if (!mgr_has_id(held, nheld, s->qos[i]) && !mgr_has_id(lack, nlack, s->qos[i]))
 				lack[nlack++] = s->qos[i];
 	if (s->qos_op) {
 		const acct_assoc_t *bs = acct_assoc_qos_src(cd, a ? a : p);
@@ -103,8 +95,8 @@ char *mgr_coord_refusal(ctld_t *cd, const mgr_req_t *m, const acct_assoc_t *a,
 		uint32_t *after = mgr_qos_after(cd, a, p, s, &nafter);
 		lack = xrealloc(lack, (nlack + nafter + 1) * sizeof(uint32_t));
 		for (uint32_t i = 0; i < nafter; i++)
-			if (!(bs && has_id(bs->qos_ids, bs->nqos, after[i])) &&
-			    !has_id(held, nheld, after[i]) && !has_id(lack, nlack, after[i]))
+			if (!(bs && mgr_has_id(bs->qos_ids, bs->nqos, after[i])) &&
+			    !mgr_has_id(held, nheld, after[i]) && !mgr_has_id(lack, nlack, after[i]))
 				lack[nlack++] = after[i];
 		free(after);
 	}
@@ -180,7 +172,7 @@ int mgr_defqos_ok(ctld_t *cd, const acct_assoc_t *a, const acct_assoc_t *parent,
 		return 1;
 	uint32_t n;
 	uint32_t *after = mgr_qos_after(cd, a, parent, s, &n);
-	int ok = has_id(after, n, def);
+	int ok = mgr_has_id(after, n, def);
 	free(after);
 	if (ok)
 		return 1;

@@ -65,7 +65,11 @@ void mgr_split_into(strv_t *out, const char *v);
 /* One association option (Key[+-]=value) into s: 1 if it is one, 0 if not
  * an association option, -1 on a bad value (o has the error). */
 int mgr_assoc_opt(ctld_t *cd, assoc_set_t *s, const char *key, const char *v, mgr_out_t *o);
+/* sacctmgr_assoc_set.c: apply s to a (whose inherited QOS list += and -=
+ * start from). */
 void mgr_assoc_apply(ctld_t *cd, acct_assoc_t *a, const assoc_set_t *s);
+/* Is id one of v[0..n). */
+int mgr_has_id(const uint32_t *v, uint32_t n, uint32_t id);
 /* The QOS list association a may use once s is applied (a NULL: a new
  * association under parent), inheritance included: malloc'd, *n long. */
 uint32_t *mgr_qos_after(ctld_t *cd, const acct_assoc_t *a, const acct_assoc_t *parent,
