@@ -49,6 +49,7 @@ typedef struct jobopts {
 		int wait_secs;       /* -W N: -1 unset */
 		int multi_prog, overlap, exact, quit_on_interrupt;
 		char *cpu_bind, *mem_bind, *task_prolog, *task_epilog;
+		char *gpu_bind;      /* --gpu-bind as typed */
 		char *signal;
 		int sbcast;          /* the step is sbcast's copy (sbcast.c) */
 	} sr;
@@ -58,7 +59,7 @@ typedef struct jobopts {
 enum srun_opt_id {
 	SRUN_ID_MULTI_PROG = 512, SRUN_ID_OVERLAP, SRUN_ID_EXACT, SRUN_ID_MEM_BIND,
 	SRUN_ID_TASK_PROLOG, SRUN_ID_TASK_EPILOG, SRUN_ID_QUIT_ON_INTERRUPT,
-	SRUN_ID_SRUN_EXPORT, SRUN_ID_CPU_BIND,
+	SRUN_ID_SRUN_EXPORT, SRUN_ID_CPU_BIND, SRUN_ID_GPU_BIND,
 };
 
 /* srun_opts.c: apply one of srun's own options (-K, -W, --multi-prog,

@@ -1,6 +1,6 @@
 /*
  * srun_opts: srun's own options, those sbatch does not share (-K, -W,
- * --multi-prog, --overlap, --exact, --cpu-bind, --mem-bind,
+ * --multi-prog, --overlap, --exact, --cpu-bind, --gpu-bind, --mem-bind,
  * --task-prolog/--task-epilog, --quit-on-interrupt, SRUN_EXPORT_ENV). jobopts.c hands them here (srun_opt_apply) so that the
  * shared parser keeps only the shared options. Error texts and exit
  * statuses are Slurm 22.05 srun's.
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd/jobopts.h"
 #include "xalloc.h"
@@ -64,6 +65,26 @@ static int cpu_bind_ok(const char *v)
 	return ok;
 }
 
+/* --gpu-bind=[verbose,]TYPE: closest, none, single:N, per_task:N,
+ * map_gpu:LIST, mask_gpu:LIST (man srun). */
+static int gpu_bind_ok(const char *v)
+{
+	if (!strncasecmp(v, "verbose,", 8))
+		v += 8;
+	if (!strcasecmp(v, "closest") || !strcasecmp(v, "none"))
+		return 1;
+	const char *num = !strncasecmp(v, "single:", 7) ? v + 7
+			: !strncasecmp(v, "per_task:", 9) ? v + 9 : NULL;
+	if (num) {
+		char *end = NULL;
+		long n = strtol(num, &end, 10);
+		return *num && !*end && n > 0;
+	}
+	const char *list = !strncasecmp(v, "map_gpu:", 8) ? v + 8
+			 : !strncasecmp(v, "mask_gpu:", 9) ? v + 9 : NULL;
+	return list && *list && strspn(list, "0123456789abcdefABCDEFxX,*") == strlen(list);
+}
+
 int srun_opt_apply(jobopts_t *o, int id, const char *arg)
 {
 	struct srun_opts *s = &o->sr;
@@ -92,6 +113,13 @@ int srun_opt_apply(jobopts_t *o, int id, const char *arg)
 		}
 		set_str(&s->cpu_bind, arg);
 		break;
+	case SRUN_ID_GPU_BIND:
+		if (!gpu_bind_ok(arg)) {
+			fprintf(stderr, "srun: error: Invalid --gpu-bind argument: %s\n", arg);
+			return 1;
+		}
+		set_str(&s->gpu_bind, arg);
+		break;
 	case SRUN_ID_MEM_BIND: set_str(&s->mem_bind, arg); break;
 	case SRUN_ID_TASK_PROLOG: set_str(&s->task_prolog, arg); break;
 	case SRUN_ID_TASK_EPILOG: set_str(&s->task_epilog, arg); break;
@@ -108,6 +136,7 @@ void srun_opts_release(jobopts_t *o)
 {
 	xfree(o->sr.cpu_bind);
 	xfree(o->sr.mem_bind);
+	xfree(o->sr.gpu_bind);
 	xfree(o->sr.task_prolog);
 	xfree(o->sr.task_epilog);
 	xfree(o->sr.signal);

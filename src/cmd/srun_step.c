@@ -428,6 +428,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		.flags = (o->sr.exact ? STEP_CREATE_EXACT : 0u) |
 			 (o->sr.overlap ? STEP_CREATE_OVERLAP : 0u),
 		.cpus_per_task = o->desc.cpus_per_task,
+		.tres_per_node = o->desc.tres_per_node, .tres_per_task = o->desc.tres_per_task,
+		.tres_per_job = o->desc.tres_per_job, .cpus_per_gpu = o->desc.cpus_per_gpu,
 		.time_limit = tmpl.time_limit,
 		.srun_pid = (uint32_t)getpid(),
 	};
@@ -569,6 +571,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		ls.cpus_on_node = i < cr->ncpus_per_node ? cr->cpus_per_node[i] : 0;
 		ls.job_cpus_per_node = standalone ? jcpn : NULL;
 		ls.cpu_bind = o->sr.cpu_bind;
+		ls.gpu_bind = o->sr.gpu_bind;
 		ls.cpu_ids = i < cr->cpu_ids.n ? cr->cpu_ids.v[i] : NULL;
 		ls.cpus_per_task = o->desc.cpus_per_task;
 		/* last: it covers every field above (the node refuses a

@@ -731,11 +731,33 @@ void do_step_stat_auth(ctld_t *cd, conn_t *c, const msg_step_stat_t *m, uint32_t
 
 /* ---- step_alloc.c ---- */
 
-/* Hold CPUs for step step_id on the job's first nn nodes (tasks per
- * node; STEP_CREATE_* flags). 0, or ESLURM_NODES_BUSY when they are held
- * by other steps. */
-int step_alloc_take(job_t *j, uint32_t step_id, uint32_t nn, const uint32_t *tasks,
-		    uint32_t cpus_per_task, uint32_t flags);
+/* What a step asks of the allocation (step create). */
+typedef struct step_req {
+	uint32_t nnodes, ntasks;         /* its nodes (at most the job's), tasks */
+	uint32_t cpus_per_task;          /* 0: 1 */
+	uint32_t flags;                  /* STEP_CREATE_* */
+	/* GPUs, 0 = not asked: --gpus-per-node (or --gres=gpu:N),
+	 * --gpus-per-task, --gpus (over its nodes); none of them: all of the
+	 * job's on its nodes (STEP_CREATE_GRES_NONE: none) */
+	uint32_t gpus_per_node, gpus_per_task, gpus;
+	uint32_t cpus_per_gpu;           /* --cpus-per-gpu with --exact */
+	const uint64_t *gpu_ok;          /* per job node: the GPUs of the asked
+	                                  * type; NULL = any */
+} step_req_t;
+/* Where a step runs: per node of the step, in the allocation's order,
+ * the job node index, its tasks and its GPUs there (malloc'd). */
+typedef struct step_pick {
+	uint32_t nnodes;
+	uint32_t *node_idx, *tasks;
+	uint64_t *gpus;
+} step_pick_t;
+/* Place step step_id on the allocation (step_alloc.c says how) and hold
+ * its CPUs and GPUs there. 0 and *out (step_pick_release it), or
+ * ESLURM_NODES_BUSY when other steps hold them (srun retries),
+ * ESLURM_INVALID_GRES when the job lacks the GPUs it asks for,
+ * ESLURM_BAD_TASK_COUNT for no nodes. */
+int step_alloc_take(job_t *j, uint32_t step_id, const step_req_t *rq, step_pick_t *out);
+void step_pick_release(step_pick_t *p);
 /* Node node_id of the step reported its end: its CPUs there are free;
  * once every node reported, the step's record is gone. */
 void step_alloc_node_done(job_t *j, uint32_t step_id, uint32_t node_id);
@@ -748,8 +770,11 @@ void step_alloc_forget_from(job_t *j, uint32_t next_step);
 struct step_hold {
 	uint32_t step_id;
 	int64_t job_start;         /* j->start_time when it was made */
-	uint32_t nnodes;           /* the job's first nnodes nodes */
+	uint32_t nnodes;           /* its nodes */
+	uint32_t *node_idx;        /* per node: its index in the job's allocation */
+	uint32_t *tasks;           /* per node: its tasks there (0: recovered) */
 	uint32_t *cpus;            /* held per node; 0 once that node reported */
+	uint64_t *gpus;            /* held per node (GPU index mask); 0 likewise */
 	uint8_t *reported;         /* per node: 1 once it reported the end */
 	char *name, *nodes, *tres, *srun_host;
 	uint32_t ntasks, ncpus, time_limit, srun_pid;   /* time_limit: minutes, 0 none */
@@ -764,9 +789,10 @@ typedef struct step_desc {
 /* Set the shown fields of step step_id (taken by step_alloc_take). */
 void step_alloc_describe(job_t *j, uint32_t step_id, const step_desc_t *d);
 /* Recovery: a running step of a running job, from its accounting row
- * (done: the nodes_done bitmap, NULL = none reported). Holds no CPUs. */
-void step_alloc_recover(job_t *j, uint32_t step_id, uint32_t nnodes, const uint8_t *done,
-			size_t done_len, const step_desc_t *d);
+ * (node_idx: its nodes' indexes in the allocation; done: the nodes_done
+ * bitmap, NULL = none reported). Holds no CPUs or GPUs. */
+void step_alloc_recover(job_t *j, uint32_t step_id, uint32_t nnodes, const uint32_t *node_idx,
+			const uint8_t *done, size_t done_len, const step_desc_t *d);
 /* The job's running steps of its current run (*n of them). */
 const step_hold_t *step_alloc_list(job_t *j, uint32_t *n);
 

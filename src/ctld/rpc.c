@@ -284,6 +284,68 @@ static char *topo_pattern(const node_t *n)
 	return strbuf_detach(&sb);
 }
 
+/* The gpu item of a TRES list ("gres:mps:1,gres:gpu:h100:2" ->
+ * "gpu:h100:2"; "gres:none" -> "none"), malloc'd; NULL when none. */
+static char *gpu_item(const char *s)
+{
+	for (const char *p = s; p && *p;) {
+		size_t len = strcspn(p, ",");
+		const char *t = p;
+		if (!strncmp(t, "gres:", 5) || !strncmp(t, "gres/", 5))
+			t += 5;
+		size_t tl = len - (size_t)(t - p);
+		if ((tl == 4 && !strncmp(t, "none", 4)) ||
+		    (tl >= 3 && !strncmp(t, "gpu", 3) && (tl == 3 || t[3] == ':')))
+			return xstrndup(t, tl);
+		p += len + (p[len] == ',');
+	}
+	return NULL;
+}
+
+/* The GPUs a step asks for (--gres/--gpus-per-node, --gpus-per-task,
+ * --gpus; "gres:none" none) into rq; a type keeps it to the job's GPUs
+ * of that type (rq->gpu_ok, malloc'd). 0 or ESLURM_INVALID_GRES. */
+static int step_gpu_request(ctld_t *cd, const job_t *j, const msg_step_create_t *m,
+			    step_req_t *rq)
+{
+	char type[32] = "", t2[32] = "";
+	char *pn = gpu_item(m->tres_per_node), *pt = gpu_item(m->tres_per_task);
+	char *pj = gpu_item(m->tres_per_job);
+	int rc = 0;
+	if (pn && !strcmp(pn, "none"))
+		rq->flags |= STEP_CREATE_GRES_NONE;
+	else if (pn)
+		rc = parse_gpu_tres(pn, &rq->gpus_per_node, type, sizeof(type));
+	if (!rc && pt)
+		rc = parse_gpu_tres(pt, &rq->gpus_per_task, t2, sizeof(t2));
+	if (!rc && !*type)
+		memcpy(type, t2, sizeof(t2));
+	if (!rc && pj)
+		rc = parse_gpu_tres(pj, &rq->gpus, t2, sizeof(t2));
+	free(pn);
+	free(pt);
+	free(pj);
+	if (rc)
+		return rc;
+	if (!*type)
+		memcpy(type, t2, sizeof(t2));
+	if (!*type)
+		return 0;
+	uint64_t *ok = xcalloc(j->alloc.nnodes + 1, sizeof(uint64_t));
+	for (uint32_t x = 0; x < j->alloc.nnodes; x++) {
+		const sched_node_t *sn = &cd->sched.nodes[j->alloc.nodes[x]];
+		for (uint32_t t = 0; t < sn->ngpu_types; t++) {
+			const sched_gpu_type_t *g = &sn->gpu_types[t];
+			if (strcmp(g->type, type))
+				continue;
+			for (uint32_t i = g->first; i < g->first + g->count && i < 64; i++)
+				ok[x] |= 1ull << i;
+		}
+	}
+	rq->gpu_ok = ok;
+	return 0;
+}
+
 static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t uid)
 {
 	msg_step_create_reply_t r = { .job_id = m->job_id };
@@ -323,15 +385,22 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 		reply_rc(c, ESLURM_BAD_TASK_COUNT, NULL);
 		return;
 	}
-	/* the CPUs it holds on each node (steps queue for them: srun
-	 * retries ESLURM_NODES_BUSY) */
-	uint32_t *tpn = xcalloc(nn, sizeof(uint32_t));
-	for (uint32_t i = 0; i < nn; i++)
-		tpn[i] = ntasks / nn + (i < ntasks % nn);
-	uint32_t sflags = m->flags | (m->cpus_per_task ? STEP_CREATE_EXACT : 0u);
-	int busy = step_alloc_take(j, j->next_step, nn, tpn,
-				   m->cpus_per_task ? m->cpus_per_task : j->desc->cpus_per_task, sflags);
-	free(tpn);
+	/* its nodes, CPUs and GPUs (steps spread over the allocation and
+	 * queue for it: srun retries ESLURM_NODES_BUSY) */
+	step_req_t rq = { .nnodes = nn, .ntasks = ntasks, .cpus_per_gpu = m->cpus_per_gpu,
+			  .cpus_per_task = m->cpus_per_task ? m->cpus_per_task : j->desc->cpus_per_task,
+			  .flags = m->flags & (STEP_CREATE_EXACT | STEP_CREATE_OVERLAP) };
+	if (m->cpus_per_task)
+		rq.flags |= STEP_CREATE_EXACT;
+	int bad = step_gpu_request(cd, j, m, &rq);
+	if (bad) {
+		free((void *)rq.gpu_ok);
+		reply_rc(c, bad, NULL);
+		return;
+	}
+	step_pick_t pk;
+	int busy = step_alloc_take(j, j->next_step, &rq, &pk);
+	free((void *)rq.gpu_ok);
 	if (busy) {
 		reply_rc(c, busy, NULL);
 		return;
@@ -344,77 +413,88 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	r.ntasks_per_node = xcalloc(nn, sizeof(uint32_t));
 	r.ncpus_per_node = nn;
 	r.cpus_per_node = xcalloc(nn, sizeof(uint32_t));
-	const char **names = xmalloc(nn * sizeof(char *));
+	uint32_t *snodes = xcalloc(nn, sizeof(uint32_t));
 	for (uint32_t i = 0; i < nn; i++) {
-		node_t *n = &cd->nodes[j->alloc.nodes[i]];
-		names[i] = n->cf->name;
+		uint32_t x = pk.node_idx[i];
+		node_t *n = &cd->nodes[j->alloc.nodes[x]];
+		snodes[i] = j->alloc.nodes[x];
 		strv_push(&r.node_names, n->cf->name);
 		strv_push(&r.node_addrs, n->cf->addr ? n->cf->addr : n->cf->name);
 		r.ports[i] = n->port;
-		r.ntasks_per_node[i] = ntasks / nn + (i < ntasks % nn);
+		r.ntasks_per_node[i] = pk.tasks[i];
 		strv_push(&r.topo_addrs, n->topo_addr ? n->topo_addr : n->cf->name);
-		r.cpus_per_node[i] = j->alloc.cpus[i];
+		r.cpus_per_node[i] = j->alloc.cpus[x];
 	}
-	r.topo_pattern = topo_pattern(&cd->nodes[j->alloc.nodes[0]]);
+	r.topo_pattern = topo_pattern(&cd->nodes[snodes[0]]);
 	/* the CPU ids of each node, for srun --cpu-bind */
 	job_detail_build(cd, j);
-	const char *ids = j->cpu_ids;
 	for (uint32_t i = 0; i < nn; i++) {
-		size_t len = ids ? strcspn(ids, " ") : 0;
-		char *one = xstrndup(ids ? ids : "", len);
+		const char *ids = j->cpu_ids;
+		for (uint32_t x = 0; ids && x < pk.node_idx[i]; x++) {
+			ids = strchr(ids, ' ');
+			ids = ids ? ids + 1 : NULL;
+		}
+		char *one = xstrndup(ids ? ids : "", ids ? strcspn(ids, " ") : 0);
 		strv_push(&r.cpu_ids, one);
 		free(one);
-		if (ids)
-			ids += len + (ids[len] == ' ');
 	}
-	r.nodes = alloc_nodes_string(cd, &(sched_alloc_t){ .nnodes = nn, .nodes = j->alloc.nodes });
-	free(names);
+	r.nodes = alloc_nodes_string(cd, &(sched_alloc_t){ .nnodes = nn, .nodes = snodes });
+	free(snodes);
 	/* its record: CPUs as the tasks take them, memory in proportion */
 	uint32_t cpt = j->desc->cpus_per_task ? j->desc->cpus_per_task : 1;
-	uint64_t scpus = 0, smem = 0;
+	uint64_t scpus = 0, smem = 0, sgpus = 0;
 	for (uint32_t i = 0; i < nn; i++) {
-		uint64_t c = (uint64_t)r.ntasks_per_node[i] * cpt, have = j->alloc.cpus[i];
+		uint32_t x = pk.node_idx[i];
+		uint64_t c = (uint64_t)r.ntasks_per_node[i] * cpt, have = j->alloc.cpus[x];
 		if (c > have)
 			c = have;
 		scpus += c;
-		smem += have ? j->alloc.mem[i] * c / have : 0;
+		smem += have ? j->alloc.mem[x] * c / have : 0;
+		sgpus += (uint64_t)__builtin_popcountll(pk.gpus[i]);
 	}
 	acct_step_start(cd, j->job_id, r.step_id, m->name && *m->name ? m->name : "", r.nodes, nn,
 			ntasks, (uint32_t)scpus, smem, ctld_now());
 	acct_step_launch_info(cd, j->job_id, r.step_id, m->time_limit, m->srun_host, m->srun_pid);
 	/* what squeue -s and scontrol show step show of it (step_info.c) */
-	char *stres = tres_string(scpus, smem, nn, 0, 0, NULL, 0);
+	char *stres = tres_string(scpus, smem, nn, 0, sgpus, sgpus ? j->gpu_type : NULL, sgpus);
 	step_alloc_describe(j, r.step_id, &(step_desc_t){
 		.name = m->name, .nodes = r.nodes, .tres = stres, .srun_host = m->srun_host,
 		.ntasks = ntasks, .ncpus = (uint32_t)scpus, .time_limit = m->time_limit,
 		.srun_pid = m->srun_pid, .start = ctld_now() });
 	free(stres);
-	/* each node's share of the job, for the step's cgroup there */
-	strbuf_t alloc = STRBUF_INIT;
+	/* each node's share of the job, for the step's cgroup there, and
+	 * the step's own GPUs there */
+	strbuf_t alloc = STRBUF_INIT, gpus = STRBUF_INIT;
 	const sched_alloc_t *a = &j->alloc;
-	for (uint32_t i = 0; i < nn && i < a->nnodes; i++) {
+	int job_gpus = 0;
+	for (uint32_t i = 0; i < nn; i++) {
+		uint32_t x = pk.node_idx[i];
 		if (i)
 			strbuf_addch(&alloc, ';');
-		strbuf_addf(&alloc, "%s=", cd->nodes[a->nodes[i]].cf->name);
+		strbuf_addf(&alloc, "%s=", cd->nodes[a->nodes[x]].cf->name);
 		size_t at = alloc.len;
 		for (uint32_t b = 0; a->cores && b < a->cwords * 64; b++) {
-			if (!(a->cores[(size_t)i * a->cwords + b / 64] & (1ull << (b % 64))))
+			if (!(a->cores[(size_t)x * a->cwords + b / 64] & (1ull << (b % 64))))
 				continue;
 			uint32_t e = b;
 			while (e + 1 < a->cwords * 64 &&
-			       (a->cores[(size_t)i * a->cwords + (e + 1) / 64] & (1ull << ((e + 1) % 64))))
+			       (a->cores[(size_t)x * a->cwords + (e + 1) / 64] & (1ull << ((e + 1) % 64))))
 				e++;
 			strbuf_addf(&alloc, alloc.len > at ? ",%u" : "%u", b);
 			if (e > b)
 				strbuf_addf(&alloc, "-%u", e);
 			b = e;
 		}
-		strbuf_addf(&alloc, ":%" PRIu64 ":%" PRIx64, a->mem ? a->mem[i] : 0,
-			    a->gpus ? a->gpus[i] : 0);
+		strbuf_addf(&alloc, ":%" PRIu64 ":%" PRIx64, a->mem ? a->mem[x] : 0,
+			    a->gpus ? a->gpus[x] : 0);
+		strbuf_addf(&gpus, "%s%" PRIx64, i ? "," : "", pk.gpus[i]);
+		job_gpus |= a->gpus && a->gpus[x];
 	}
+	step_pick_release(&pk);
 	cred_t cr = { .job_id = j->job_id, .step_id = r.step_id, .uid = j->user_id,
 		      .gid = j->group_id, .user = j->desc->user_name, .nodes = r.nodes,
 		      .ntasks = ntasks, .digest = m->digest, .alloc = alloc.len ? alloc.buf : NULL,
+		      .gpus = job_gpus ? gpus.buf : NULL,
 		      /* each node's tasks: a node runs its own share only */
 		      .layout = cred_layout_string(r.ntasks_per_node, nn),
 		      /* Slurm's cred_expire (120 s): how long a step's
@@ -431,6 +511,7 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
 	strv_free(&cr.penv);
 	free(cr.layout);
 	strbuf_release(&alloc);
+	strbuf_release(&gpus);
 	if (!r.cred) {
 		error("step %u.%u: cannot sign credential: %s", j->job_id, r.step_id, err ? err : "?");
 		r.rc = SLUICE_E_AUTH;

@@ -23,6 +23,7 @@
 #include "ctld/ctld.h"
 
 #include "errors.h"
+#include "hostlist.h"
 #include "jobid.h"
 #include "log.h"
 #include "states.h"
@@ -145,6 +146,32 @@ void step_info_reply(ctld_t *cd, conn_t *c, const msg_info_req_t *req)
 	free(m.steps);          /* strings were borrowed */
 }
 
+/* The allocation indexes of a step's nodes (its ranged list, nn of
+ * them), malloc'd; NULL when they are not the job's. */
+static uint32_t *step_node_indexes(ctld_t *cd, const job_t *j, const char *nodes, uint32_t nn)
+{
+	hostlist_t *hl = nodes ? hostlist_create_max(nodes, j->alloc.nnodes, NULL) : NULL;
+	if (!hl || !nn || hostlist_count(hl) != nn) {
+		hostlist_destroy(hl);
+		return NULL;
+	}
+	uint32_t *idx = xcalloc(nn, sizeof(uint32_t));
+	for (uint32_t i = 0; i < nn; i++) {
+		uint32_t x = 0;
+		while (x < j->alloc.nnodes &&
+		       strcmp(cd->nodes[j->alloc.nodes[x]].cf->name, hostlist_nth(hl, i)))
+			x++;
+		if (x == j->alloc.nnodes) {
+			free(idx);
+			idx = NULL;
+			break;
+		}
+		idx[i] = x;
+	}
+	hostlist_destroy(hl);
+	return idx;
+}
+
 void step_info_recover(ctld_t *cd)
 {
 	sqlite3_stmt *st = NULL;
@@ -175,8 +202,12 @@ void step_info_recover(ctld_t *cd)
 			.srun_pid = (uint32_t)sqlite3_column_int64(st, 12),
 		};
 		uint32_t step_id = (uint32_t)sqlite3_column_int64(st, 1);
-		step_alloc_recover(j, step_id, (uint32_t)sqlite3_column_int64(st, 5),
-				   sqlite3_column_blob(st, 9), (size_t)sqlite3_column_bytes(st, 9), &d);
+		uint32_t nn = (uint32_t)sqlite3_column_int64(st, 5);
+		uint32_t *idx = step_node_indexes(cd, j, d.nodes, nn);
+		if (idx)
+			step_alloc_recover(j, step_id, nn, idx, sqlite3_column_blob(st, 9),
+					   (size_t)sqlite3_column_bytes(st, 9), &d);
+		free(idx);
 		n++;
 	}
 	sqlite3_finalize(st);

@@ -129,6 +129,7 @@ int cred_launch_mac(const char *key_hex, const msg_launch_step_t *m,
 	dg_str(&sb, m->cpu_bind);
 	dg_str(&sb, m->cpu_ids);
 	dg_u32(&sb, m->cpus_per_task);
+	dg_str(&sb, m->gpu_bind);
 	dg_u32(&sb, m->pty_rows);
 	dg_u32(&sb, m->pty_cols);
 	dg_str(&sb, m->cred);
@@ -286,6 +287,7 @@ static int digest_ok(const char *s)
 char *cred_create(auth_t *a, const cred_t *c, char **err)
 {
 	if (bad_word(c->user) || bad_word(c->nodes) || (c->alloc && (bad_word(c->alloc) || !*c->alloc)) ||
+	    (c->gpus && (bad_word(c->gpus) || !*c->gpus)) ||
 	    (c->layout && (bad_word(c->layout) || !*c->layout))) {
 		if (err)
 			*err = xstrdup("credential user or node list contains white space");
@@ -302,6 +304,8 @@ char *cred_create(auth_t *a, const cred_t *c, char **err)
 		    c->job_id, c->step_id, c->uid, c->gid, c->user ? c->user : "",
 		    c->nodes ? c->nodes : "", c->ntasks, c->digest, c->layout ? " layout=" : "",
 		    c->layout ? c->layout : "", c->alloc ? " alloc=" : "", c->alloc ? c->alloc : "");
+	if (c->gpus)
+		strbuf_addf(&sb, " gpus=%s", c->gpus);
 	if (c->penv.n) {
 		strbuf_addstr(&sb, " penv=");
 		for (uint32_t i = 0; i < c->penv.n; i++) {
@@ -432,6 +436,10 @@ int cred_parse(const char *p, cred_t *c)
 		cred_release(c);
 		return -1;
 	}
+	if (!strncmp(p, "gpus=", 5) && take_word(&p, "gpus", &c->gpus)) {
+		cred_release(c);
+		return -1;
+	}
 	if (!strncmp(p, "penv=", 5)) {
 		char *hex = NULL;
 		if (take_word(&p, "penv", &hex) || penv_decode(hex, &c->penv) < 0) {
@@ -522,5 +530,6 @@ void cred_release(cred_t *c)
 	xfree(c->digest);
 	xfree(c->layout);
 	xfree(c->alloc);
+	xfree(c->gpus);
 	strv_free(&c->penv);
 }

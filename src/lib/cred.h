@@ -48,6 +48,11 @@ typedef struct cred {
 	 * for its cgroup: "NODE=CORES:MEM_MB:GPUMASK" (hex) joined by ';'
 	 * ("n1=0-3:1024:3;n2=0-1:512:0"); malloc'd, NULL when not given. */
 	char *alloc;
+	/* The step's own GPUs on each of its nodes, in the order of nodes,
+	 * GPU index masks in hex joined by ',' ("3,c"): what its tasks see
+	 * (SLURM_STEP_GPUS, CUDA_VISIBLE_DEVICES) and its device cgroup;
+	 * malloc'd, NULL when the job has no GPUs on the step's nodes. */
+	char *gpus;
 	/* The job's own variables for the node's Prolog/Epilog (what the
 	 * controller sets, never what the submitter exported), so that a
 	 * node whose first contact with the job is a step runs its Prolog

@@ -453,9 +453,15 @@ typedef struct msg_step_create {
 	char *srun_host;              /* srun's host name and pid (scontrol
 	                               * show step SrunHost:Pid) */
 	uint32_t srun_pid;
+	/* GPUs as job_desc_t has them ("gres:gpu:h100:2", "gres:none"),
+	 * NULL = not asked */
+	char *tres_per_node, *tres_per_task, *tres_per_job;
+	uint32_t cpus_per_gpu;        /* 0 = unset */
 } msg_step_create_t;
 #define STEP_CREATE_EXACT   0x1u  /* --exact (or -c): only the tasks' CPUs */
-#define STEP_CREATE_OVERLAP 0x2u  /* --overlap: share CPUs, never wait */
+#define STEP_CREATE_OVERLAP 0x2u  /* --overlap: share CPUs and GPUs, never wait */
+#define STEP_CREATE_GRES_NONE 0x4u  /* --gres=none: no GPUs (the controller
+                                     * sets it from tres_per_node) */
 
 typedef struct msg_step_create_reply {
 	int32_t rc;
@@ -710,6 +716,7 @@ typedef struct msg_launch_step {
 	char *cpu_bind;                /* srun --cpu-bind as typed, NULL = none */
 	char *cpu_ids;                 /* the job's CPU ids on this node ("0-3") */
 	uint32_t cpus_per_task;
+	char *gpu_bind;                /* srun --gpu-bind as typed, NULL = none */
 	char *task_prolog, *task_epilog;   /* srun --task-prolog/--task-epilog
 	                                    * (in the digest) */
 	uint32_t pty_rows, pty_cols;   /* STEP_F_PTY: srun's window size at the

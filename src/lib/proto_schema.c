@@ -355,6 +355,10 @@ static const proto_field_t step_create_f[] = {
 	U32(msg_step_create_t, time_limit, 8),
 	STR(msg_step_create_t, srun_host, 9),
 	U32(msg_step_create_t, srun_pid, 10),
+	STR(msg_step_create_t, tres_per_node, 11),
+	STR(msg_step_create_t, tres_per_task, 12),
+	STR(msg_step_create_t, tres_per_job, 13),
+	U32(msg_step_create_t, cpus_per_gpu, 14),
 };
 SCHEMA(step_create_schema, msg_step_create_t, "msg_step_create", step_create_f);
 
@@ -551,6 +555,7 @@ static const proto_field_t launch_step_f[] = {
 	U32(msg_launch_step_t, pty_rows, 28),
 	U32(msg_launch_step_t, pty_cols, 29),
 	STR(msg_launch_step_t, launch_mac, 30),
+	STR(msg_launch_step_t, gpu_bind, 31),
 };
 SCHEMA(launch_step_schema, msg_launch_step_t, "msg_launch_step", launch_step_f);
 

@@ -651,6 +651,47 @@ static void set_limits(cgroup_t *cg, const char *ctrl, const char *dir, uint32_t
 	}
 }
 
+int cgroup_hides_devices(const cgroup_t *cg)
+{
+	if (!cg || !cg->s.constrain_devices)
+		return 0;
+	if (cg->version != CG_V1)
+		return cg->real && !cg->bpf_failed;
+	for (int i = 0; i < cg->nctrl; i++)
+		if (!strcmp(cg->ctrl[i], "devices"))
+			return 1;
+	return 0;
+}
+
+/* A new step_S's own device limits (dir of controller ctrl; v2 NULL):
+ * the job's GPUs another step holds. */
+static void set_step_devices(cgroup_t *cg, const char *ctrl, const char *dir, uint32_t job,
+			     const cg_limits_t *lim)
+{
+	if (!cg->s.constrain_devices || !lim->nstep_deny)
+		return;
+	if (cg->version != CG_V1) {
+		char *err = NULL;
+		if (cg->real && !cg->bpf_failed &&
+		    cgroup_bpf_deny(dir, lim->step_deny, lim->nstep_deny, &err) < 0)
+			error("job %u: ConstrainDevices: %s: the step can open every GPU of the job",
+			      job, err);
+		free(err);
+		return;
+	}
+	if (strcmp(ctrl, "devices"))
+		return;
+	char *p = xasprintf("%s/devices.deny", dir);
+	for (size_t i = 0; i < lim->nstep_deny; i++) {
+		char val[64];
+		snprintf(val, sizeof(val), "c %u:%u rwm", major(lim->step_deny[i]),
+			 minor(lim->step_deny[i]));
+		if (wfile(p, val, 1) < 0)
+			error("job %u: cannot deny device %s in %s: %m", job, val, p);
+	}
+	free(p);
+}
+
 int cgroup_step_create(cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		       const cg_limits_t *lim, char **err)
 {
@@ -682,6 +723,8 @@ again:
 				goto fail;
 			if (cs && r == 0)
 				cpuset_inherit(buf);
+			if (r == 0)
+				set_step_devices(cg, c, buf, job, lim);
 		}
 		return 0;
 	}
@@ -694,8 +737,10 @@ again:
 		set_limits(cg, NULL, buf, job, lim);
 	}
 	path_into(buf, sizeof(buf), cg, NULL, uid, job, step);
-	if (mkdir1(buf) < 0)
+	if ((r = mkdir1(buf)) < 0)
 		goto fail;
+	if (r == 0)
+		set_step_devices(cg, NULL, buf, job, lim);
 	return 0;
 fail:
 	/* the last job of the user ended meanwhile and took uid_U with it */

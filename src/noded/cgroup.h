@@ -62,6 +62,8 @@ typedef struct cg_limits {
 	uint64_t mem_mb;           /* the job's memory on the node, 0: none */
 	const dev_t *deny;         /* char devices the job may not use */
 	size_t ndeny;
+	const dev_t *step_deny;    /* and the step (its step_S), of the job's */
+	size_t nstep_deny;
 } cg_limits_t;
 
 /* Settings from a loaded config for node (its RealMemory, ...); root from
@@ -85,7 +87,11 @@ const char *cgroup_unsupported(const cgroup_t *cg);
 char *cgroup_path(const cgroup_t *cg, const char *ctrl, uint32_t uid, uint32_t job,
 		  uint32_t step);
 
-/* Create job_J (with the limits, the first time) and its step_S. 0, or
+/* Whether ConstrainDevices takes effect here: a step's processes can
+ * open only the devices its cgroup allows. */
+int cgroup_hides_devices(const cgroup_t *cg);
+/* Create job_J (with the limits, the first time) and its step_S (with
+ * the step's device limits, step_deny). 0, or
  * -1 with *err (malloc'd). */
 int cgroup_step_create(cgroup_t *cg, uint32_t uid, uint32_t job, uint32_t step,
 		       const cg_limits_t *lim, char **err);

@@ -9,7 +9,9 @@
  * jobs are tracked by their process groups and sessions, as without
  * cgroups. Limits come from the launch (the job's cores, memory and GPUs on
  * this node) and cgroup.conf; srun steps join the job's cgroup (job_J,
- * created without limits on a node that does not run the batch script).
+ * created with the job's share from the step's credential on a node that
+ * does not run the batch script) in their own step_S, which ConstrainDevices
+ * keeps to the step's GPUs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -81,13 +83,29 @@ static size_t gpu_deny(const conf_node_t *n, uint64_t mask, dev_t **out)
 	return nd;
 }
 
+uint64_t noded_alloc_gpus(const noded_t *nd, const char *alloc)
+{
+	char *cores = NULL;
+	uint64_t mem = 0, gpus = 0;
+	if (!alloc || cgroup_alloc_entry(alloc, nd->name, &cores, &mem, &gpus) < 0)
+		gpus = 0;
+	free(cores);
+	return gpus;
+}
+
+uint64_t noded_cgroup_gpus_visible(const noded_t *nd, uint64_t step_mask)
+{
+	return cgroup_hides_devices(nd->cgroup) ? step_mask : 0;
+}
+
 int noded_cgroup_create(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
-			const msg_launch_job_t *m, const char *alloc)
+			const msg_launch_job_t *m, const char *alloc, const char *step_gpus,
+			uint32_t node_id)
 {
 	if (!nd->cgroup)
 		return 0;
 	cg_limits_t lim = { 0 };
-	dev_t *deny = NULL;
+	dev_t *deny = NULL, *sdeny = NULL;
 	msg_launch_job_t fromcred = { 0 };
 	if (!m && alloc && cgroup_alloc_entry(alloc, nd->name, &fromcred.cores, &fromcred.mem_mb,
 					      &fromcred.gpus) == 0)
@@ -98,9 +116,17 @@ int noded_cgroup_create(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
 		lim.ndeny = gpu_deny(nd->node, m->gpus, &deny);
 		lim.deny = deny;
 	}
+	/* an srun step opens only its own GPUs of the job's (those of
+	 * its concurrent steps are theirs) */
+	uint64_t sg;
+	if (step_gpus && gpu_cred_mask(step_gpus, node_id, &sg) == 0) {
+		lim.nstep_deny = gpu_deny(nd->node, sg | ~(m ? m->gpus : 0), &sdeny);
+		lim.step_deny = sdeny;
+	}
 	char *err = NULL;
 	int rc = cgroup_step_create(nd->cgroup, uid, job, step, &lim, &err);
 	free(deny);
+	free(sdeny);
 	free(fromcred.cores);
 	if (rc < 0) {
 		error("job %u: %s: tracked by process group only", job, err);

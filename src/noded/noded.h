@@ -216,6 +216,24 @@ void supervisor_watch(noded_t *nd, conn_t *report);
 /* Start listening on the node's port for srun. 0 or -1. */
 int step_server_start(noded_t *nd);
 
+/* ---- gpu_env.c: the GPUs of a step's task ---- */
+
+/* The step's GPUs (index mask) a task sees after --gpu-bind (bind as
+ * typed, NULL none; local: the task's index on the node of ntasks there;
+ * close: the GPUs near the task's CPUs, for closest). */
+uint64_t gpu_bind_task(const char *bind, uint64_t step, uint32_t local, uint32_t ntasks,
+		       uint64_t close);
+/* SLURM_STEP_GPUS, SLURM_JOB_GPUS (job 0: unset), SLURM_GPUS_ON_NODE,
+ * CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL of a task given task of
+ * the step's GPUs; visible: the GPUs the task's device cgroup lets it
+ * open, whose order CUDA numbers (0: every GPU, the node's indexes). */
+void gpu_env_set(strv_t *env, uint64_t job, uint64_t step, uint64_t task, uint64_t visible);
+/* The node's GPUs whose gres.conf Cores= hold a CPU the calling task may
+ * run on (closest). */
+uint64_t gpu_close_to_task(const conf_node_t *n);
+/* Node node_id's mask in a credential's gpus ("3,c"): 0 or -1. */
+int gpu_cred_mask(const char *gpus, uint32_t node_id, uint64_t *out);
+
 /* ---- cgroup_job.c: the hooks into cgroup.c ---- */
 
 /* Open the node's cgroups (ProctrackType=proctrack/cgroup or
@@ -223,10 +241,18 @@ int step_server_start(noded_t *nd);
 void noded_cgroup_init(noded_t *nd);
 /* Create the cgroup of (job, step), with the job's limits on the node
  * (they apply when this creates job_J): from launch m (a batch job) or
- * from alloc (an srun step: its credential's alloc, cred.h), neither: none.
+ * from alloc (an srun step: its credential's alloc, cred.h), neither: none;
+ * step_gpus: an srun step's credential gpus, node_id its node there (its
+ * step_S may open only those of the job's GPUs).
  * 1 when the step is in a cgroup, 0 when not (none, or it failed: logged). */
 int noded_cgroup_create(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step,
-			const msg_launch_job_t *m, const char *alloc);
+			const msg_launch_job_t *m, const char *alloc, const char *step_gpus,
+			uint32_t node_id);
+/* The GPUs of step_mask the step's cgroup lets it open (ConstrainDevices
+ * applied: step_mask), 0 when devices are not constrained here. */
+uint64_t noded_cgroup_gpus_visible(const noded_t *nd, uint64_t step_mask);
+/* The job's GPUs on this node from a credential's alloc, 0 none. */
+uint64_t noded_alloc_gpus(const noded_t *nd, const char *alloc);
 /* In the job's child before exec: join the step's cgroup. 0 or -1. */
 int noded_cgroup_attach(noded_t *nd, uint32_t uid, uint32_t job, uint32_t step);
 /* Signal every process of the step; returns how many. */

@@ -226,6 +226,15 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	env_setf(&env, "SLURM_JOB_GID", "%u", cr->gid);
 	if (cr->user)
 		env_set(&env, "SLURM_JOB_USER", cr->user);
+	/* the step's GPUs here (the controller chose them: the credential) */
+	uint64_t sg;
+	if (cr->gpus && gpu_cred_mask(cr->gpus, m->node_id, &sg) == 0) {
+		uint64_t tg = gpu_bind_task(m->gpu_bind, sg, local, m->ntasks,
+					    m->gpu_bind && strcasestr(m->gpu_bind, "closest") ?
+					    gpu_close_to_task(nd->node) : 0);
+		gpu_env_set(&env, noded_alloc_gpus(nd, cr->alloc), sg, tg,
+			    noded_cgroup_gpus_visible(nd, sg));
+	}
 	strv_t mp = { NULL, 0 };
 	const strv_t *av = &m->argv;
 	if (m->multi_prog) {
@@ -434,7 +443,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	uint32_t n = m->ntasks;
 	task_t *t = xcalloc(n ? n : 1, sizeof(*t));
 	pid_t *pgids = xcalloc(n ? n : 1, sizeof(*pgids));
-	int in_cg = noded_cgroup_create(nd, cr->uid, m->job_id, m->step_id, NULL, cr->alloc);
+	int in_cg = noded_cgroup_create(nd, cr->uid, m->job_id, m->step_id, NULL, cr->alloc,
+					 cr->gpus, m->node_id);
 	job_ctl_t ctl = { .pgids = pgids, .npgids = n, .kill_wait = nd->conf->kill_wait,
 			  .cg_nd = in_cg ? nd : NULL, .cg_uid = cr->uid, .cg_job = m->job_id,
 			  .cg_step = m->step_id };

@@ -521,7 +521,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 	char *in = pattern_path(m->std_in, "/dev/null", m->work_dir, &pc);
 
 	const char *s = m->script ? m->script : "";
-	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL);
+	int in_cg = noded_cgroup_create(nd, m->user_id, m->job_id, NODED_BATCH_STEP, m, NULL, NULL, 0);
 	pid_t pid = -1;
 	int job_err = -1;        /* the job's stderr, for Slurm's CANCELLED line */
 	int job_out = -1;        /* its stdout, for the NCCL check (nccl_watch.c) */

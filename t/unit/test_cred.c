@@ -82,6 +82,19 @@ static void test_penv(void)
 	is_str(out.layout, "1(x2)", "layout signed and read back");
 	cred_release(&out);
 	free(s);
+	/* the step's GPUs per node are signed: changing them breaks it */
+	cr.gpus = (char *)"3,c";
+	s = cred_create(a, &cr, &err);
+	ok(s && cred_verify(a, s, 0, time(NULL), &out, &err) == 0 && out.gpus &&
+	   !strcmp(out.gpus, "3,c"), "step GPUs signed and read back");
+	cred_release(&out);
+	char *g = s ? strstr(s, "gpus=3,c") : NULL;
+	if (g)
+		g[5] = 'f';   /* gpus=f,c: every GPU on node 0 */
+	ok(g && cred_verify(a, s, 0, time(NULL), &out, &err) < 0, "step GPUs changed: refused");
+	cred_release(&out);
+	free(s);
+	cr.gpus = NULL;
 	strv_free(&cr.penv);
 	s = cred_create(a, &cr, &err);
 	ok(s && !strstr(s, "penv="), "no penv: none written");
