@@ -600,6 +600,10 @@ typedef struct msg_node_ping {
 } msg_node_ping_t;
 /* Run a health check round now and answer with its result. */
 #define PING_F_HEALTH 0x1u
+/* scontrol reconfigure: re-read the config files (slurm.conf, gres.conf,
+ * cgroup.conf, health.conf; fetched again when configless), then answer.
+ * A node daemon that does not know the flag just answers. */
+#define PING_F_RECONFIG 0x2u
 
 /* The controller's answer to a heartbeat: the heartbeat's sent_ms, so the
  * node renews its lease from when it sent what the controller heard. */

@@ -31,8 +31,13 @@
 typedef struct ctld_link ctld_link_t;
 
 typedef struct noded {
-	conf_t *conf;
-	const conf_node_t *node;   /* this node's config entry */
+	conf_t *conf;              /* in force: replaced by a reconfigure */
+	const conf_node_t *node;   /* this node's entry in conf */
+	/* The config read at start, kept to the end: what is bound at start
+	 * (ports, the spool, the hardware the node reports: boot_node) is
+	 * read there, and may be pointed into. */
+	conf_t *boot_conf;
+	const conf_node_t *boot_node;
 	char *name;                /* NodeName */
 	char *spool;               /* SlurmdSpoolDir with %n/%h expanded */
 	char *log_file;            /* NULL: stderr */
@@ -51,6 +56,14 @@ typedef struct noded {
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
+
+/* ---- noded_main.c ---- */
+
+/* scontrol reconfigure (a ping with PING_F_RECONFIG) and SIGHUP: re-read
+ * the config files and apply what a running node daemon can change; the
+ * log says what changed and what needs a restart. A config with errors
+ * changes nothing. */
+void noded_reconfigure(noded_t *nd);
 
 /* ---- environ.c ---- */
 
@@ -221,6 +234,11 @@ int step_server_start(noded_t *nd);
 /* Open the node's cgroups (ProctrackType=proctrack/cgroup or
  * TaskPlugin=task/cgroup) into nd->cgroup, or log once why not. */
 void noded_cgroup_init(noded_t *nd);
+/* After a reconfigure (nd->conf is the new config): new jobs get the
+ * cgroup.conf limits of nc (running jobs keep theirs). What cannot change
+ * live (CgroupPlugin, CgroupMountpoint, cgroups on or off) is said and
+ * kept. */
+void noded_cgroup_reload(noded_t *nd, const conf_t *old);
 /* Create the cgroup of (job, step), with the job's limits on the node
  * (they apply when this creates job_J): from launch m (a batch job) or
  * from alloc (an srun step: its credential's alloc, cred.h), neither: none.

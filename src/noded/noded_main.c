@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,18 +98,108 @@ static void log_settings(const noded_t *nd, const conf_t *conf, enum log_level *
 	}
 }
 
-/* SIGHUP, as slurmd's: re-read slurm.conf and apply what a running node
- * daemon can change (SlurmdDebug, SlurmdLogFile; the log is reopened in
- * any case, for logrotate). What needs a restart is kept and said. A
- * config with errors changes nothing. Jobs and job settings are the
- * controller's: it sends them with each launch. */
-static void reconfigure(noded_t *nd)
+static int str_eq(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* The keys whose value differs between two configs, as "A, B" (malloc'd;
+ * NULL: none), from the lines `scontrol show config` prints. */
+static char *changed_keys(const conf_t *a, const conf_t *b)
+{
+	char **ka, **va, **kb, **vb;
+	size_t na = conf_show_lines(a, &ka, &va), nb = conf_show_lines(b, &kb, &vb);
+	strbuf_t sb = STRBUF_INIT;
+	for (size_t i = 0; i < nb; i++) {
+		size_t j = i < na && !strcmp(ka[i], kb[i]) ? i : na;
+		for (size_t k = 0; j == na && k < na; k++)
+			if (!strcmp(ka[k], kb[i]))
+				j = k;
+		if (j < na && str_eq(va[j], vb[i]))
+			continue;
+		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", kb[i]);
+	}
+	for (size_t i = 0; i < na; i++) {
+		free(ka[i]);
+		free(va[i]);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		free(kb[i]);
+		free(vb[i]);
+	}
+	free(ka);
+	free(va);
+	free(kb);
+	free(vb);
+	return sb.len ? strbuf_detach(&sb) : (strbuf_release(&sb), NULL);
+}
+
+/* What a running node daemon keeps until it restarts: its ports, spool
+ * and pid file, how it signs, and the hardware it reports (a node must
+ * not grow under its running jobs; the controller drains one that now
+ * reports less than configured, as Slurm's "Low CPUs"). Each said. */
+static void say_restart_needed(const noded_t *nd, const conf_t *nc, const conf_node_t *nn)
+{
+	const conf_t *bc = nd->boot_conf;
+	const conf_node_t *bn = nd->boot_node;
+	const char *what = "needs a restart of this node daemon";
+	if (nn->port != bn->port)
+		info("reconfigure: Port changed (%u -> %u): %s", bn->port, nn->port, what);
+	if (conf_node_metrics_port(nc, nn) != conf_node_metrics_port(bc, bn))
+		info("reconfigure: SlurmdMetricsPort changed (%u -> %u): %s",
+		     (unsigned)conf_node_metrics_port(bc, bn), (unsigned)conf_node_metrics_port(nc, nn),
+		     what);
+	struct { const char *key; uint64_t was, now; } hw[] = {
+		{ "CPUs", bn->cpus, nn->cpus }, { "Boards", bn->boards, nn->boards },
+		{ "Sockets", bn->sockets, nn->sockets },
+		{ "CoresPerSocket", bn->cores_per_socket, nn->cores_per_socket },
+		{ "ThreadsPerCore", bn->threads_per_core, nn->threads_per_core },
+		{ "RealMemory", bn->real_memory, nn->real_memory },
+		{ "TmpDisk", bn->tmp_disk, nn->tmp_disk },
+	};
+	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++)
+		if (hw[i].was != hw[i].now)
+			info("reconfigure: %s changed (%" PRIu64 " -> %" PRIu64 "): %s (it reports %"
+			     PRIu64 " until then)", hw[i].key, hw[i].was, hw[i].now, what, hw[i].was);
+	struct { const char *key, *was, *now; } fixed[] = {
+		{ "SlurmdSpoolDir", bc->slurmd_spool_dir, nc->slurmd_spool_dir },
+		{ "SlurmdPidFile", bc->slurmd_pid_file, nc->slurmd_pid_file },
+		{ "AuthType", bc->auth_type, nc->auth_type },
+		{ "AuthInfo", bc->auth_info, nc->auth_info },
+		{ "SlurmUser", bc->slurm_user, nc->slurm_user },
+		{ "HealthCheckInterval", conf_get(bc, "HealthCheckInterval"),
+		  conf_get(nc, "HealthCheckInterval") },
+		{ "HealthCheckNodeState", conf_get(bc, "HealthCheckNodeState"),
+		  conf_get(nc, "HealthCheckNodeState") },
+	};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!str_eq(fixed[i].was, fixed[i].now))
+			info("reconfigure: %s changed: %s", fixed[i].key, what);
+}
+
+/* scontrol reconfigure and SIGHUP, as slurmd's: re-read slurm.conf and
+ * the files next to it and put the new config in force for what comes
+ * next: Prolog, Epilog, TaskProlog, TaskEpilog, PrologFlags and their
+ * timeout, gres.conf (devices of new jobs, what the node reports),
+ * cgroup.conf (limits of new jobs), health.conf and HealthCheckProgram,
+ * the log keys (the log is reopened in any case, for logrotate). What is
+ * fixed at start is said (say_restart_needed). Running jobs are their
+ * supervisors' and are not touched. */
+void noded_reconfigure(noded_t *nd)
 {
 	conf_t *nc = conf_load(nd->conf_path, CONF_FULL);
 	if (nc->nerrors) {
 		for (size_t i = 0; i < nc->nerrors; i++)
 			error("reconfigure: %s", nc->errors[i]);
 		error("reconfigure: config not applied");
+		conf_destroy(nc);
+		log_init("slurmd", 1, nd->log_level, nd->log_file);
+		return;
+	}
+	long idx = conf_node_find(nc, nd->name);
+	if (idx < 0) {
+		error("reconfigure: node %s is no longer in slurm.conf; restart or stop this daemon "
+		      "(config not applied)", nd->name);
 		conf_destroy(nc);
 		log_init("slurmd", 1, nd->log_level, nd->log_file);
 		return;
@@ -121,23 +212,20 @@ static void reconfigure(noded_t *nd)
 	nd->log_level = lvl;
 	log_init("slurmd", 1, nd->log_level, nd->log_file);
 	log_apply_conf(nc, 0, nd->foreground, nd->log_file != NULL, nd->name);
-	long idx = conf_node_find(nc, nd->name);
-	if (idx < 0)
-		error("reconfigure: node %s is no longer in slurm.conf; restart or stop this daemon",
-		      nd->name);
-	else if (nc->nodes[idx].port != nd->node->port)
-		info("reconfigure: Port changed (%u -> %u): needs a restart", nd->node->port,
-		     nc->nodes[idx].port);
-	if (idx >= 0 && conf_node_metrics_port(nc, &nc->nodes[idx]) != conf_node_metrics_port(nd->conf, nd->node))
-		info("reconfigure: SlurmdMetricsPort changed (%u -> %u): needs a restart",
-		     (unsigned)conf_node_metrics_port(nd->conf, nd->node),
-		     (unsigned)conf_node_metrics_port(nc, &nc->nodes[idx]));
-	const char *os = nd->conf->slurmd_spool_dir, *ns = nc->slurmd_spool_dir;
-	if ((os == NULL) != (ns == NULL) || (os && strcmp(os, ns)))
-		info("reconfigure: SlurmdSpoolDir changed: needs a restart");
-	info("reconfigure: slurm.conf re-read (log level %d)", (int)nd->log_level);
+
+	char *changed = changed_keys(nd->conf, nc);
+	say_restart_needed(nd, nc, &nc->nodes[idx]);
+	conf_t *old = nd->conf;
+	nd->conf = nc;
+	nd->node = &nc->nodes[idx];
+	noded_cgroup_reload(nd, old);
+	resources_rescan();          /* gres.conf: the next registration */
 	health_reload(nd->health);
-	conf_destroy(nc);
+	info("reconfigure: slurm.conf re-read (log level %d), changed: %s", (int)nd->log_level,
+	     changed ? changed : "nothing");
+	free(changed);
+	if (old != nd->boot_conf)
+		conf_destroy(old);
 }
 
 static void on_signal(loop_t *l, int fd, uint32_t events, void *arg)
@@ -146,7 +234,7 @@ static void on_signal(loop_t *l, int fd, uint32_t events, void *arg)
 	struct signalfd_siginfo si;
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			reconfigure(nd);
+			noded_reconfigure(nd);
 		} else if (si.ssi_signo == SIGUSR2) {
 			/* logrotate, as slurmd: reopen the log file */
 			log_init("slurmd", 1, nd->log_level, nd->log_file);
@@ -210,8 +298,8 @@ int cmd_noded(int argc, char **argv)
 	}
 
 	noded_t *nd = xcalloc(1, sizeof(*nd));
-	nd->conf = conf;
-	nd->node = &conf->nodes[idx];
+	nd->conf = nd->boot_conf = conf;
+	nd->node = nd->boot_node = &conf->nodes[idx];
 	nd->name = xstrdup(nd->node->name);
 	nd->listen_fd = -1;
 	nd->start_time = time(NULL);
@@ -329,8 +417,10 @@ int cmd_noded(int argc, char **argv)
 	free(nd->spool);
 	free(nd->log_file);
 	free(nd->name);
-	free(nd);
 	free(host);
+	if (nd->conf != conf)
+		conf_destroy(nd->conf);
+	free(nd);
 	conf_destroy(conf);
 	return 0;
 }
