@@ -99,6 +99,9 @@ enum msg_type {
 	                          * scontrol create|update|delete reservation */
 	MSG_RESV_INFO_REQ,       /* msg_info_req_t (name: one, or all) -> MSG_RESV_INFO */
 	MSG_RESV_INFO,           /* msg_resv_info_t (scontrol show res, sinfo -T) */
+	MSG_CONFIG_FILES_REQ,    /* msg_empty_t -> MSG_CONFIG_FILES (configless node
+	                          * daemon -> ctld; root/SlurmUser only) */
+	MSG_CONFIG_FILES,        /* msg_config_files_t */
 	MSG_TYPE_END
 };
 
@@ -388,6 +391,12 @@ typedef struct msg_config {
 	int64_t last_update;
 	strv_t keys, values;     /* scontrol show config, in order */
 } msg_config_t;
+
+/* The controller's config files for a configless node daemon (conf_files.h):
+ * names[i] ("slurm.conf", "gres.conf", ...) holds data[i]. */
+typedef struct msg_config_files {
+	strv_t names, data;
+} msg_config_files_t;
 
 /* scancel: the client resolves filters to job ids, the controller checks
  * permission per job and answers one rc per id. */

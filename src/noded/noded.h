@@ -42,7 +42,13 @@ typedef struct noded {
 	char *spool;               /* SlurmdSpoolDir with %n/%h expanded */
 	char *log_file;            /* NULL: stderr */
 	enum log_level log_level;
-	const char *conf_path;     /* -f, NULL: SLURM_CONF or the default */
+	const char *conf_path;     /* -f, NULL: SLURM_CONF or the default;
+	                            * configless: <conf_cache>/slurm.conf */
+	/* configless (configless.c): --conf-server, NULL when not */
+	char *conf_server;
+	uint16_t conf_port;
+	char *conf_cache;          /* --conf-cache */
+	conf_t *auth_conf;         /* AuthType/AuthInfo it signs with */
 	int verbose_n, foreground; /* -v count, -D (for a re-read config) */
 	auth_t *auth;
 	loop_t *loop;
@@ -64,6 +70,21 @@ typedef struct noded {
  * log says what changed and what needs a restart. A config with errors
  * changes nothing. */
 void noded_reconfigure(noded_t *nd);
+
+/* ---- configless.c ---- */
+
+/* The AuthType/AuthInfo to sign with before slurm.conf is known, from
+ * --authinfo (NULL: /etc/slurm/slurm.key when present, else MUNGE). */
+conf_t *configless_boot_auth(const char *authinfo);
+/* Fetch the controller's config files into nd->conf_cache. 0; -1 when
+ * the controller could not be reached or did not answer (the cache is
+ * left as it was); -2 when it refused or its answer could not be cached.
+ * *err (malloc'd) says why. */
+int configless_fetch(const noded_t *nd, char **err);
+/* A config read from the cache: same AuthType as nd->auth_conf (else -1
+ * with *err), and its AuthInfo replaced with nd->auth_conf's (the node's
+ * own key). */
+int configless_auth_fix(const noded_t *nd, conf_t *conf, char **err);
 
 /* ---- environ.c ---- */
 

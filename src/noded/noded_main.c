@@ -29,7 +29,10 @@
 #include "metrics.h"
 #include "noded.h"
 #include "health.h"
+#include "conf_files.h"
 #include "xalloc.h"
+
+#define CONF_CACHE_DEFAULT "/var/spool/slurmd/conf-cache"
 
 static void usage(FILE *fp)
 {
@@ -38,6 +41,13 @@ static void usage(FILE *fp)
 		"  -D            run in the foreground, log to stderr\n"
 		"  -N nodename   run as this NodeName from slurm.conf\n"
 		"  -f file       use this slurm.conf\n"
+		"  --conf-server host[:port]\n"
+		"                configless: fetch the config files from the controller\n"
+		"                (SlurmctldParameters=enable_configless; port 6817 by default)\n"
+		"  --conf-cache dir\n"
+		"                where fetched files are kept (default " CONF_CACHE_DEFAULT ")\n"
+		"  --authinfo info\n"
+		"                configless: sign with this AuthInfo (key=PATH: auth/slurm)\n"
 		"  -v            more verbose (repeat for more)\n"
 		"  -h            show this help\n");
 }
@@ -187,7 +197,21 @@ static void say_restart_needed(const noded_t *nd, const conf_t *nc, const conf_n
  * supervisors' and are not touched. */
 void noded_reconfigure(noded_t *nd)
 {
+	if (nd->conf_server) {
+		char *err = NULL;
+		if (configless_fetch(nd, &err) < 0)
+			error("reconfigure: %s: the cached files in %s are read", err, nd->conf_cache);
+		free(err);
+	}
 	conf_t *nc = conf_load(nd->conf_path, CONF_FULL);
+	char *aerr = NULL;
+	if (!nc->nerrors && nd->conf_server && configless_auth_fix(nd, nc, &aerr) < 0) {
+		error("reconfigure: %s: config not applied", aerr);
+		free(aerr);
+		conf_destroy(nc);
+		log_init("slurmd", 1, nd->log_level, nd->log_file);
+		return;
+	}
 	if (nc->nerrors) {
 		for (size_t i = 0; i < nc->nerrors; i++)
 			error("reconfigure: %s", nc->errors[i]);
@@ -260,14 +284,25 @@ int cmd_noded(int argc, char **argv)
 {
 	int foreground = 0, verbose_n = 0, opt;
 	const char *node_name = NULL, *conf_path = NULL;
+	const char *conf_server = NULL, *conf_cache = NULL, *authinfo = NULL;
 	log_init("slurmd", 0, LOG_LVL_INFO, NULL);
+	static const struct option longopts[] = {
+		{ "conf-server", required_argument, NULL, 1 },
+		{ "conf-cache", required_argument, NULL, 2 },
+		{ "authinfo", required_argument, NULL, 3 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	optind = 1;
-	while ((opt = getopt(argc, argv, "DN:f:vhV")) != -1) {
+	while ((opt = getopt_long(argc, argv, "DN:f:vhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'D': foreground = 1; break;
 		case 'N': node_name = optarg; break;
 		case 'f': conf_path = optarg; break;
 		case 'v': verbose_n++; break;
+		case 1: conf_server = optarg; break;
+		case 2: conf_cache = optarg; break;
+		case 3: authinfo = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		default: usage(stderr); return 1;
@@ -278,13 +313,42 @@ int cmd_noded(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (conf_server && conf_path) {
+		fprintf(stderr, "slurmd: error: --conf-server and -f exclude each other\n");
+		return 1;
+	}
 	/* A daemon keeps nothing of its starter but stdio (pipes held open
 	 * would keep a starting ssh or script waiting, and are no business
 	 * of ours); nothing of our own is open yet. */
 	if (!foreground)
 		close_range(3, ~0u, 0);
 
+	/* Configless: the files come from the controller into the cache,
+	 * and are read from there like a local slurm.conf. */
+	noded_t boot = { 0 };
+	char *cache_conf = NULL;
+	if (conf_server) {
+		if (conf_server_parse(conf_server, 6817, &boot.conf_server, &boot.conf_port) < 0) {
+			fprintf(stderr, "slurmd: error: bad --conf-server '%s': HOST[:PORT]\n", conf_server);
+			return 1;
+		}
+		boot.conf_cache = xstrdup(conf_cache ? conf_cache : CONF_CACHE_DEFAULT);
+		boot.auth_conf = configless_boot_auth(authinfo);
+		char *err = NULL;
+		int f = configless_fetch(&boot, &err);
+		cache_conf = xasprintf("%s/slurm.conf", boot.conf_cache);
+		if (f == -2 || (f < 0 && access(cache_conf, R_OK) < 0))
+			fatal("configless: %s%s%s", err, f == -2 ? "" : "; no cached config in ",
+			      f == -2 ? "" : boot.conf_cache);
+		if (f < 0)
+			error("configless: %s: starting from the cached config in %s", err, boot.conf_cache);
+		free(err);
+		conf_path = cache_conf;
+	}
 	conf_t *conf = conf_load(conf_path, CONF_FULL);
+	char *aerr = NULL;
+	if (!conf->nerrors && conf_server && configless_auth_fix(&boot, conf, &aerr) < 0)
+		fatal("configless: %s", aerr);
 	if (conf->nerrors) {
 		for (size_t i = 0; i < conf->nerrors; i++)
 			error("%s", conf->errors[i]);
@@ -315,6 +379,10 @@ int cmd_noded(int argc, char **argv)
 		fatal("unable to use spool dir '%s': %s", nd->spool, strerror(errno));
 
 	nd->conf_path = conf_path;
+	nd->conf_server = boot.conf_server;
+	nd->conf_port = boot.conf_port;
+	nd->conf_cache = boot.conf_cache;
+	nd->auth_conf = boot.auth_conf;
 	nd->verbose_n = verbose_n;
 	nd->foreground = foreground;
 	log_settings(nd, conf, &nd->log_level, &nd->log_file);
@@ -329,7 +397,7 @@ int cmd_noded(int argc, char **argv)
 	}
 
 	char *err = NULL;
-	nd->auth = auth_create(conf, &err);
+	nd->auth = auth_create(nd->auth_conf ? nd->auth_conf : conf, &err);
 	if (!nd->auth)
 		fatal("authentication setup failed: %s", err ? err : "unknown error");
 	auth_set_not_before(nd->auth, 0);   /* no replay of pre-restart captures */
@@ -418,6 +486,10 @@ int cmd_noded(int argc, char **argv)
 	free(nd->log_file);
 	free(nd->name);
 	free(host);
+	free(nd->conf_server);
+	free(nd->conf_cache);
+	conf_destroy(nd->auth_conf);
+	free(cache_conf);
 	if (nd->conf != conf)
 		conf_destroy(nd->conf);
 	free(nd);
