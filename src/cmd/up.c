@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pwd.h>
@@ -175,6 +176,32 @@ static char *bin_dir(void)
 	free(probe);
 	free(bin);
 	return xstrdup(exe);
+}
+
+/* Node names that do not resolve on this host: a job script that uses
+ * one as a host name (MASTER_ADDR=$(scontrol show hostnames
+ * "$SLURM_JOB_NODELIST" | head -1), as PyTorch DDP examples do) needs an
+ * /etc/hosts line. The line to add, or NULL when every name resolves
+ * (malloc'd). The nodes all run here, on 127.0.0.1. */
+static char *hosts_line(const conf_t *conf)
+{
+	strbuf_t sb = STRBUF_INIT;
+	int missing = 0;
+	for (size_t i = 0; i < conf->nnodes; i++) {
+		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+		if (getaddrinfo(conf->nodes[i].name, NULL, &hints, &res) == 0)
+			freeaddrinfo(res);
+		else
+			missing = 1;
+		strbuf_addf(&sb, " %s", conf->nodes[i].name);
+	}
+	if (!missing) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	char *line = xasprintf("127.0.0.1%s", sb.buf);
+	strbuf_release(&sb);
+	return line;
 }
 
 static char *node_name(int i)
@@ -735,6 +762,13 @@ int cmd_up(int argc, char **argv)
 					       conf->nodes[0].addr ? conf->nodes[0].addr : "127.0.0.1",
 					       (unsigned)conf_node_metrics_port(conf, &conf->nodes[0]),
 					       conf->nodes[0].name);
+				char *hl = hosts_line(conf);
+				if (hl)
+					printf("\n  host names:       the node names do not resolve here; for job "
+					       "scripts that use them as host names (MASTER_ADDR=$(scontrol show "
+					       "hostnames \"$SLURM_JOB_NODELIST\" | head -1)), add to /etc/hosts "
+					       "(as root):\n    %s", hl);
+				free(hl);
 				printf("\n  config and state: %s\n  logs:             %s/log\n\n"
 				       "In another shell:\n  source %s\n  sinfo\n\n"
 				       "Ctrl-C stops the cluster.\n", dir, dir, envsh);

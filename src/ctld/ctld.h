@@ -682,6 +682,12 @@ void ctld_watch_groups(ctld_t *cd);
  * running config then stays in force. */
 int ctld_reconfigure(ctld_t *cd, char **msg);
 
+/* ---- configless.c ---- */
+/* SlurmctldParameters lists enable_configless. */
+int configless_enabled(const conf_t *conf);
+/* Answer a node daemon's MSG_CONFIG_FILES_REQ (uid: the signed sender). */
+void configless_answer(ctld_t *cd, conn_t *c, uint32_t uid);
+
 /* ---- rpc_sched.c (sprio, sdiag) ---- */
 void rpc_prio_info(ctld_t *cd, conn_t *c, const void *req, uint32_t uid);
 void rpc_stats_info(ctld_t *cd, conn_t *c, const void *req, uint32_t uid);

@@ -379,7 +379,8 @@ static ctld_t *volatile ctld_state;
 	| NET_MSG(MSG_STATS_REQ) | NET_MSG(MSG_ACCT_REQ) | NET_MSG(MSG_STEP_COMPLETE) | NET_MSG(MSG_STEP_INFO_REQ) \
 	| NET_MSG(MSG_HEALTH_CHECK) \
 	| NET_MSG(MSG_SET_DEBUG) | NET_MSG(MSG_STEP_STAT_AUTH) | NET_MSG(MSG_PROLOG_COMPLETE) \
-	| NET_MSG(MSG_JOB_NCCL) | NET_MSG(MSG_RESV_UPDATE) | NET_MSG(MSG_RESV_INFO_REQ))
+	| NET_MSG(MSG_JOB_NCCL) | NET_MSG(MSG_RESV_UPDATE) | NET_MSG(MSG_RESV_INFO_REQ) \
+	| NET_MSG(MSG_CONFIG_FILES_REQ))
 static const net_policy_t ctld_tcp_policy = {
 	.name = "controller port", .allowed = CTLD_REQUESTS, .unsigned_ok = 0,
 	.max_unauth = 256, .unauth_ms = 10000, .unauth_bytes = 32u << 20,

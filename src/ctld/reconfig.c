@@ -30,7 +30,9 @@
  * KeepPartInfo keeps every value changed by `scontrol update partition`,
  * KeepPartState only the State. Node weights come from the config again.
  * Node daemons of removed nodes are disconnected (their registration is
- * refused from then on); new nodes register as at startup.
+ * refused from then on); new nodes register as at startup. Every other
+ * registered node daemon is then told to re-read its own files (a ping
+ * with PING_F_RECONFIG), as Slurm's reconfigure reaches every slurmd.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -209,6 +211,10 @@ static void carry_node(ctld_t *nd, node_t *n, node_t *o)
 		conn_set_data(n->conn, n);
 	o->conn = NULL;
 	n->last_heard = o->last_heard;
+	/* The node daemon echoes the highest ping it got: numbering goes on
+	 * (fences wait for an echo of a ping sent after their kill). */
+	n->ping_seq = o->ping_seq;
+	n->ping_sent_ms = o->ping_sent_ms;
 	n->arch = o->arch; o->arch = NULL;
 	n->os = o->os; o->os = NULL;
 	n->version = o->version; o->version = NULL;
@@ -422,6 +428,15 @@ int ctld_reconfigure(ctld_t *cd, char **msg)
 	for (uint32_t i = 0; i < cd->nnodes; i++) {
 		cd->sched.nodes[i].usable = 0;
 		node_sync_sched(cd, &cd->nodes[i]);
+	}
+	/* The node daemons re-read theirs (Prolog, health checks, cgroup.conf
+	 * for new jobs, ...) and answer with a heartbeat. */
+	for (uint32_t i = 0; i < cd->nnodes; i++) {
+		node_t *n = &cd->nodes[i];
+		if (!n->conn)
+			continue;
+		msg_node_ping_t p = { ++n->ping_seq, PING_F_RECONFIG };
+		conn_send(n->conn, MSG_NODE_PING, &p);
 	}
 	jobs_periodic(cd, now);    /* purges the finished jobs marked above */
 	cd->last_node_update = cd->last_part_update = cd->last_job_update = ctld_now();

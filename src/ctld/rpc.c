@@ -592,6 +592,9 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	case MSG_CONFIG_REQ:
 		do_config(cd, c);
 		break;
+	case MSG_CONFIG_FILES_REQ:
+		configless_answer(cd, c, uid);
+		break;
 	case MSG_CANCEL:
 		do_cancel(cd, c, msg, uid);
 		break;

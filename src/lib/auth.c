@@ -216,6 +216,17 @@ static int key_load(auth_t *a, const char *path, const conf_t *conf, char **err)
 	return 0;
 }
 
+char *auth_key_path(const conf_t *conf)
+{
+	const char *type = conf && conf->auth_type ? conf->auth_type : "auth/munge";
+	if (strcmp(type, "auth/slurm"))
+		return NULL;
+	char *path = info_get(conf ? conf->auth_info : NULL, "key");
+	if (!path)
+		path = xasprintf("%s/slurm.key", conf && conf->dir ? conf->dir : ".");
+	return path;
+}
+
 auth_t *auth_create(const conf_t *conf, char **err)
 {
 	const char *type = conf && conf->auth_type ? conf->auth_type : "auth/munge";
@@ -225,9 +236,7 @@ auth_t *auth_create(const conf_t *conf, char **err)
 
 	if (!strcmp(type, "auth/slurm")) {
 		a->kind = AUTH_HMAC;
-		char *path = info_get(ainfo, "key");
-		if (!path)
-			path = xasprintf("%s/slurm.key", conf && conf->dir ? conf->dir : ".");
+		char *path = auth_key_path(conf);
 		int r = key_load(a, path, conf, &e);
 		free(path);
 		if (r < 0)

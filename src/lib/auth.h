@@ -43,6 +43,9 @@ typedef struct auth auth_t;
  * munged socket that is not there; a client that cannot read the key gets
  * an auth_t with auth_can_sign() == 0 and should use the Unix socket. */
 auth_t *auth_create(const conf_t *conf, char **err);
+/* The cluster key's file under auth/slurm (AuthInfo=key=PATH, else
+ * slurm.key beside slurm.conf), malloc'd; NULL under auth/munge. */
+char *auth_key_path(const conf_t *conf);
 void auth_destroy(auth_t *a);
 int auth_can_sign(const auth_t *a);
 enum auth_kind auth_kind(const auth_t *a);

@@ -1433,6 +1433,23 @@ conf_t *conf_load(const char *path, enum conf_mode mode)
 	return conf;
 }
 
+conf_t *conf_bootstrap(const char *auth_type, const char *auth_info)
+{
+	struct conf_priv *p = xcalloc(1, sizeof(*p));
+	conf_t *conf = &p->pub;
+	p->mode = CONF_CLIENT;
+	conf->path = xstrdup("(none)");
+	conf->dir = xstrdup("/etc/slurm");
+	conf->default_part = -1;
+	finish_globals(p);
+	conf_pairs_free(&p->kp);
+	free(conf->auth_type);
+	free(conf->auth_info);
+	conf->auth_type = xstrdup(auth_type);
+	conf->auth_info = auth_info ? xstrdup(auth_info) : NULL;
+	return conf;
+}
+
 static void free_strv(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

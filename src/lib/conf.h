@@ -165,6 +165,10 @@ typedef struct conf {
  * when present. Always returns a conf; check conf->nerrors. */
 conf_t *conf_load(const char *path, enum conf_mode mode);
 void conf_destroy(conf_t *conf);   /* accepts NULL */
+/* A config of defaults with only AuthType and AuthInfo set (auth_info may
+ * be NULL), read from no file: what a configless node daemon signs its
+ * first request with, before it has slurm.conf. */
+conf_t *conf_bootstrap(const char *auth_type, const char *auth_info);
 /* Path conf_load(NULL) would read. Static storage. */
 const char *conf_default_path(void);
 

@@ -140,6 +140,7 @@ uint32_t net_frame_cap(enum msg_type type)
 	 * I/O) keep the whole-frame limit: a command chose its peer. */
 	switch (type) {
 	case MSG_PING: case MSG_CONFIG_REQ: case MSG_RECONFIGURE: case MSG_SHUTDOWN:
+	case MSG_CONFIG_FILES_REQ:
 	case MSG_SET_DEBUG: case MSG_JOB_NCCL:
 	case MSG_STEP_COMPLETE: case MSG_STATS_REQ: case MSG_JOB_WAIT: case MSG_STEP_CREATE:
 	case MSG_SIGNAL_JOB: case MSG_NODE_ACK: case MSG_NODE_PING: case MSG_PROLOG_COMPLETE:

@@ -99,6 +99,9 @@ enum msg_type {
 	                          * scontrol create|update|delete reservation */
 	MSG_RESV_INFO_REQ,       /* msg_info_req_t (name: one, or all) -> MSG_RESV_INFO */
 	MSG_RESV_INFO,           /* msg_resv_info_t (scontrol show res, sinfo -T) */
+	MSG_CONFIG_FILES_REQ,    /* msg_empty_t -> MSG_CONFIG_FILES (configless node
+	                          * daemon -> ctld; root/SlurmUser only) */
+	MSG_CONFIG_FILES,        /* msg_config_files_t */
 	MSG_TYPE_END
 };
 
@@ -389,6 +392,12 @@ typedef struct msg_config {
 	strv_t keys, values;     /* scontrol show config, in order */
 } msg_config_t;
 
+/* The controller's config files for a configless node daemon (conf_files.h):
+ * names[i] ("slurm.conf", "gres.conf", ...) holds data[i]. */
+typedef struct msg_config_files {
+	strv_t names, data;
+} msg_config_files_t;
+
 /* scancel: the client resolves filters to job ids, the controller checks
  * permission per job and answers one rc per id. */
 #define CANCEL_F_BATCH_ONLY 0x1u   /* -b */
@@ -606,6 +615,10 @@ typedef struct msg_node_ping {
 } msg_node_ping_t;
 /* Run a health check round now and answer with its result. */
 #define PING_F_HEALTH 0x1u
+/* scontrol reconfigure: re-read the config files (slurm.conf, gres.conf,
+ * cgroup.conf, health.conf; fetched again when configless), then answer.
+ * A node daemon that does not know the flag just answers. */
+#define PING_F_RECONFIG 0x2u
 
 /* The controller's answer to a heartbeat: the heartbeat's sent_ms, so the
  * node renews its lease from when it sent what the controller heard. */

@@ -296,6 +296,12 @@ static const proto_field_t config_f[] = {
 };
 SCHEMA(config_schema, msg_config_t, "msg_config", config_f);
 
+static const proto_field_t config_files_f[] = {
+	STRV(msg_config_files_t, names, 1),
+	STRV(msg_config_files_t, data, 2),
+};
+SCHEMA(config_files_schema, msg_config_files_t, "msg_config_files", config_files_f);
+
 static const proto_field_t cancel_f[] = {
 	ARR(msg_cancel_t, job_ids, njob_ids, 1, FT_U32ARR),
 	U32(msg_cancel_t, signal, 2),
@@ -885,6 +891,8 @@ static const struct {
 	[MSG_RESV_UPDATE] = { "MSG_RESV_UPDATE", &resv_update_schema },
 	[MSG_RESV_INFO_REQ] = { "MSG_RESV_INFO_REQ", &info_req_schema },
 	[MSG_RESV_INFO] = { "MSG_RESV_INFO", &msg_resv_info_schema },
+	[MSG_CONFIG_FILES_REQ] = { "MSG_CONFIG_FILES_REQ", &empty_schema },
+	[MSG_CONFIG_FILES] = { "MSG_CONFIG_FILES", &config_files_schema },
 };
 
 const proto_schema_t *proto_schema(enum msg_type type)

@@ -26,15 +26,40 @@
 #include "noded.h"
 #include "xalloc.h"
 
+static int cgroups_wanted(const conf_t *c)
+{
+	int track = c->proctrack_type && !strcmp(c->proctrack_type, "proctrack/cgroup");
+	int task = c->task_plugin && strstr(c->task_plugin, "task/cgroup");
+	return track || task;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* The settings' line for the log (malloc'd). */
+static char *settings_line(const noded_t *nd, const cg_settings_t *s)
+{
+	char pids[32] = "";
+	if (s->pids_limit)
+		snprintf(pids, sizeof(pids), ", PidsLimit=%u", s->pids_limit);
+	char mem[64] = "";
+	if (s->constrain_ram)
+		snprintf(mem, sizeof(mem), ", ConstrainRAMSpace (AllowedRAMSpace=%u%%)",
+			 s->allowed_ram_pct);
+	return xasprintf("cgroup/v%d: jobs in %s%s%s%s%s", cgroup_version(nd->cgroup), s->root,
+			 s->constrain_cores ? ", ConstrainCores" : "", mem,
+			 s->constrain_devices ? ", ConstrainDevices" : "", pids);
+}
+
 void noded_cgroup_init(noded_t *nd)
 {
 	const conf_t *c = nd->conf;
-	int track = c->proctrack_type && !strcmp(c->proctrack_type, "proctrack/cgroup");
-	int task = c->task_plugin && strstr(c->task_plugin, "task/cgroup");
-	if (!track && !task)
+	if (!cgroups_wanted(c))
 		return;
 	cg_settings_t s;
-	cgroup_settings_from(c, nd->node, nd->name, &s);
+	cgroup_settings_from(c, nd->boot_node, nd->name, &s);
 	char *why = NULL;
 	nd->cgroup = cgroup_open(&s, &why);
 	if (!nd->cgroup) {
@@ -46,12 +71,42 @@ void noded_cgroup_init(noded_t *nd)
 	const char *u = cgroup_unsupported(nd->cgroup);
 	if (u)
 		error("%s", u);
-	char pids[32] = "";
-	if (s.pids_limit)
-		snprintf(pids, sizeof(pids), ", PidsLimit=%u", s.pids_limit);
-	verbose("cgroup/v%d: jobs in %s%s%s%s%s", cgroup_version(nd->cgroup), s.root,
-		s.constrain_cores ? ", ConstrainCores" : "", s.constrain_ram ? ", ConstrainRAMSpace" : "",
-		s.constrain_devices ? ", ConstrainDevices" : "", pids);
+	char *line = settings_line(nd, &s);
+	verbose("%s", line);
+	free(line);
+}
+
+void noded_cgroup_reload(noded_t *nd, const conf_t *old)
+{
+	const conf_t *c = nd->conf;
+	/* Where jobs are tracked is fixed for the daemon's life: running
+	 * jobs are found (and cleaned up) there. */
+	if (cgroups_wanted(c) != cgroups_wanted(old) ||
+	    !str_eq(c->cgroup_plugin, old->cgroup_plugin) ||
+	    !str_eq(c->cgroup_mountpoint, old->cgroup_mountpoint)) {
+		info("reconfigure: ProctrackType, TaskPlugin, CgroupPlugin or CgroupMountpoint "
+		     "changed: needs a restart (the cgroups in use stay)");
+		return;
+	}
+	if (!nd->cgroup)
+		return;
+	cg_settings_t s;
+	cgroup_settings_from(c, nd->boot_node, nd->name, &s);
+	char *why = NULL;
+	cgroup_t *cg = cgroup_open(&s, &why);
+	if (!cg) {
+		error("reconfigure: cgroup.conf not applied (%s): the limits read before stay", why);
+		free(why);
+		return;
+	}
+	cgroup_close(nd->cgroup);
+	nd->cgroup = cg;
+	const char *u = cgroup_unsupported(cg);
+	if (u)
+		error("%s", u);
+	char *line = settings_line(nd, &s);
+	info("reconfigure: cgroup.conf applied to new jobs: %s", line);
+	free(line);
 }
 
 /* The char devices of the node's GPUs not in mask (gres.conf File=, in

@@ -9,7 +9,8 @@
  * are accepted only here and only from root or SlurmUser. A heartbeat
  * (same struct) goes out every SlurmdTimeout/3, at most every 10 s
  * (SLUICE_HEARTBEAT_MS overrides), and at once when the controller sends
- * MSG_NODE_PING. When the connection drops or registration is refused,
+ * MSG_NODE_PING (after re-reading the config files when the ping carries
+ * PING_F_RECONFIG: scontrol reconfigure). When the connection drops or registration is refused,
  * noded reconnects with backoff (100 ms doubling to 5 s, trying each
  * SlurmctldHost in turn) and registers again; jobs are not touched, so a
  * controller restart is invisible to them.
@@ -222,6 +223,11 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		/* sluice preflight: a round now, its result in the answer */
 		if ((((msg_node_ping_t *)msg)->flags & PING_F_HEALTH) && nd->health)
 			health_round_quiet(nd->health);
+		/* scontrol reconfigure: our files too, before answering */
+		if (((msg_node_ping_t *)msg)->flags & PING_F_RECONFIG) {
+			info("reconfigure requested by the controller");
+			noded_reconfigure(nd);
+		}
 		if (lk->registered)
 			link_send_reg(lk, MSG_NODE_HEARTBEAT);
 		break;
@@ -308,6 +314,8 @@ static void link_connect(loop_t *l, void *arg)
 	lk->retry_timer = 0;
 	if (lk->conn || lk->fd >= 0)
 		return;
+	if (conf->nctld_hosts && lk->host_idx >= conf->nctld_hosts)
+		lk->host_idx = 0;   /* a reconfigure changed the list */
 	const char *host = conf->nctld_hosts ? conf->ctld_addrs[lk->host_idx] : "localhost";
 	char port[16];
 	snprintf(port, sizeof(port), "%u", conf->ctld_port);

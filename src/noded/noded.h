@@ -31,13 +31,24 @@
 typedef struct ctld_link ctld_link_t;
 
 typedef struct noded {
-	conf_t *conf;
-	const conf_node_t *node;   /* this node's config entry */
+	conf_t *conf;              /* in force: replaced by a reconfigure */
+	const conf_node_t *node;   /* this node's entry in conf */
+	/* The config read at start, kept to the end: what is bound at start
+	 * (ports, the spool, the hardware the node reports: boot_node) is
+	 * read there, and may be pointed into. */
+	conf_t *boot_conf;
+	const conf_node_t *boot_node;
 	char *name;                /* NodeName */
 	char *spool;               /* SlurmdSpoolDir with %n/%h expanded */
 	char *log_file;            /* NULL: stderr */
 	enum log_level log_level;
-	const char *conf_path;     /* -f, NULL: SLURM_CONF or the default */
+	const char *conf_path;     /* -f, NULL: SLURM_CONF or the default;
+	                            * configless: <conf_cache>/slurm.conf */
+	/* configless (configless.c): --conf-server, NULL when not */
+	char *conf_server;
+	uint16_t conf_port;
+	char *conf_cache;          /* --conf-cache */
+	conf_t *auth_conf;         /* AuthType/AuthInfo it signs with */
 	int verbose_n, foreground; /* -v count, -D (for a re-read config) */
 	auth_t *auth;
 	loop_t *loop;
@@ -51,6 +62,29 @@ typedef struct noded {
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
 } noded_t;
+
+/* ---- noded_main.c ---- */
+
+/* scontrol reconfigure (a ping with PING_F_RECONFIG) and SIGHUP: re-read
+ * the config files and apply what a running node daemon can change; the
+ * log says what changed and what needs a restart. A config with errors
+ * changes nothing. */
+void noded_reconfigure(noded_t *nd);
+
+/* ---- configless.c ---- */
+
+/* The AuthType/AuthInfo to sign with before slurm.conf is known, from
+ * --authinfo (NULL: /etc/slurm/slurm.key when present, else MUNGE). */
+conf_t *configless_boot_auth(const char *authinfo);
+/* Fetch the controller's config files into nd->conf_cache. 0; -1 when
+ * the controller could not be reached or did not answer (the cache is
+ * left as it was); -2 when it refused or its answer could not be cached.
+ * *err (malloc'd) says why. */
+int configless_fetch(const noded_t *nd, char **err);
+/* A config read from the cache: same AuthType as nd->auth_conf (else -1
+ * with *err), and its AuthInfo replaced with nd->auth_conf's (the node's
+ * own key). */
+int configless_auth_fix(const noded_t *nd, conf_t *conf, char **err);
 
 /* ---- environ.c ---- */
 
@@ -239,6 +273,11 @@ int gpu_cred_mask(const char *gpus, uint32_t node_id, uint64_t *out);
 /* Open the node's cgroups (ProctrackType=proctrack/cgroup or
  * TaskPlugin=task/cgroup) into nd->cgroup, or log once why not. */
 void noded_cgroup_init(noded_t *nd);
+/* After a reconfigure (nd->conf is the new config): new jobs get the
+ * cgroup.conf limits of nc (running jobs keep theirs). What cannot change
+ * live (CgroupPlugin, CgroupMountpoint, cgroups on or off) is said and
+ * kept. */
+void noded_cgroup_reload(noded_t *nd, const conf_t *old);
 /* Create the cgroup of (job, step), with the job's limits on the node
  * (they apply when this creates job_J): from launch m (a batch job) or
  * from alloc (an srun step: its credential's alloc, cred.h), neither: none;

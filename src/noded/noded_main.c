@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,7 +29,10 @@
 #include "metrics.h"
 #include "noded.h"
 #include "health.h"
+#include "conf_files.h"
 #include "xalloc.h"
+
+#define CONF_CACHE_DEFAULT "/var/spool/slurmd/conf-cache"
 
 static void usage(FILE *fp)
 {
@@ -37,6 +41,13 @@ static void usage(FILE *fp)
 		"  -D            run in the foreground, log to stderr\n"
 		"  -N nodename   run as this NodeName from slurm.conf\n"
 		"  -f file       use this slurm.conf\n"
+		"  --conf-server host[:port]\n"
+		"                configless: fetch the config files from the controller\n"
+		"                (SlurmctldParameters=enable_configless; port 6817 by default)\n"
+		"  --conf-cache dir\n"
+		"                where fetched files are kept (default " CONF_CACHE_DEFAULT ")\n"
+		"  --authinfo info\n"
+		"                configless: sign with this AuthInfo (key=PATH: auth/slurm)\n"
 		"  -v            more verbose (repeat for more)\n"
 		"  -h            show this help\n");
 }
@@ -97,18 +108,122 @@ static void log_settings(const noded_t *nd, const conf_t *conf, enum log_level *
 	}
 }
 
-/* SIGHUP, as slurmd's: re-read slurm.conf and apply what a running node
- * daemon can change (SlurmdDebug, SlurmdLogFile; the log is reopened in
- * any case, for logrotate). What needs a restart is kept and said. A
- * config with errors changes nothing. Jobs and job settings are the
- * controller's: it sends them with each launch. */
-static void reconfigure(noded_t *nd)
+static int str_eq(const char *a, const char *b)
 {
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* The keys whose value differs between two configs, as "A, B" (malloc'd;
+ * NULL: none), from the lines `scontrol show config` prints. */
+static char *changed_keys(const conf_t *a, const conf_t *b)
+{
+	char **ka, **va, **kb, **vb;
+	size_t na = conf_show_lines(a, &ka, &va), nb = conf_show_lines(b, &kb, &vb);
+	strbuf_t sb = STRBUF_INIT;
+	for (size_t i = 0; i < nb; i++) {
+		size_t j = i < na && !strcmp(ka[i], kb[i]) ? i : na;
+		for (size_t k = 0; j == na && k < na; k++)
+			if (!strcmp(ka[k], kb[i]))
+				j = k;
+		if (j < na && str_eq(va[j], vb[i]))
+			continue;
+		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", kb[i]);
+	}
+	for (size_t i = 0; i < na; i++) {
+		free(ka[i]);
+		free(va[i]);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		free(kb[i]);
+		free(vb[i]);
+	}
+	free(ka);
+	free(va);
+	free(kb);
+	free(vb);
+	return sb.len ? strbuf_detach(&sb) : (strbuf_release(&sb), NULL);
+}
+
+/* What a running node daemon keeps until it restarts: its ports, spool
+ * and pid file, how it signs, and the hardware it reports (a node must
+ * not grow under its running jobs; the controller drains one that now
+ * reports less than configured, as Slurm's "Low CPUs"). Each said. */
+static void say_restart_needed(const noded_t *nd, const conf_t *nc, const conf_node_t *nn)
+{
+	const conf_t *bc = nd->boot_conf;
+	const conf_node_t *bn = nd->boot_node;
+	const char *what = "needs a restart of this node daemon";
+	if (nn->port != bn->port)
+		info("reconfigure: Port changed (%u -> %u): %s", bn->port, nn->port, what);
+	if (conf_node_metrics_port(nc, nn) != conf_node_metrics_port(bc, bn))
+		info("reconfigure: SlurmdMetricsPort changed (%u -> %u): %s",
+		     (unsigned)conf_node_metrics_port(bc, bn), (unsigned)conf_node_metrics_port(nc, nn),
+		     what);
+	struct { const char *key; uint64_t was, now; } hw[] = {
+		{ "CPUs", bn->cpus, nn->cpus }, { "Boards", bn->boards, nn->boards },
+		{ "Sockets", bn->sockets, nn->sockets },
+		{ "CoresPerSocket", bn->cores_per_socket, nn->cores_per_socket },
+		{ "ThreadsPerCore", bn->threads_per_core, nn->threads_per_core },
+		{ "RealMemory", bn->real_memory, nn->real_memory },
+		{ "TmpDisk", bn->tmp_disk, nn->tmp_disk },
+	};
+	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++)
+		if (hw[i].was != hw[i].now)
+			info("reconfigure: %s changed (%" PRIu64 " -> %" PRIu64 "): %s (it reports %"
+			     PRIu64 " until then)", hw[i].key, hw[i].was, hw[i].now, what, hw[i].was);
+	struct { const char *key, *was, *now; } fixed[] = {
+		{ "SlurmdSpoolDir", bc->slurmd_spool_dir, nc->slurmd_spool_dir },
+		{ "SlurmdPidFile", bc->slurmd_pid_file, nc->slurmd_pid_file },
+		{ "AuthType", bc->auth_type, nc->auth_type },
+		{ "AuthInfo", bc->auth_info, nc->auth_info },
+		{ "SlurmUser", bc->slurm_user, nc->slurm_user },
+		{ "HealthCheckInterval", conf_get(bc, "HealthCheckInterval"),
+		  conf_get(nc, "HealthCheckInterval") },
+		{ "HealthCheckNodeState", conf_get(bc, "HealthCheckNodeState"),
+		  conf_get(nc, "HealthCheckNodeState") },
+	};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!str_eq(fixed[i].was, fixed[i].now))
+			info("reconfigure: %s changed: %s", fixed[i].key, what);
+}
+
+/* scontrol reconfigure and SIGHUP, as slurmd's: re-read slurm.conf and
+ * the files next to it and put the new config in force for what comes
+ * next: Prolog, Epilog, TaskProlog, TaskEpilog, PrologFlags and their
+ * timeout, gres.conf (devices of new jobs, what the node reports),
+ * cgroup.conf (limits of new jobs), health.conf and HealthCheckProgram,
+ * the log keys (the log is reopened in any case, for logrotate). What is
+ * fixed at start is said (say_restart_needed). Running jobs are their
+ * supervisors' and are not touched. */
+void noded_reconfigure(noded_t *nd)
+{
+	if (nd->conf_server) {
+		char *err = NULL;
+		if (configless_fetch(nd, &err) < 0)
+			error("reconfigure: %s: the cached files in %s are read", err, nd->conf_cache);
+		free(err);
+	}
 	conf_t *nc = conf_load(nd->conf_path, CONF_FULL);
+	char *aerr = NULL;
+	if (!nc->nerrors && nd->conf_server && configless_auth_fix(nd, nc, &aerr) < 0) {
+		error("reconfigure: %s: config not applied", aerr);
+		free(aerr);
+		conf_destroy(nc);
+		log_init("slurmd", 1, nd->log_level, nd->log_file);
+		return;
+	}
 	if (nc->nerrors) {
 		for (size_t i = 0; i < nc->nerrors; i++)
 			error("reconfigure: %s", nc->errors[i]);
 		error("reconfigure: config not applied");
+		conf_destroy(nc);
+		log_init("slurmd", 1, nd->log_level, nd->log_file);
+		return;
+	}
+	long idx = conf_node_find(nc, nd->name);
+	if (idx < 0) {
+		error("reconfigure: node %s is no longer in slurm.conf; restart or stop this daemon "
+		      "(config not applied)", nd->name);
 		conf_destroy(nc);
 		log_init("slurmd", 1, nd->log_level, nd->log_file);
 		return;
@@ -121,23 +236,20 @@ static void reconfigure(noded_t *nd)
 	nd->log_level = lvl;
 	log_init("slurmd", 1, nd->log_level, nd->log_file);
 	log_apply_conf(nc, 0, nd->foreground, nd->log_file != NULL, nd->name);
-	long idx = conf_node_find(nc, nd->name);
-	if (idx < 0)
-		error("reconfigure: node %s is no longer in slurm.conf; restart or stop this daemon",
-		      nd->name);
-	else if (nc->nodes[idx].port != nd->node->port)
-		info("reconfigure: Port changed (%u -> %u): needs a restart", nd->node->port,
-		     nc->nodes[idx].port);
-	if (idx >= 0 && conf_node_metrics_port(nc, &nc->nodes[idx]) != conf_node_metrics_port(nd->conf, nd->node))
-		info("reconfigure: SlurmdMetricsPort changed (%u -> %u): needs a restart",
-		     (unsigned)conf_node_metrics_port(nd->conf, nd->node),
-		     (unsigned)conf_node_metrics_port(nc, &nc->nodes[idx]));
-	const char *os = nd->conf->slurmd_spool_dir, *ns = nc->slurmd_spool_dir;
-	if ((os == NULL) != (ns == NULL) || (os && strcmp(os, ns)))
-		info("reconfigure: SlurmdSpoolDir changed: needs a restart");
-	info("reconfigure: slurm.conf re-read (log level %d)", (int)nd->log_level);
+
+	char *changed = changed_keys(nd->conf, nc);
+	say_restart_needed(nd, nc, &nc->nodes[idx]);
+	conf_t *old = nd->conf;
+	nd->conf = nc;
+	nd->node = &nc->nodes[idx];
+	noded_cgroup_reload(nd, old);
+	resources_rescan();          /* gres.conf: the next registration */
 	health_reload(nd->health);
-	conf_destroy(nc);
+	info("reconfigure: slurm.conf re-read (log level %d), changed: %s", (int)nd->log_level,
+	     changed ? changed : "nothing");
+	free(changed);
+	if (old != nd->boot_conf)
+		conf_destroy(old);
 }
 
 static void on_signal(loop_t *l, int fd, uint32_t events, void *arg)
@@ -146,7 +258,7 @@ static void on_signal(loop_t *l, int fd, uint32_t events, void *arg)
 	struct signalfd_siginfo si;
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			reconfigure(nd);
+			noded_reconfigure(nd);
 		} else if (si.ssi_signo == SIGUSR2) {
 			/* logrotate, as slurmd: reopen the log file */
 			log_init("slurmd", 1, nd->log_level, nd->log_file);
@@ -172,14 +284,25 @@ int cmd_noded(int argc, char **argv)
 {
 	int foreground = 0, verbose_n = 0, opt;
 	const char *node_name = NULL, *conf_path = NULL;
+	const char *conf_server = NULL, *conf_cache = NULL, *authinfo = NULL;
 	log_init("slurmd", 0, LOG_LVL_INFO, NULL);
+	static const struct option longopts[] = {
+		{ "conf-server", required_argument, NULL, 1 },
+		{ "conf-cache", required_argument, NULL, 2 },
+		{ "authinfo", required_argument, NULL, 3 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	optind = 1;
-	while ((opt = getopt(argc, argv, "DN:f:vhV")) != -1) {
+	while ((opt = getopt_long(argc, argv, "DN:f:vhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'D': foreground = 1; break;
 		case 'N': node_name = optarg; break;
 		case 'f': conf_path = optarg; break;
 		case 'v': verbose_n++; break;
+		case 1: conf_server = optarg; break;
+		case 2: conf_cache = optarg; break;
+		case 3: authinfo = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
 		default: usage(stderr); return 1;
@@ -190,13 +313,42 @@ int cmd_noded(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (conf_server && conf_path) {
+		fprintf(stderr, "slurmd: error: --conf-server and -f exclude each other\n");
+		return 1;
+	}
 	/* A daemon keeps nothing of its starter but stdio (pipes held open
 	 * would keep a starting ssh or script waiting, and are no business
 	 * of ours); nothing of our own is open yet. */
 	if (!foreground)
 		close_range(3, ~0u, 0);
 
+	/* Configless: the files come from the controller into the cache,
+	 * and are read from there like a local slurm.conf. */
+	noded_t boot = { 0 };
+	char *cache_conf = NULL;
+	if (conf_server) {
+		if (conf_server_parse(conf_server, 6817, &boot.conf_server, &boot.conf_port) < 0) {
+			fprintf(stderr, "slurmd: error: bad --conf-server '%s': HOST[:PORT]\n", conf_server);
+			return 1;
+		}
+		boot.conf_cache = xstrdup(conf_cache ? conf_cache : CONF_CACHE_DEFAULT);
+		boot.auth_conf = configless_boot_auth(authinfo);
+		char *err = NULL;
+		int f = configless_fetch(&boot, &err);
+		cache_conf = xasprintf("%s/slurm.conf", boot.conf_cache);
+		if (f == -2 || (f < 0 && access(cache_conf, R_OK) < 0))
+			fatal("configless: %s%s%s", err, f == -2 ? "" : "; no cached config in ",
+			      f == -2 ? "" : boot.conf_cache);
+		if (f < 0)
+			error("configless: %s: starting from the cached config in %s", err, boot.conf_cache);
+		free(err);
+		conf_path = cache_conf;
+	}
 	conf_t *conf = conf_load(conf_path, CONF_FULL);
+	char *aerr = NULL;
+	if (!conf->nerrors && conf_server && configless_auth_fix(&boot, conf, &aerr) < 0)
+		fatal("configless: %s", aerr);
 	if (conf->nerrors) {
 		for (size_t i = 0; i < conf->nerrors; i++)
 			error("%s", conf->errors[i]);
@@ -210,8 +362,8 @@ int cmd_noded(int argc, char **argv)
 	}
 
 	noded_t *nd = xcalloc(1, sizeof(*nd));
-	nd->conf = conf;
-	nd->node = &conf->nodes[idx];
+	nd->conf = nd->boot_conf = conf;
+	nd->node = nd->boot_node = &conf->nodes[idx];
 	nd->name = xstrdup(nd->node->name);
 	nd->listen_fd = -1;
 	nd->start_time = time(NULL);
@@ -227,6 +379,10 @@ int cmd_noded(int argc, char **argv)
 		fatal("unable to use spool dir '%s': %s", nd->spool, strerror(errno));
 
 	nd->conf_path = conf_path;
+	nd->conf_server = boot.conf_server;
+	nd->conf_port = boot.conf_port;
+	nd->conf_cache = boot.conf_cache;
+	nd->auth_conf = boot.auth_conf;
 	nd->verbose_n = verbose_n;
 	nd->foreground = foreground;
 	log_settings(nd, conf, &nd->log_level, &nd->log_file);
@@ -241,7 +397,7 @@ int cmd_noded(int argc, char **argv)
 	}
 
 	char *err = NULL;
-	nd->auth = auth_create(conf, &err);
+	nd->auth = auth_create(nd->auth_conf ? nd->auth_conf : conf, &err);
 	if (!nd->auth)
 		fatal("authentication setup failed: %s", err ? err : "unknown error");
 	auth_set_not_before(nd->auth, 0);   /* no replay of pre-restart captures */
@@ -329,8 +485,14 @@ int cmd_noded(int argc, char **argv)
 	free(nd->spool);
 	free(nd->log_file);
 	free(nd->name);
-	free(nd);
 	free(host);
+	free(nd->conf_server);
+	free(nd->conf_cache);
+	conf_destroy(nd->auth_conf);
+	free(cache_conf);
+	if (nd->conf != conf)
+		conf_destroy(nd->conf);
+	free(nd);
 	conf_destroy(conf);
 	return 0;
 }

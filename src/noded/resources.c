@@ -207,7 +207,9 @@ static char *gres_report(const noded_t *nd)
 
 void resources_fill(const noded_t *nd, msg_node_register_t *reg)
 {
-	const conf_node_t *n = nd->node;
+	/* The hardware as read at start: a reconfigure does not change
+	 * what the node has (noded_reconfigure says it needs a restart). */
+	const conf_node_t *n = nd->boot_node;
 	reg->name = xstrdup(nd->name);
 	reg->port = n->port;
 	reg->cpus = (uint32_t)fake_u64("SLUICE_FAKE_CPUS", n->cpus);

@@ -29,6 +29,22 @@ test_expect_success 'the second shell sees the cluster' '
 	  wait_job_state $id COMPLETED )
 '
 
+getent hosts comp001 >/dev/null 2>&1 || test_set_prereq NORESOLVE
+test_expect_success NORESOLVE 'where comp001 does not resolve, sluice up prints the /etc/hosts line, which makes the DDP idiom work' '
+	line=$(sed -n "/^  host names: .*add to \/etc\/hosts (as root):$/{n;s/^    //p}" up.out) &&
+	echo "# $line" &&
+	test "$line" = "127.0.0.1 comp001 comp002 comp003" &&
+	cp /etc/hosts hosts.new && echo "$line" >>hosts.new &&
+	( . "$UPDIR/c/env.sh" &&
+	  id=$(sbatch --parsable -N3 -o ddp.out --wrap="scontrol show hostnames \"\$SLURM_JOB_NODELIST\" | head -1") &&
+	  wait_job_state $id COMPLETED ) &&
+	master=$(cat ddp.out) && test "$master" = comp001 &&
+	if unshare -m true 2>/dev/null; then
+		unshare -m sh -c "mount --bind hosts.new /etc/hosts && getent hosts $master" >resolved &&
+		grep -q "^127.0.0.1 *comp001" resolved
+	fi
+'
+
 test_expect_success 'sluice up serves the controller metrics on loopback and prints where' '
 	url=$(sed -n "s/^  metrics: *//p" up.out) &&
 	echo "# $url" &&
