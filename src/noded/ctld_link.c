@@ -224,9 +224,9 @@ static void link_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid,
 		if ((((msg_node_ping_t *)msg)->flags & PING_F_HEALTH) && nd->health)
 			health_round_quiet(nd->health);
 		/* scontrol reconfigure: our files too, before answering */
-		if (((msg_node_ping_t *)msg)->flags & PING_F_RECONFIG) {
+		if ((((msg_node_ping_t *)msg)->flags & PING_F_RECONFIG) && nd->reconfigure) {
 			info("reconfigure requested by the controller");
-			noded_reconfigure(nd);
+			nd->reconfigure(nd);
 		}
 		if (lk->registered)
 			link_send_reg(lk, MSG_NODE_HEARTBEAT);

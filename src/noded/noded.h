@@ -61,6 +61,9 @@ typedef struct noded {
 	struct health *health;     /* built-in health checks (health.c) */
 	char *title;               /* argv area, for the supervisors' titles */
 	size_t title_len;
+	/* noded_reconfigure, set by noded_main: the link calls it for a
+	 * controller's reconfigure without calling back into noded_main. */
+	void (*reconfigure)(struct noded *nd);
 } noded_t;
 
 /* ---- noded_main.c ---- */

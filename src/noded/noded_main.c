@@ -465,6 +465,7 @@ int cmd_noded(int argc, char **argv)
 	nd->health = health_create(nd, NULL, NULL);
 	health_start(nd->health);
 	loop_set_before_sleep(nd->loop, before_sleep, nd);
+	nd->reconfigure = noded_reconfigure;
 	nd->link = ctld_link_start(nd);
 	loop_run(nd->loop);
 
