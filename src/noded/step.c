@@ -68,8 +68,8 @@
 /* Task output goes to srun in whole lines (linebuf.h) unless srun -u: a
  * line waits for its end up to STEP_LINE_MAX bytes, less when the node
  * runs many tasks, so that what waits for the whole step stays under
- * STEP_LINES_WAITING; never less than STEP_LINE_MIN (8 KiB per stream at
- * STEP_MAX_TASKS). Slurm's slurmstepd cuts at 1024 bytes. */
+ * STEP_LINES_WAITING (8 KiB per stream at STEP_MAX_TASKS; STEP_LINE_MIN is
+ * a floor should those change). Slurm's slurmstepd cuts at 1024 bytes. */
 #define STEP_LINE_MAX (1u << 20)
 #define STEP_LINE_MIN (4u << 10)
 #define STEP_LINES_WAITING (64u << 20)
