@@ -73,9 +73,11 @@ typedef struct srun_io srun_io_t;
  * %A %a, one file per distinct name, truncated, or appended with
  * --open-mode=append), -l labels. NULL after printing an error. */
 srun_io_t *srun_io_open(const jobopts_t *o, const srun_layout_t *lay);
-/* One MSG_STEP_IO frame from a node. */
+/* One MSG_STEP_IO frame from a node, written with one write(2); with -l
+ * each line labelled ("%*u: ", the width of the largest task id) and a
+ * frame that ends inside a line ended with a newline, as Slurm's srun. */
 void srun_io_relay(srun_io_t *io, const msg_step_io_t *m);
-/* Flush unfinished labelled lines and close the files. */
+/* Close the files. */
 void srun_io_close(srun_io_t *io);
 
 /* Stdin: what the launch says (STEP_F_STDIN, stdin_task), then a thread

@@ -42,7 +42,6 @@ struct srun_io {
 	int label, width;
 	uint32_t ntasks;
 	int *fd[2];               /* per task: stdout, stderr; -1 dropped */
-	uint8_t *bol[2];          /* per task: at the start of a line */
 	int *files;               /* descriptors srun opened */
 	uint32_t nfiles;
 };
@@ -152,8 +151,6 @@ srun_io_t *srun_io_open(const jobopts_t *o, const srun_layout_t *lay)
 	const char *out = o->desc.std_out, *err = o->desc.std_err;
 	for (int s = 0; s < 2; s++) {
 		io->fd[s] = xcalloc(n, sizeof(int));
-		io->bol[s] = xcalloc(n, 1);
-		memset(io->bol[s], 1, n);
 	}
 	int files = out && *out && strcasecmp(out, "none") && !is_number(out);
 	int rc = resolve(io, out, 1, lay, append, io->fd[0]);
@@ -183,6 +180,10 @@ static void write_all(int fd, const void *buf, size_t len)
 	}
 }
 
+/* Each frame is written with one write(2) (write_all repeats only what a
+ * full pipe or a signal cut short): the node sends a task's output in
+ * whole lines (step.c, linebuf.h), so lines of different tasks never
+ * splice, whichever node or stream they come from. */
 void srun_io_relay(srun_io_t *io, const msg_step_io_t *m)
 {
 	int s = m->stream == STEP_IO_STDERR ? 1 : 0;
@@ -197,17 +198,21 @@ void srun_io_relay(srun_io_t *io, const msg_step_io_t *m)
 		write_all(fd, m->data, m->len);
 		return;
 	}
-	/* Label each line; a line split across frames keeps one label. */
+	/* Label each line of the frame. A frame that does not end a line
+	 * (srun -u, a task's last line without newline, a piece of a line
+	 * longer than the node keeps whole) is ended here, as Slurm's srun
+	 * does (write_labelled_message): a labelled line never runs into
+	 * another task's. */
 	strbuf_t sb = STRBUF_INIT;
-	uint8_t *bol = &io->bol[s][t];
-	for (uint32_t i = 0; i < m->len; i++) {
-		if (*bol) {
-			strbuf_addf(&sb, "%*u: ", io->width, m->task);
-			*bol = 0;
-		}
-		strbuf_addch(&sb, (char)m->data[i]);
-		if (m->data[i] == '\n')
-			*bol = 1;
+	const char *p = (const char *)m->data, *end = p + m->len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t k = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		strbuf_addf(&sb, "%*u: ", io->width, m->task);
+		strbuf_add(&sb, p, k);
+		if (!nl)
+			strbuf_addch(&sb, '\n');
+		p += k;
 	}
 	write_all(fd, sb.buf, sb.len);
 	strbuf_release(&sb);
@@ -220,10 +225,8 @@ void srun_io_close(srun_io_t *io)
 	for (uint32_t i = 0; i < io->nfiles; i++)
 		close(io->files[i]);
 	free(io->files);
-	for (int s = 0; s < 2; s++) {
+	for (int s = 0; s < 2; s++)
 		free(io->fd[s]);
-		free(io->bol[s]);
-	}
 	free(io);
 }
 

@@ -22,7 +22,9 @@
  * inherits the connection: it answers MSG_RC 0 itself, so nothing can
  * overtake that reply, then runs the node's tasks as the user, each in its
  * own session with stdout/stderr on pipes, streams their output as
- * MSG_STEP_IO frames, sends one MSG_STEP_TASK_EXIT per task once its
+ * MSG_STEP_IO frames (in whole lines per task and stream unless srun -u:
+ * linebuf.h; a last line without newline goes at the stream's end), sends
+ * one MSG_STEP_TASK_EXIT per task once its
  * output is drained, and exits. Stdin is /dev/null, or with STEP_F_STDIN
  * a pipe fed from srun's STEP_IO_STDIN frames (buffered per task; while
  * more than STEP_STDIN_BUFFERED bytes wait, srun's frames are not read, so
@@ -52,6 +54,7 @@
 #include "errors.h"
 #include "hostlist.h"
 #include "jobacct.h"
+#include "linebuf.h"
 #include "metrics.h"
 #include "multiprog.h"
 #include "noded.h"
@@ -62,6 +65,14 @@
 
 #define STEP_MAX_TASKS 4096
 #define STEP_STDIN_BUFFERED (16u << 20)
+/* Task output goes to srun in whole lines (linebuf.h) unless srun -u: a
+ * line waits for its end up to STEP_LINE_MAX bytes, less when the node
+ * runs many tasks, so that what waits for the whole step stays under
+ * STEP_LINES_WAITING (8 KiB per stream at STEP_MAX_TASKS; STEP_LINE_MIN is
+ * a floor should those change). Slurm's slurmstepd cuts at 1024 bytes. */
+#define STEP_LINE_MAX (1u << 20)
+#define STEP_LINE_MIN (4u << 10)
+#define STEP_LINES_WAITING (64u << 20)
 /* srun --pty: how long the terminal's output is read after its task
  * ended when something it left behind keeps the terminal open */
 #define STEP_PTY_DRAIN_MS 1000
@@ -70,6 +81,7 @@ typedef struct task {
 	pid_t pid;
 	uint32_t rank;
 	int out, err;            /* pipe read ends, -1 at EOF */
+	linebuf_t line[2];       /* stdout's, stderr's unfinished line */
 	int in;                  /* stdin pipe write end, -1 none or closed */
 	strbuf_t inbuf;          /* stdin from srun not yet written */
 	size_t inoff;
@@ -320,6 +332,25 @@ static int send_io(rpc_t *r, uint32_t rank, uint32_t stream, const char *buf, si
 	return rpc_send(r, MSG_STEP_IO, &io);
 }
 
+/* Where a task stream's pieces go (linebuf_emit_fn). */
+typedef struct io_dest {
+	rpc_t *r;
+	uint32_t rank, stream;
+} io_dest_t;
+
+static int send_piece(void *arg, const char *data, size_t len)
+{
+	const io_dest_t *d = arg;
+	return send_io(d->r, d->rank, d->stream, data, len);
+}
+
+/* The longest line kept whole for one stream of a node running n tasks. */
+static size_t step_line_max(uint32_t n)
+{
+	size_t per = STEP_LINES_WAITING / (2 * (size_t)(n ? n : 1));
+	return per > STEP_LINE_MAX ? STEP_LINE_MAX : per < STEP_LINE_MIN ? STEP_LINE_MIN : per;
+}
+
 /* srun --pty: task 0 on a pseudo terminal (step_pty.c), the node's other
  * tasks with stdout and stderr on /dev/null, as Slurm. The task is forked,
  * or has failed (t->exited). */
@@ -448,10 +479,15 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	job_ctl_t ctl = { .pgids = pgids, .npgids = n, .kill_wait = nd->conf->kill_wait,
 			  .cg_nd = in_cg ? nd : NULL, .cg_uid = cr->uid, .cg_job = m->job_id,
 			  .cg_step = m->step_id };
+	/* srun -u (and --pty, which implies it): the bytes as read */
+	int whole_lines = !(m->flags & STEP_F_UNBUFFERED);
+	size_t line_max = step_line_max(n);
 	for (uint32_t i = 0; i < n; i++) {
 		int po[2], pe[2], pi[2] = { -1, -1 };
 		t[i].rank = m->first_task + i;
 		t[i].out = t[i].err = t[i].in = t[i].pty_slave = -1;
+		linebuf_init(&t[i].line[0], line_max);
+		linebuf_init(&t[i].line[1], line_max);
 		if (m->flags & STEP_F_PTY) {
 			start_pty_task(nd, m, cr, i, &t[i], r, srun_host, sfd, &srun_gone);
 			pgids[i] = t[i].pid;
@@ -709,13 +745,26 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 					/* EAGAIN: a terminal's master (non-blocking) */
 					if (got < 0 && (errno == EINTR || errno == EAGAIN))
 						break;
+					int s = p == &t[i].out ? 0 : 1;
+					io_dest_t d = { r, t[i].rank, s ? STEP_IO_STDERR : STEP_IO_STDOUT };
+					linebuf_t *lb = &t[i].line[s];
 					if (got <= 0) {
+						/* the end: a last line without its newline
+						 * goes too */
+						if (!srun_gone && linebuf_flush(lb, send_piece, &d))
+							srun_gone = 1;
 						close(pfd);
 						*p = -1;
 						break;
 					}
-					uint32_t stream = p == &t[i].out ? STEP_IO_STDOUT : STEP_IO_STDERR;
-					if (!srun_gone && send_io(r, t[i].rank, stream, buf, (size_t)got))
+					int e = 0;
+					if (srun_gone)
+						;   /* read on so that the task is not blocked */
+					else if (whole_lines && !t[i].pty)
+						e = linebuf_feed(lb, buf, (size_t)got, send_piece, &d);
+					else
+						e = send_piece(&d, buf, (size_t)got);
+					if (e)
 						srun_gone = 1;
 					break;
 				}
@@ -777,8 +826,11 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	if (!reported)
 		sup_report(nd, dir, MSG_STEP_COMPLETE, &sc, what);
 	rm_rf(dir);
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		task_stdin_close(&t[i]);
+		linebuf_release(&t[i].line[0]);
+		linebuf_release(&t[i].line[1]);
+	}
 	free(buf);
 	free(pf);
 	free(t);

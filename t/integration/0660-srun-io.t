@@ -179,6 +179,78 @@ test_expect_success 'srun'"'"'s resource limits reach the tasks (PropagateResour
 	srun env >env2.out && ! grep -q "^SLURM_RLIMIT_" env2.out
 '
 
+# Task output in whole lines (issue 18): each task writes half a line,
+# waits, and ends it; before, srun printed "part-0 part-1 part-3 part-2 end-1".
+test_expect_success 'each task'"'"'s lines reach srun whole, stdout and stderr' '
+	srun -N2 -n4 bash -c "printf \"part-\$SLURM_PROCID \"; printf \"err-\$SLURM_PROCID \" >&2; sleep 1;
+		printf \"end-\$SLURM_PROCID\\n\"; printf \"fin-\$SLURM_PROCID\\n\" >&2" >out 2>err &&
+	sort out >got &&
+	printf "part-0 end-0\npart-1 end-1\npart-2 end-2\npart-3 end-3\n" >expect &&
+	test_cmp expect got &&
+	sort err >got &&
+	printf "err-0 fin-0\nerr-1 fin-1\nerr-2 fin-2\nerr-3 fin-3\n" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success '--label labels whole lines' '
+	srun -N2 -n4 -l bash -c "printf \"part-\$SLURM_PROCID \"; sleep 1; printf \"end-\$SLURM_PROCID\\n\"" >out &&
+	sort out >got &&
+	printf "0: part-0 end-0\n1: part-1 end-1\n2: part-2 end-2\n3: part-3 end-3\n" >expect &&
+	test_cmp expect got
+'
+
+# 200000 bytes in 50 writes, all tasks at once: more than the node reads
+# from a task at a time (64 KiB)
+test_expect_success 'a line longer than one read stays whole' '
+	srun -N2 -n4 sh -c "sleep 0.5; for i in \$(seq 50); do
+		yes \$SLURM_PROCID | head -c 8000 | tr -d \"\\n\"; sleep 0.02; done; echo" >long &&
+	test $(wc -l <long) = 4 &&
+	for r in 0 1 2 3; do test $(grep -cx "$r$r*" long) = 1 || return 1; done &&
+	awk "{ print length }" long | sort -u >len &&
+	echo 200000 >expect && test_cmp expect len
+'
+
+test_expect_success 'a line longer than the node keeps whole loses nothing' '
+	srun sh -c "yes x | head -c 3000000 | tr -d \"\\n\"; echo" >huge &&
+	test $(wc -l <huge) = 1 && test $(grep -cx "x*" huge) = 1 &&
+	test $(wc -c <huge) = 1500001 &&
+	srun -l sh -c "yes x | head -c 3000000 | tr -d \"\\n\"; echo" >huge &&
+	test $(grep -vc "^0: x*\$" huge) = 0 &&
+	sed "s/^0: //" huge | tr -d "\\n" | wc -c >got &&
+	echo 1500000 >expect && test_cmp expect got
+'
+
+test_expect_success 'a last line without newline is not lost' '
+	srun sh -c "printf \"a\\nno-newline\"; printf \"e\\nerr-end\" >&2" >out 2>err &&
+	printf "a\nno-newline" >expect && test_cmp expect out &&
+	printf "e\nerr-end" >expect && test_cmp expect err &&
+	srun -n2 -l sh -c "printf last-\$SLURM_PROCID" >out &&
+	sort out >got &&
+	printf "0: last-0\n1: last-1\n" >expect && test_cmp expect got
+'
+
+test_expect_success '-u passes a partial line at once (a prompt before the task ends)' '
+	{ srun -u sh -c "printf \"prompt> \"; exec sleep 60" >uout 2>&1 & } &&
+	pid=$! &&
+	wait_for 30 grep -q "prompt> " uout &&
+	kill $pid &&
+	{ wait $pid || :; } &&
+	grep -q "^prompt> " uout &&
+	wait_for 30 sh -c "test -z \"\$(squeue -h)\""
+'
+
+test_expect_success 'the batch step'"'"'s output file gets its tasks'"'"' lines whole' '
+	cat >lines.sh <<-\EOF &&
+	#!/bin/sh
+	srun bash -c "printf \"part-\$SLURM_PROCID \"; sleep 1; printf \"end-\$SLURM_PROCID\\n\""
+	EOF
+	id=$(sbatch --parsable -N2 -n4 -o lines-%j.out lines.sh) &&
+	wait_job_state $id COMPLETED &&
+	sort lines-$id.out >got &&
+	printf "part-0 end-0\npart-1 end-1\npart-2 end-2\npart-3 end-3\n" >expect &&
+	test_cmp expect got
+'
+
 # The host's CPUs 0 and 1 (both needed; CI machines may have one).
 [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] &&
 	taskset -p $$ 2>/dev/null | grep -Eq "mask: *(0x)?[0-9a-f]*[37bf]$" &&
