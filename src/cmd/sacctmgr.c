@@ -429,11 +429,26 @@ static int call(opts_t *o, int commit, const char *body, msg_acct_reply_t **out)
 		strv_push(&req.args, o->args.v[i]);
 	req.body = (char *)body;
 	void *reply = NULL;
-	int rc = cmd_call(MSG_ACCT_REQ, &req, MSG_ACCT_REPLY, &reply, NULL);
+	enum msg_type rtype = MSG_NONE;
+	int rc = rpc_call_ctld(cmd_conf(), MSG_ACCT_REQ, &req, &rtype, &reply);
 	req.body = NULL;
 	strv_free(&req.args);
+	char *detail = NULL;
+	if (!rc && rtype == MSG_RC) {
+		/* a refusal (the state store failing: its directory and
+		 * reason, as every other command prints them) */
+		msg_rc_t *m = reply;
+		rc = m->rc ? m->rc : SLUICE_E_PROTOCOL;
+		detail = m->msg && *m->msg ? xstrdup(m->msg) : NULL;
+		proto_msg_destroy(rtype, reply);
+	} else if (!rc && rtype != MSG_ACCT_REPLY) {
+		proto_msg_destroy(rtype, reply);
+		rc = SLUICE_E_PROTOCOL;
+	}
 	if (rc) {
-		fprintf(stderr, "sacctmgr: error: Problem talking to the database: %s\n", slurm_strerror(rc));
+		fprintf(stderr, "sacctmgr: error: Problem talking to the database: %s\n",
+			detail ? detail : slurm_strerror(rc));
+		free(detail);
 		return rc;
 	}
 	*out = reply;

@@ -117,6 +117,10 @@ typedef struct acct {
  * "normal" QOS on first start, as slurmdbd does) and read
  * AccountingStorageEnforce. 0 or -1 with *err. */
 int acct_init(struct ctld *cd, char **err);
+/* Put the model back as its tables hold it (a request's change whose
+ * commit failed: turn.c), keeping the decayed usage. 0, or -1 if the
+ * tables cannot be read (the model stays as it is). */
+int acct_reload(struct ctld *cd);
 /* Free the model (tests; the controller keeps it to the end). */
 void acct_free(acct_t *m);
 /* Write the changed model rows inside the open transaction (db_commit). */

@@ -206,6 +206,7 @@ void acct_changed(ctld_t *cd)
 	acct_reindex(&cd->acct);
 	cd->acct.gen++;
 	cd->acct.dirty = 1;
+	turn_acct_changed(cd);
 }
 
 acct_account_t *acct_account_find(ctld_t *cd, const char *name)
@@ -723,6 +724,64 @@ int acct_init(ctld_t *cd, char **err)
 		m->assocs[i].dirty = !have;
 	acct_reindex(m);
 	m->gen++;
+	return 0;
+}
+
+int acct_reload(ctld_t *cd)
+{
+	acct_t *m = &cd->acct, old = *m;
+	/* load into a fresh model; the old one stays whole until it worked */
+	memset(m, 0, sizeof(*m));
+	m->cluster = old.cluster;
+	m->enforce = old.enforce;
+	m->next_assoc_id = 1;
+	m->next_qos_id = 1;
+	load_tables(cd);
+	if (!m->nassocs || m->assocs[0].parent_id || m->assocs[0].user) {
+		m->cluster = NULL;
+		acct_free(m);
+		*m = old;
+		return -1;
+	}
+	/* What the model keeps that its tables do not: the decayed usage
+	 * (acct_usage.c persists it apart) and ids never to be reused. */
+	for (uint32_t i = 0; i < m->nassocs; i++) {
+		acct_assoc_t *a = &m->assocs[i];
+		a->dirty = 0;
+		for (uint32_t k = 0; k < old.nassocs; k++) {
+			const acct_assoc_t *o = &old.assocs[k];
+			if (o->id != a->id)
+				continue;
+			a->usage_raw = o->usage_raw;
+			memcpy(a->usage_tres, o->usage_tres, sizeof(a->usage_tres));
+			a->usage_wall = o->usage_wall;
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < m->nqos; i++) {
+		acct_qos_t *q = &m->qos[i];
+		q->dirty = 0;
+		for (uint32_t k = 0; k < old.nqos; k++) {
+			if (old.qos[k].id != q->id)
+				continue;
+			memcpy(q->s.usage_tres, old.qos[k].s.usage_tres, sizeof(q->s.usage_tres));
+			q->s.usage_wall = old.qos[k].s.usage_wall;
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < m->naccounts; i++)
+		m->accounts[i].dirty = 0;
+	for (uint32_t i = 0; i < m->nusers; i++)
+		m->users[i].dirty = 0;
+	if (old.next_assoc_id > m->next_assoc_id)
+		m->next_assoc_id = old.next_assoc_id;
+	if (old.next_qos_id > m->next_qos_id)
+		m->next_qos_id = old.next_qos_id;
+	m->gen = old.gen + 1;
+	m->dirty = 0;
+	acct_reindex(m);
+	old.cluster = NULL;
+	acct_free(&old);
 	return 0;
 }
 

@@ -163,6 +163,7 @@ typedef struct node {
 	uint32_t key_match;       /* KEY_MATCH_* */
 	uint32_t health_round, health_nchecks; /* as the node reported */
 	uint8_t dirty;
+	uint8_t turn_req;         /* turn.c: changed by a request this turn */
 } node_t;
 
 typedef struct part {
@@ -173,6 +174,7 @@ typedef struct part {
 	uint32_t total_cpus;
 	char *tres;
 	uint8_t dirty;
+	uint8_t turn_req;         /* turn.c: changed by a request this turn */
 } part_t;
 
 typedef struct waiter {
@@ -260,6 +262,13 @@ typedef struct ctld {
 	int in_request;         /* a client's state-changing request is handled */
 	uint32_t *turn_jobs;
 	size_t nturn_jobs, aturn_jobs;
+	uint32_t *turn_nodes, *turn_parts;  /* indexes, as turn_jobs */
+	size_t nturn_nodes, aturn_nodes, nturn_parts, aturn_parts;
+	int turn_acct;          /* a request changed the accounting model */
+	struct waiter *turn_waiters;  /* answered since the last commit */
+	size_t nturn_waiters, aturn_waiters;
+	uint32_t *held_waits;   /* jobs whose waiters' answers were taken back */
+	size_t nheld_waits, aheld_waits;
 	struct outbox_msg *outbox;
 	size_t noutbox, aoutbox;
 	int lock_fd;            /* StateSaveLocation itself, locked for life (dirlock_take) */
@@ -371,6 +380,12 @@ char *store_error_msg(const ctld_t *cd);
  * recovery does (not linked anywhere: job_replace does that): 0, 1 if
  * it has none, -1 if it cannot be read. */
 int db_job_read(ctld_t *cd, uint32_t job_id, job_t **out);
+/* Put node n's (partition p's) committed row back into its record: the
+ * state, the drain/fail flags, reason, comment, extra and weight (a
+ * partition's state and limits), or the configured ones if it has no
+ * row. 0, or -1 if it cannot be read (the record stays as it is). */
+int db_node_restore(ctld_t *cd, node_t *n);
+int db_part_restore(ctld_t *cd, part_t *p);
 
 /* ---- turn.c: what a loop turn's requests did, until it is committed ----
  * A request reported as failed must not have happened. The loop commits
@@ -385,6 +400,22 @@ int db_job_read(ctld_t *cd, uint32_t job_id, job_t **out);
 void turn_request(ctld_t *cd, int on);
 /* jobs.c/state_db.c: j is changed or created; noted if by a request. */
 void turn_job_changed(ctld_t *cd, job_t *j);
+/* nodes.c: n (p) is marked for the store; noted if by a request. The
+ * accounting model (assoc.c) and reservations (resv.c: resv_undo) note
+ * their own. */
+void turn_node_changed(ctld_t *cd, node_t *n);
+void turn_part_changed(ctld_t *cd, part_t *p);
+void turn_acct_changed(ctld_t *cd);
+/* jobs.c: waiter w (MSG_JOB_WAIT) was answered. If the turn's changes
+ * are not committed (turn_hold_replies), the answer is taken back and w
+ * waits again; after the next commit it is answered as committed. */
+void turn_waiter_answered(ctld_t *cd, const waiter_t *w);
+/* ctld_main.c: the turn's changes are not durable (its commit failed, or
+ * the store is failing and none was tried): take back the answers given
+ * to waiters, which would announce them. */
+void turn_hold_replies(ctld_t *cd);
+/* rpc.c: c closed; forget what is noted of it. */
+void turn_conn_closed(ctld_t *cd, conn_t *c);
 /* Queue msg of type for node n, to be sent once a commit succeeded. */
 void outbox_send(ctld_t *cd, node_t *n, enum msg_type type, const void *msg);
 /* A commit succeeded: send the outbox, forget the turn's requests. */
@@ -579,6 +610,11 @@ void ctld_log_conf(const conf_t *conf);
 
 /* ---- nodes.c ---- */
 int nodes_init(ctld_t *cd);
+/* The state a node of cf has before it registers or anything is saved:
+ * its base (NODE_UNKNOWN, or FUTURE/DOWN as State= says) and flags. */
+uint32_t node_conf_base(const conf_node_t *cf, uint32_t *flags);
+/* The scheduler's copy of partition p follows its state and limits. */
+void part_sync_sched(ctld_t *cd, part_t *p);
 uint32_t node_state(const ctld_t *cd, const node_t *n);
 void node_dirty(ctld_t *cd, node_t *n);
 void part_dirty(ctld_t *cd, part_t *p);

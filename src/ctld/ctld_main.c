@@ -148,6 +148,9 @@ static void before_sleep(loop_t *l, void *arg)
 							 sched_timer_cb, cd);
 		}
 	}
+	/* Not committed: what this turn answered waiters waits too. */
+	if (cd->store_failing)
+		turn_hold_replies(cd);
 	conn_flush_all(l);
 	if (cd->shutdown)
 		loop_stop(l);

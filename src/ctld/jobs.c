@@ -498,7 +498,10 @@ void jobs_wake_waiters(ctld_t *cd, job_t *j)
 			send_one_job(cd, w->c, j);
 		} else {
 			cd->waiters[k++] = *w;
+			continue;
 		}
+		/* taken back if this turn is not committed (turn.c) */
+		turn_waiter_answered(cd, w);
 	}
 	cd->nwaiters = k;
 }

@@ -63,12 +63,29 @@ void node_dirty(ctld_t *cd, node_t *n)
 {
 	n->dirty = 1;
 	cd->last_node_update = ctld_now();
+	turn_node_changed(cd, n);
 }
 
 void part_dirty(ctld_t *cd, part_t *p)
 {
 	p->dirty = 1;
 	cd->last_part_update = ctld_now();
+	turn_part_changed(cd, p);
+}
+
+uint32_t node_conf_base(const conf_node_t *cf, uint32_t *flags)
+{
+	uint32_t base = NODE_UNKNOWN;
+	*flags = 0;
+	if (cf->state) {
+		if (!strcasecmp(cf->state, "FUTURE"))
+			base = NODE_FUTURE;
+		else if (!strcasecmp(cf->state, "DOWN"))
+			base = NODE_DOWN;
+		else if (!strcasecmp(cf->state, "DRAIN"))
+			*flags |= NODE_FLAG_DRAIN;
+	}
+	return base;
 }
 
 /* Usable for new work? Mirrors into the scheduler's node. */
@@ -177,16 +194,8 @@ int nodes_init(ctld_t *cd)
 		const conf_node_t *cf = &conf->nodes[i];
 		n->idx = i;
 		n->cf = cf;
-		n->base = NODE_UNKNOWN;
 		n->port = cf->port;
-		if (cf->state) {
-			if (!strcasecmp(cf->state, "FUTURE"))
-				n->base = NODE_FUTURE;
-			else if (!strcasecmp(cf->state, "DOWN"))
-				n->base = NODE_DOWN;
-			else if (!strcasecmp(cf->state, "DRAIN"))
-				n->flags |= NODE_FLAG_DRAIN;
-		}
+		n->base = node_conf_base(cf, &n->flags);
 		/* Until its noded registers after (re)start. */
 		if (n->base != NODE_FUTURE)
 			n->flags |= NODE_FLAG_NO_RESPOND;
@@ -760,6 +769,16 @@ int node_update(ctld_t *cd, const msg_update_node_t *m, uint32_t uid, char **msg
 	return rc;
 }
 
+void part_sync_sched(ctld_t *cd, part_t *p)
+{
+	sched_part_t *sp = &cd->sched.parts[p - cd->parts];
+	sp->up = p->state == CONF_PART_UP || p->state == CONF_PART_DRAIN;
+	sp->inactive = p->state == CONF_PART_INACTIVE;
+	sp->max_time = p->max_time;
+	sp->max_nodes = p->max_nodes;
+	sp->min_nodes = p->min_nodes;
+}
+
 int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg)
 {
 	if (!is_super(cd, uid))
@@ -821,12 +840,7 @@ int part_update(ctld_t *cd, const msg_update_part_t *m, uint32_t uid, char **msg
 	p->default_time = def_time;
 	p->max_nodes = max_nodes;
 	p->min_nodes = min_nodes;
-	sched_part_t *sp = &cd->sched.parts[pi];
-	sp->up = state == CONF_PART_UP || state == CONF_PART_DRAIN;
-	sp->inactive = state == CONF_PART_INACTIVE;
-	sp->max_time = max_time;
-	sp->max_nodes = max_nodes;
-	sp->min_nodes = min_nodes;
+	part_sync_sched(cd, p);
 	part_dirty(cd, p);
 	ctld_sched_request(cd);
 	info("partition %s updated by uid %u", p->cf->name, uid);

@@ -62,7 +62,10 @@ struct resv_state {
 	size_t a;
 	uint32_t next_id;
 	char **sql;               /* statements for the next commit */
-	size_t nsql, asql;
+	uint8_t *sql_req;         /* ... queued by a client's request */
+	size_t nsql, asql, asql_req;
+	uint32_t *turn_ids;       /* reservations a request changed this turn */
+	size_t nturn_ids, aturn_ids;
 	sched_resv_t *sr;         /* the core's mirror (resv_sched_fill) */
 	uint32_t *nflags;         /* per node: NODE_FLAG_RESERVED/MAINT now */
 	int64_t flags_at;         /* when nflags was computed, 0 = stale */
@@ -102,7 +105,23 @@ static void sql_add(struct ctld *cd, char *s)
 	if (!s)
 		fatal("out of memory");
 	rs->sql = xgrow(rs->sql, sizeof(*rs->sql), rs->nsql + 1, &rs->asql);
+	rs->sql_req = xgrow(rs->sql_req, 1, rs->nsql + 1, &rs->asql_req);
+	rs->sql_req[rs->nsql] = (uint8_t)(cd->in_request != 0);
 	rs->sql[rs->nsql++] = s;
+}
+
+/* Reservation id is changed (saved or removed): noted if by a request,
+ * to be put back if its commit fails (resv_undo). */
+static void turn_note(struct ctld *cd, uint32_t id)
+{
+	struct resv_state *rs = st(cd);
+	if (!cd->in_request)
+		return;
+	for (size_t i = 0; i < rs->nturn_ids; i++)
+		if (rs->turn_ids[i] == id)
+			return;
+	rs->turn_ids = xgrow(rs->turn_ids, sizeof(uint32_t), rs->nturn_ids + 1, &rs->aturn_ids);
+	rs->turn_ids[rs->nturn_ids++] = id;
 }
 
 int resv_db_pending(const struct ctld *cd)
@@ -173,6 +192,7 @@ static char *resv_tres_full(const struct ctld *cd, const resv_t *r)
  * r->acct_start; replaced whole). */
 static void resv_save(struct ctld *cd, const resv_t *r)
 {
+	turn_note(cd, r->id);
 	char fl[256];     /* every flag name fits */
 	resv_flags_fmt(r->flags, r->purge, fl, sizeof(fl));
 	sql_add(cd, sqlite3_mprintf(
@@ -212,6 +232,8 @@ void resv_free(struct ctld *cd)
 	free(rs->v);
 	resv_db_committed(cd);
 	free(rs->sql);
+	free(rs->sql_req);
+	free(rs->turn_ids);
 	free(rs->sr);
 	free(rs->nflags);
 	free(rs);
@@ -747,6 +769,7 @@ static void resv_remove(struct ctld *cd, uint32_t pos, int64_t now)
 {
 	struct resv_state *rs = st(cd);
 	resv_t *r = &rs->v[pos];
+	turn_note(cd, r->id);
 	if (r->start <= now)
 		sql_add(cd, sqlite3_mprintf("UPDATE acct_resv SET time_end=MIN(time_end, %lld) WHERE "
 					    "resv_id=%u AND time_start=%lld;", (long long)now, r->id,
@@ -1066,6 +1089,43 @@ uint32_t resv_node_flags(const struct ctld *cd, uint32_t idx)
 	return rs->nflags[idx];
 }
 
+#define RESV_SELECT "SELECT resv_id, name, start_time, end_time, nodes, partition, features," \
+	" users, accounts, flags, acct_start, purge_comp FROM resvs"
+
+/* One row of RESV_SELECT as a reservation. */
+static resv_t resv_row(struct ctld *cd, sqlite3_stmt *q)
+{
+	struct resv_state *rs = st(cd);
+	resv_t r = { 0 };
+	r.id = (uint32_t)sqlite3_column_int64(q, 0);
+	r.name = xstrdup((const char *)sqlite3_column_text(q, 1));
+	r.start = sqlite3_column_int64(q, 2);
+	r.end = sqlite3_column_int64(q, 3);
+	const char *nodes = (const char *)sqlite3_column_text(q, 4);
+	r.partition = xstrdup((const char *)sqlite3_column_text(q, 5));
+	r.features = xstrdup((const char *)sqlite3_column_text(q, 6));
+	r.users = xstrdup((const char *)sqlite3_column_text(q, 7));
+	r.accounts = xstrdup((const char *)sqlite3_column_text(q, 8));
+	r.flags = (uint32_t)sqlite3_column_int64(q, 9);
+	r.acct_start = sqlite3_column_int64(q, 10);
+	r.purge = (uint32_t)sqlite3_column_int64(q, 11);
+	/* Nodes no longer in the config are dropped from it. */
+	hostlist_t *hl = nodes ? hostlist_create(nodes, NULL) : NULL;
+	size_t c = hl ? hostlist_count(hl) : 0;
+	r.nodes = xmalloc((c ? c : 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < c; i++) {
+		long x = conf_node_find(cd->conf, hostlist_nth(hl, i));
+		if (x >= 0)
+			r.nodes[r.nnodes++] = (uint32_t)x;
+	}
+	hostlist_destroy(hl);
+	qsort(r.nodes, r.nnodes, sizeof(uint32_t), cmp_u32);
+	r.node_str = node_list_str(cd, r.nodes, r.nnodes);
+	if (r.id >= rs->next_id)
+		rs->next_id = r.id + 1;
+	return r;
+}
+
 void resv_load(struct ctld *cd)
 {
 	struct resv_state *rs = st(cd);
@@ -1078,41 +1138,12 @@ void resv_load(struct ctld *cd)
 	}
 	sqlite3_finalize(q);
 	q = NULL;
-	if (sqlite3_prepare_v2(cd->db,
-			       "SELECT resv_id, name, start_time, end_time, nodes, partition, features,"
-			       " users, accounts, flags, acct_start, purge_comp FROM resvs ORDER BY resv_id",
-			       -1, &q, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(cd->db, RESV_SELECT " ORDER BY resv_id", -1, &q, NULL) != SQLITE_OK) {
 		error("state DB: cannot read reservations: %s", sqlite3_errmsg(cd->db));
 		return;
 	}
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		resv_t r = { 0 };
-		r.id = (uint32_t)sqlite3_column_int64(q, 0);
-		r.name = xstrdup((const char *)sqlite3_column_text(q, 1));
-		r.start = sqlite3_column_int64(q, 2);
-		r.end = sqlite3_column_int64(q, 3);
-		const char *nodes = (const char *)sqlite3_column_text(q, 4);
-		r.partition = xstrdup((const char *)sqlite3_column_text(q, 5));
-		r.features = xstrdup((const char *)sqlite3_column_text(q, 6));
-		r.users = xstrdup((const char *)sqlite3_column_text(q, 7));
-		r.accounts = xstrdup((const char *)sqlite3_column_text(q, 8));
-		r.flags = (uint32_t)sqlite3_column_int64(q, 9);
-		r.acct_start = sqlite3_column_int64(q, 10);
-		r.purge = (uint32_t)sqlite3_column_int64(q, 11);
-		/* Nodes no longer in the config are dropped from it. */
-		hostlist_t *hl = nodes ? hostlist_create(nodes, NULL) : NULL;
-		size_t c = hl ? hostlist_count(hl) : 0;
-		r.nodes = xmalloc((c ? c : 1) * sizeof(uint32_t));
-		for (size_t i = 0; i < c; i++) {
-			long x = conf_node_find(cd->conf, hostlist_nth(hl, i));
-			if (x >= 0)
-				r.nodes[r.nnodes++] = (uint32_t)x;
-		}
-		hostlist_destroy(hl);
-		qsort(r.nodes, r.nnodes, sizeof(uint32_t), cmp_u32);
-		r.node_str = node_list_str(cd, r.nodes, r.nnodes);
-		if (r.id >= rs->next_id)
-			rs->next_id = r.id + 1;
+		resv_t r = resv_row(cd, q);
 		rs->v = xgrow(rs->v, sizeof(*rs->v), rs->n + 1, &rs->a);
 		rs->v[rs->n++] = r;
 	}
@@ -1154,3 +1185,82 @@ void resv_nodes_remap(struct ctld *cd, const node_t *old, uint32_t nold)
 	resv_changed(cd, ctld_now());
 }
 
+
+int resv_turn_noted(const struct ctld *cd)
+{
+	return cd->resv && cd->resv->nturn_ids;
+}
+
+void resv_turn_forget(struct ctld *cd)
+{
+	if (cd->resv)
+		cd->resv->nturn_ids = 0;
+}
+
+/* Put reservation id back as its committed row says (none: it goes). */
+static void undo_one(struct ctld *cd, uint32_t id)
+{
+	struct resv_state *rs = st(cd);
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(cd->db, RESV_SELECT " WHERE resv_id=?1", -1, &q, NULL) != SQLITE_OK) {
+		error("reservation %u: cannot read its committed record: %s; its uncommitted change stays",
+		      id, sqlite3_errmsg(cd->db));
+		return;
+	}
+	sqlite3_bind_int64(q, 1, id);
+	int rc = sqlite3_step(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		error("reservation %u: cannot read its committed record: %s; its uncommitted change stays",
+		      id, sqlite3_errmsg(cd->db));
+		sqlite3_finalize(q);
+		return;
+	}
+	int64_t idle_since = 0;
+	uint32_t at = rs->n;
+	for (uint32_t i = 0; i < rs->n; i++) {
+		if (rs->v[i].id == id) {
+			idle_since = rs->v[i].idle_since;
+			resv_release(&rs->v[i]);
+			memmove(&rs->v[i], &rs->v[i + 1], (rs->n - i - 1) * sizeof(*rs->v));
+			rs->n--;
+			at = i;
+			break;
+		}
+	}
+	if (rc == SQLITE_ROW) {
+		resv_t r = resv_row(cd, q);
+		r.idle_since = idle_since;
+		if (at == rs->n)      /* it was gone: back in id order */
+			for (at = 0; at < rs->n && rs->v[at].id < id; at++)
+				;
+		rs->v = xgrow(rs->v, sizeof(*rs->v), rs->n + 1, &rs->a);
+		memmove(&rs->v[at + 1], &rs->v[at], (rs->n - at) * sizeof(*rs->v));
+		rs->v[at] = r;
+		rs->n++;
+	}
+	sqlite3_finalize(q);
+	info("reservation %u: a change to it was not committed; put back as committed", id);
+}
+
+void resv_undo(struct ctld *cd)
+{
+	struct resv_state *rs = cd->resv;
+	if (!rs)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < rs->nsql; i++) {
+		if (rs->sql_req[i]) {
+			sqlite3_free(rs->sql[i]);
+			continue;
+		}
+		rs->sql_req[k] = 0;
+		rs->sql[k++] = rs->sql[i];
+	}
+	rs->nsql = k;
+	if (!rs->nturn_ids)
+		return;
+	for (size_t i = 0; i < rs->nturn_ids; i++)
+		undo_one(cd, rs->turn_ids[i]);
+	rs->nturn_ids = 0;
+	resv_changed(cd, ctld_now());
+}

@@ -30,6 +30,14 @@ int resv_db_pending(const struct ctld *cd);
 void resv_db_commit(struct ctld *cd);
 void resv_db_committed(struct ctld *cd);
 
+/* turn.c: the commit of the turn failed: the reservations its requests
+ * created, changed or deleted are put back as their committed rows say,
+ * and what those requests queued for the store is dropped.
+ * resv_turn_forget: the turn is settled. */
+void resv_undo(struct ctld *cd);
+void resv_turn_forget(struct ctld *cd);
+int resv_turn_noted(const struct ctld *cd);   /* anything for resv_undo? */
+
 /* MSG_RESV_UPDATE by uid: 0 (create: *msg the name, malloc'd), or an
  * errors.h number. */
 int resv_update(struct ctld *cd, const msg_resv_update_t *m, uint32_t uid, char **msg);

@@ -535,9 +535,17 @@ static void do_step_create(ctld_t *cd, conn_t *c, msg_step_create_t *m, uint32_t
  * the directory and the error, and is an errno value, which a job's
  * supervisor retries (its completion is then recorded once the store
  * works again). Node registrations and heartbeats are kept in memory. */
-static int changes_state(enum msg_type type)
+static int changes_state(enum msg_type type, const void *msg)
 {
 	switch (type) {
+	case MSG_ACCT_REQ: {
+		/* sacctmgr's add, modify, delete: only with commit=1 does it
+		 * change the model (sacctmgr_rpc.c); show and the reports
+		 * change nothing */
+		const msg_acct_req_t *r = msg;
+		const char *commit = acct_arg(r, "commit");
+		return r->op == ACCT_OP_MGR && commit && atoi(commit) != 0;
+	}
 	case MSG_SUBMIT: case MSG_CANCEL: case MSG_UPDATE_NODE: case MSG_UPDATE_PART:
 	case MSG_UPDATE_JOB: case MSG_STEP_CREATE: case MSG_JOB_COMPLETE: case MSG_RECONFIGURE:
 	case MSG_STEP_COMPLETE: case MSG_PROLOG_COMPLETE: case MSG_JOB_NCCL:
@@ -548,9 +556,9 @@ static int changes_state(enum msg_type type)
 	}
 }
 
-static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type)
+static int store_refused(ctld_t *cd, conn_t *c, enum msg_type type, const void *msg)
 {
-	if (!cd->store_failing || !changes_state(type))
+	if (!cd->store_failing || !changes_state(type, msg))
 		return 0;
 	reply_rc(c, cd->db_errno ? cd->db_errno : EIO, store_error_msg(cd));
 	return 1;
@@ -563,7 +571,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 		reply_rc(c, ESLURM_ACCESS_DENIED, xstrdup("authentication required"));
 		return;
 	}
-	if (store_refused(cd, c, type))
+	if (store_refused(cd, c, type, msg))
 		return;
 	char *m = NULL;
 	int rc;
@@ -571,7 +579,7 @@ void rpc_on_msg(conn_t *c, enum msg_type type, void *msg, uint32_t uid, uint32_t
 	/* A client's change is undone if its commit fails (turn.c); what a
 	 * node daemon reports on its own link is answered as heard and
 	 * kept (ctld_main.c, store_check). */
-	int request = changes_state(type) && !conn_get_data(c);
+	int request = changes_state(type, msg) && !conn_get_data(c);
 	turn_request(cd, request);
 	switch (type) {
 	case MSG_PING:
@@ -732,6 +740,7 @@ void rpc_on_close(conn_t *c, void *arg)
 		if (cd->waiters[i].c != c)
 			cd->waiters[k++] = cd->waiters[i];
 	cd->nwaiters = k;
+	turn_conn_closed(cd, c);
 	node_conn_closed(cd, c);
 	acct_rpc_conn_closed(cd, c);
 }

@@ -912,6 +912,89 @@ static void load_parts(ctld_t *cd)
 	sqlite3_finalize(st);
 }
 
+/* The flags a node row keeps (db_commit writes no others). */
+#define NODE_SAVED_FLAGS (NODE_FLAG_DRAIN | NODE_FLAG_FAIL | NODE_FLAG_HEALTH_DRAIN)
+
+int db_node_restore(ctld_t *cd, node_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(cd->db, "SELECT base, flags, reason, reason_uid, reason_time, comment,"
+			       " extra, weight FROM nodes WHERE name=?1", -1, &st, NULL) != SQLITE_OK) {
+		error("state db: cannot read node %s: %s", n->cf->name, sqlite3_errmsg(cd->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, n->cf->name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		error("state db: cannot read node %s: %s", n->cf->name, sqlite3_errmsg(cd->db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	uint32_t flags = 0;
+	uint32_t w = n->cf->weight;
+	free(n->reason);
+	free(n->comment);
+	free(n->extra);
+	n->reason = n->comment = n->extra = NULL;
+	n->reason_uid = 0;
+	n->reason_time = 0;
+	if (rc == SQLITE_ROW) {
+		/* The row is what the node was before the turn: every change
+		 * of these fields marks it for the store, and the store
+		 * worked until this turn. */
+		n->base = (uint32_t)sqlite3_column_int64(st, 0);
+		flags = (uint32_t)sqlite3_column_int64(st, 1) & NODE_SAVED_FLAGS;
+		n->reason = xstrdup((const char *)sqlite3_column_text(st, 2));
+		n->reason_uid = (uint32_t)sqlite3_column_int64(st, 3);
+		n->reason_time = sqlite3_column_int64(st, 4);
+		n->comment = xstrdup((const char *)sqlite3_column_text(st, 5));
+		n->extra = xstrdup((const char *)sqlite3_column_text(st, 6));
+		int64_t x = sqlite3_column_int64(st, 7);
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL && x > 0 && x <= UINT32_MAX)
+			w = (uint32_t)x;
+	} else {
+		/* Never saved: as configured, not registered yet. */
+		n->base = node_conf_base(n->cf, &flags);
+	}
+	sqlite3_finalize(st);
+	n->flags = (n->flags & ~NODE_SAVED_FLAGS) | flags;
+	if (n->idx < cd->sched.nnodes)
+		cd->sched.nodes[n->idx].weight = w;
+	return 0;
+}
+
+int db_part_restore(ctld_t *cd, part_t *p)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(cd->db, "SELECT state, max_time, default_time, max_nodes, min_nodes"
+			       " FROM parts WHERE name=?1", -1, &st, NULL) != SQLITE_OK) {
+		error("state db: cannot read partition %s: %s", p->cf->name, sqlite3_errmsg(cd->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, p->cf->name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		p->state = (uint32_t)sqlite3_column_int64(st, 0);
+		p->max_time = (uint32_t)sqlite3_column_int64(st, 1);
+		p->default_time = (uint32_t)sqlite3_column_int64(st, 2);
+		p->max_nodes = (uint32_t)sqlite3_column_int64(st, 3);
+		p->min_nodes = (uint32_t)sqlite3_column_int64(st, 4);
+	} else if (rc == SQLITE_DONE) {
+		/* Never saved: as slurm.conf says (nodes_init) */
+		p->state = (uint32_t)p->cf->state;
+		p->max_time = p->cf->max_time;
+		p->default_time = p->cf->default_time;
+		p->max_nodes = p->cf->max_nodes;
+		p->min_nodes = p->cf->min_nodes;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		error("state db: cannot read partition %s: %s", p->cf->name, sqlite3_errmsg(cd->db));
+		return -1;
+	}
+	return 0;
+}
+
 #define JOB_SELECT "SELECT job_id, state, reason, reason_detail, user_id, group_id," \
 	" partition, priority, hold, time_limit, submit_time, eligible_time," \
 	" start_time, end_time, exit_code, launch_seq, next_step, alloc_held," \

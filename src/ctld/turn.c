@@ -12,6 +12,15 @@
  * requests queued. Changes that are facts (a node's registration, a
  * timer's timeout, a scheduling pass) are kept and committed on retry.
  *
+ * The same holds for the other records a request changes and the store
+ * keeps: nodes and partitions (scontrol update) are put back from their
+ * rows, reservations by resv_undo, the accounting model (sacctmgr) by
+ * acct_reload; each notes what a request changed where it marks it for
+ * the store. An answer to a waiting srun/salloc/sbatch --wait announces a
+ * change too (the job started or ended): if the turn that gave it is not
+ * committed, it is taken back, the waiter waits again and is answered
+ * after the next commit, as the job then is (turn_hold_replies).
+ *
  * Messages to node daemons that announce a change (a launch, a signal, a
  * requeue's fence ping) wait here for the commit that makes their change
  * durable, whatever made them; they are encoded now and sent (signed
@@ -23,6 +32,7 @@
 #include <string.h>
 
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 
 #include "log.h"
 #include "strbuf.h"
@@ -48,6 +58,63 @@ void turn_job_changed(ctld_t *cd, job_t *j)
 	j->turn_req = 1;
 	cd->turn_jobs = xgrow(cd->turn_jobs, sizeof(uint32_t), cd->nturn_jobs + 1, &cd->aturn_jobs);
 	cd->turn_jobs[cd->nturn_jobs++] = j->job_id;
+}
+
+void turn_node_changed(ctld_t *cd, node_t *n)
+{
+	if (!cd->in_request || n->turn_req)
+		return;
+	n->turn_req = 1;
+	cd->turn_nodes = xgrow(cd->turn_nodes, sizeof(uint32_t), cd->nturn_nodes + 1, &cd->aturn_nodes);
+	cd->turn_nodes[cd->nturn_nodes++] = n->idx;
+}
+
+void turn_part_changed(ctld_t *cd, part_t *p)
+{
+	if (!cd->in_request || p->turn_req)
+		return;
+	p->turn_req = 1;
+	cd->turn_parts = xgrow(cd->turn_parts, sizeof(uint32_t), cd->nturn_parts + 1, &cd->aturn_parts);
+	cd->turn_parts[cd->nturn_parts++] = (uint32_t)(p - cd->parts);
+}
+
+void turn_acct_changed(ctld_t *cd)
+{
+	if (cd->in_request)
+		cd->turn_acct = 1;
+}
+
+void turn_waiter_answered(ctld_t *cd, const waiter_t *w)
+{
+	cd->turn_waiters = xgrow(cd->turn_waiters, sizeof(*w), cd->nturn_waiters + 1, &cd->aturn_waiters);
+	cd->turn_waiters[cd->nturn_waiters++] = *w;
+}
+
+void turn_hold_replies(ctld_t *cd)
+{
+	/* A waiter's conn carries nothing else since the last flush: its
+	 * request was answered before it waited (srun, salloc, sbatch
+	 * wait on a conn of their own), so all its held output is the
+	 * answer. */
+	for (size_t i = 0; i < cd->nturn_waiters; i++) {
+		waiter_t *w = &cd->turn_waiters[i];
+		conn_drop_held(w->c);
+		cd->waiters = xgrow(cd->waiters, sizeof(waiter_t), cd->nwaiters + 1, &cd->awaiters);
+		cd->waiters[cd->nwaiters++] = *w;
+		cd->held_waits = xgrow(cd->held_waits, sizeof(uint32_t), cd->nheld_waits + 1,
+				       &cd->aheld_waits);
+		cd->held_waits[cd->nheld_waits++] = w->job_id;
+	}
+	cd->nturn_waiters = 0;
+}
+
+void turn_conn_closed(ctld_t *cd, conn_t *c)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < cd->nturn_waiters; i++)
+		if (cd->turn_waiters[i].c != c)
+			cd->turn_waiters[k++] = cd->turn_waiters[i];
+	cd->nturn_waiters = k;
 }
 
 void outbox_send(ctld_t *cd, node_t *n, enum msg_type type, const void *msg)
@@ -95,6 +162,17 @@ static void turn_forget(ctld_t *cd)
 			j->turn_req = 0;
 	}
 	cd->nturn_jobs = 0;
+	/* a reconfigure may have swapped the records: their marks are 0 */
+	for (size_t i = 0; i < cd->nturn_nodes; i++)
+		if (cd->turn_nodes[i] < cd->nnodes)
+			cd->nodes[cd->turn_nodes[i]].turn_req = 0;
+	cd->nturn_nodes = 0;
+	for (size_t i = 0; i < cd->nturn_parts; i++)
+		if (cd->turn_parts[i] < cd->nparts)
+			cd->parts[cd->turn_parts[i]].turn_req = 0;
+	cd->nturn_parts = 0;
+	cd->turn_acct = 0;
+	resv_turn_forget(cd);
 }
 
 void turn_committed(ctld_t *cd)
@@ -103,6 +181,17 @@ void turn_committed(ctld_t *cd)
 		outbox_take(cd, &cd->outbox[i], 1);
 	cd->noutbox = 0;
 	turn_forget(cd);
+	/* The answers given so far are committed; those taken back are
+	 * given again, as the jobs now are (committed too). */
+	cd->nturn_waiters = 0;
+	size_t n = cd->nheld_waits;
+	cd->nheld_waits = 0;
+	for (size_t i = 0; i < n; i++) {
+		job_t *j = job_find(cd, cd->held_waits[i]);
+		if (j)
+			jobs_wake_waiters(cd, j);
+	}
+	cd->nturn_waiters = 0;
 }
 
 /* Put job id back as committed: its row, or nothing if it has none. */
@@ -126,9 +215,54 @@ static void undo_job(ctld_t *cd, uint32_t id)
 	job_replace(cd, j, f);
 }
 
+/* Put back the nodes, partitions, reservations and accounting model the
+ * turn's requests changed, as committed. */
+static void undo_records(ctld_t *cd)
+{
+	for (size_t i = 0; i < cd->nturn_nodes; i++) {
+		uint32_t x = cd->turn_nodes[i];
+		node_t *n = x < cd->nnodes ? &cd->nodes[x] : NULL;
+		if (!n || !n->turn_req)
+			continue;
+		if (db_node_restore(cd, n)) {
+			error("node %s: cannot read its committed record; its uncommitted change stays",
+			      n->cf->name);
+			continue;
+		}
+		info("node %s: a change to it was not committed; put back as committed", n->cf->name);
+		node_sync_sched(cd, n);
+		cd->last_node_update = ctld_now();
+	}
+	for (size_t i = 0; i < cd->nturn_parts; i++) {
+		uint32_t x = cd->turn_parts[i];
+		part_t *p = x < cd->nparts ? &cd->parts[x] : NULL;
+		if (!p || !p->turn_req)
+			continue;
+		if (db_part_restore(cd, p)) {
+			error("partition %s: cannot read its committed record; its uncommitted change stays",
+			      p->cf->name);
+			continue;
+		}
+		info("partition %s: a change to it was not committed; put back as committed",
+		     p->cf->name);
+		part_sync_sched(cd, p);
+		cd->last_part_update = ctld_now();
+	}
+	resv_undo(cd);
+	if (cd->turn_acct) {
+		if (acct_reload(cd))
+			error("accounting: cannot read the committed model; the uncommitted change stays");
+		else
+			info("accounting: a change was not committed; the model is put back as committed");
+	}
+	if (cd->nturn_nodes || cd->nturn_parts)
+		ctld_sched_request(cd);
+}
+
 void turn_failed(ctld_t *cd, int undo)
 {
-	if (undo && cd->nturn_jobs) {
+	if (undo && (cd->nturn_jobs || cd->nturn_nodes || cd->nturn_parts || cd->turn_acct ||
+		     resv_turn_noted(cd))) {
 		/* The rolled back transaction must be gone before rows are
 		 * read as committed (db_commit rolls back; once more if that
 		 * failed). */
@@ -137,6 +271,7 @@ void turn_failed(ctld_t *cd, int undo)
 		if (sqlite3_get_autocommit(cd->db)) {
 			for (size_t i = 0; i < cd->nturn_jobs; i++)
 				undo_job(cd, cd->turn_jobs[i]);
+			undo_records(cd);
 		} else {
 			error("state db: cannot roll back: the failed requests' changes stay in memory");
 		}
@@ -150,4 +285,5 @@ void turn_failed(ctld_t *cd, int undo)
 	}
 	cd->noutbox = k;
 	turn_forget(cd);
+	turn_hold_replies(cd);
 }

@@ -663,6 +663,12 @@ void conn_replace_held(loop_t *l, int (*keep)(conn_t *c, void *arg), void *arg,
 	}
 }
 
+void conn_drop_held(conn_t *c)
+{
+	if (!c->dead && c->out.len > c->out_limit)
+		strbuf_setlen(&c->out, c->out_limit);
+}
+
 void conn_close(conn_t *c)
 {
 	if (!c || c->closing)

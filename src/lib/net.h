@@ -161,6 +161,10 @@ size_t net_conn_count(void);
  * reply of rc and msg instead. */
 void conn_replace_held(loop_t *l, int (*keep)(conn_t *c, void *arg), void *arg,
 		       int rc, const char *msg);
+/* Drop c's held output (what it was sent since the last flush): the
+ * controller takes back an answer that would announce an uncommitted
+ * change and gives it again after the commit. */
+void conn_drop_held(conn_t *c);
 /* Close after pending output is written; freed outside its callbacks. */
 void conn_close(conn_t *c);
 void conn_set_data(conn_t *c, void *data);
