@@ -17,6 +17,9 @@
 #include "xalloc.h"
 
 #define KVS_BUCKETS 1024u
+/* replies a task has not read: past this its commands are not read
+ * either, so a task that only writes cannot grow us */
+#define PMI_OUT_MAX (1u << 20)
 
 typedef struct kv {
 	struct kv *next;
@@ -185,8 +188,9 @@ size_t pmi_srv_pollfds(const pmi_srv_t *s, struct pollfd *pf)
 		const client_t *c = &s->c[i];
 		if (c->fd < 0)
 			continue;
-		pf[n++] = (struct pollfd){ c->fd, (short)(POLLIN |
-				(c->outoff < c->out.len ? POLLOUT : 0)), 0 };
+		size_t unread = c->out.len - c->outoff;
+		pf[n++] = (struct pollfd){ c->fd, (short)((unread < PMI_OUT_MAX ? POLLIN : 0) |
+				(unread ? POLLOUT : 0)), 0 };
 	}
 	return n;
 }
@@ -495,7 +499,8 @@ void pmi_srv_io(pmi_srv_t *s, int fd, short revents)
 		return;
 	if (revents & POLLOUT)
 		client_flush(c);
-	if (c->fd < 0 || !(revents & (POLLIN | POLLHUP | POLLERR)))
+	if (c->fd < 0 || !(revents & (POLLIN | POLLHUP | POLLERR)) ||
+	    c->out.len - c->outoff >= PMI_OUT_MAX)
 		goto out;
 	char buf[8192];
 	ssize_t got = recv(c->fd, buf, sizeof(buf), 0);

@@ -20,7 +20,8 @@
  * A one-node step answers its fence here.
  *
  * Bounds: a command is at most PMI_CMD_MAX bytes; one node's KVS at most
- * PMI_KVS_MAX bytes (puts past it get an error reply).
+ * PMI_KVS_MAX bytes (puts past it get an error reply); a task's unread
+ * replies at most about 1 MB (then its commands wait unread).
  */
 #ifndef SLUICE_NODED_PMI2_H
 #define SLUICE_NODED_PMI2_H

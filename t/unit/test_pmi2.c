@@ -4,6 +4,7 @@
  * PMI-1 and PMI-2 clients, the fence through a fake srun, node attributes,
  * abort, and what is no command.
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,44 @@ int main(void)
 	talk(s, s0, t0, "cmd=abort exitcode=9\n");
 	ok(pmi_srv_abort_taken(s, &rank, &code, &msg) && rank == 0 && code == 9, "abort taken");
 	ok(!pmi_srv_abort_taken(s, &rank, &code, &msg), "once");
+
+	/* a task that writes and never reads: its replies stop being
+	 * produced at about 1 MB, the server does not grow past that */
+	{
+		int sent_n = 0;
+		struct pollfd pf[2];
+		const char *g = "cmd=get kvsname=7.2 key=PMI_process_mapping\n";
+		size_t gl = strlen(g);
+		fcntl(t0, F_SETFL, fcntl(t0, F_GETFL) | O_NONBLOCK);
+		for (int k = 0; k < 100000; k++) {
+			if (write(t0, g, gl) != (ssize_t)gl)
+				break;
+			sent_n++;
+			size_t np = pmi_srv_pollfds(s, pf);
+			for (size_t j = 0; j < np; j++)
+				if (pf[j].fd == s0 && (pf[j].events & POLLIN))
+					pmi_srv_io(s, s0, POLLIN);
+		}
+		size_t np = pmi_srv_pollfds(s, pf);
+		int reading = 0;
+		for (size_t j = 0; j < np; j++)
+			if (pf[j].fd == s0)
+				reading = (pf[j].events & POLLIN) != 0;
+		ok(!reading, "unread replies past the cap stop the reading (%d commands written)", sent_n);
+		/* drain: it reads again */
+		char dr[65536];
+		while (read(t0, dr, sizeof(dr)) > 0) {
+			pmi_srv_io(s, s0, POLLOUT);
+			struct pollfd pp = { t0, POLLIN, 0 };
+			if (poll(&pp, 1, 0) != 1)
+				break;
+		}
+		np = pmi_srv_pollfds(s, pf);
+		for (size_t j = 0; j < np; j++)
+			if (pf[j].fd == s0)
+				reading = (pf[j].events & POLLIN) != 0;
+		ok(reading, "once read, its commands are read again");
+	}
 
 	/* garbage closes that task's PMI, nothing else */
 	talk(s, s1, t1, "xxxxxxxx\n");
