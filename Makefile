@@ -82,7 +82,7 @@ $(BUILD)/t/%: t/unit/%.c $(ALL_LIBS)
 # Debian packages the build and the tests need (installed only if missing).
 DEPS := gcc make libsqlite3-dev libmunge-dev munge nettle-dev libssl-dev libjansson-dev \
 	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind iproute2 \
-	libmicrohttpd-dev prometheus
+	libmicrohttpd-dev prometheus mpich libmpich-dev openmpi-bin libopenmpi-dev python3-mpi4py
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -148,7 +148,7 @@ static const cmd_opt_help_t srun_opts[] = {
 	{ 0, "mail-type=type", "when to send mail: BEGIN, END, FAIL, ALL, ..." },
 	{ 0, "mail-user=user", "who gets the mail (default: the submitting user)" },
 	{ 0, "mem-bind=type", "accepted: how tasks are bound to memory" },
-	{ 0, "mpi=type", "MPI support (none)" },
+	{ 0, "mpi=type", "type of MPI being used" },
 	{ 0, "multi-prog", "the command is a file naming a program per task" },
 	{ 'n', "ntasks=ntasks", "number of tasks" },
 	{ 0, "nice[=value]", "lower the job's priority by value" },

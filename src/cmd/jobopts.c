@@ -22,6 +22,7 @@
 #include "cmd/cmdutil.h"
 #include "cmd/jobopts.h"
 #include "log.h"
+#include "mpi_type.h"
 #include "rlimits.h"
 #include "states.h"
 #include "strbuf.h"
@@ -219,6 +220,22 @@ static int parse_pos_int(jobopts_t *o, const char *name, const char *v, uint32_t
 	}
 	*out = (uint32_t)r;
 	return 0;
+}
+
+int jobopts_mpi_check(const char *prog, const char *name)
+{
+	int t = mpi_type_parse(name);
+	if (t < 0) {
+		fprintf(stderr, "%s: error: Invalid MPI type '%s', --mpi=list for acceptable types\n",
+			prog, name);
+		return -1;
+	}
+	if (!mpi_type_supported(t)) {
+		fprintf(stderr, "%s: error: MPI type '%s' is not supported yet (PMIx is not served): "
+			"use --mpi=pmi2 (MPICH) or --mpi=none\n", prog, name);
+		return -1;
+	}
+	return t;
 }
 
 static int fail255(jobopts_t *o, const char *what)
@@ -672,11 +689,14 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 		d->mem_per_node = 0;
 		break;
 	case ID_MPI:
-		if (strcasecmp(arg, "none")) {
-			fprintf(stderr, "%s: error: --mpi=%s is not supported (only --mpi=none)\n",
-				o->prog, arg);
-			return 1;
+		if (!strcmp(arg, "list")) {
+			/* as Slurm: listed when met, srun ends there */
+			mpi_type_list(stdout);
+			fflush(stdout);
+			exit(0);
 		}
+		if (jobopts_mpi_check(o->prog, arg) < 0)
+			return 1;
 		set_str(&o->mpi, arg);
 		break;
 	case ID_NICE: {

@@ -121,4 +121,9 @@ int jobopts_node_count(const char *s, uint32_t *min, uint32_t *max);
  * unknown. */
 int jobopts_signal_parse(const char *s);
 
+/* srun --mpi=, SLURM_MPI_TYPE, MpiDefault: the type (mpi_type.h) if this
+ * build serves it; else -1 after prog's error line (an unknown type as
+ * Slurm says it, pmix as not served yet). */
+int jobopts_mpi_check(const char *prog, const char *name);
+
 #endif

@@ -317,6 +317,16 @@ int cmd_srun(int argc, char **argv)
 		jobopts_release(&o);
 		return rc;
 	}
+	/* no --mpi nor SLURM_MPI_TYPE: slurm.conf's MpiDefault, checked
+	 * before anything is allocated */
+	const char *mpi_default = conf_get(cmd_conf(), "MpiDefault");
+	if (!o.mpi && mpi_default && *mpi_default) {
+		if (jobopts_mpi_check("srun", mpi_default) < 0) {
+			jobopts_release(&o);
+			return 1;
+		}
+		o.mpi = xstrdup(mpi_default);
+	}
 	if (o.quiet)
 		log_set_level(LOG_LVL_ERROR);
 	else if (o.verbose)

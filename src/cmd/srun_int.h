@@ -12,6 +12,7 @@
 #include "cmd/jobopts.h"
 #include "net.h"
 #include "proto.h"
+#include "strbuf.h"
 
 /* Signals srun caught, written one byte each (srun.c). */
 extern int srun_sig_pipe[2];
@@ -63,6 +64,18 @@ void srun_env_seti(strv_t *env, const char *key, uint32_t v);
 /* The job's variables a standalone srun's tasks get (they are the job's
  * only step): name, account, partition, QOS, submit dir and host, ... */
 void srun_alloc_env(strv_t *env, const jobopts_t *o, const job_info_t *ji, const char *dir);
+
+/* ---- srun_pmi.c ---- */
+
+/* --mpi=pmi2: srun is where the nodes' fences meet (noded/pmi2.h). Each
+ * node's share of a fence in (node index, its STEP_IO_PMI data); once
+ * every node's is, 1 with *all the whole (valid until the next call),
+ * for every node; else 0. -1 for a node that sent twice. */
+typedef struct srun_pmi srun_pmi_t;
+srun_pmi_t *srun_pmi_new(uint32_t nnodes);
+int srun_pmi_add(srun_pmi_t *p, uint32_t node, const void *data, size_t len,
+		 const strbuf_t **all);
+void srun_pmi_free(srun_pmi_t *p);
 
 /* ---- srun_io.c ---- */
 

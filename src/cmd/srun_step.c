@@ -32,6 +32,7 @@
 #include "cred.h"
 #include "errors.h"
 #include "log.h"
+#include "mpi_type.h"
 #include "multiprog.h"
 #include "strbuf.h"
 #include "timefmt.h"
@@ -387,6 +388,12 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		srun_env_set(env, "SLURM_OVERCOMMIT", "1");
 	if (standalone)
 		srun_alloc_env(env, o, ji, dir);
+	/* --mpi, SLURM_MPI_TYPE or MpiDefault (srun.c checked it): the
+	 * tasks get it as SLURM_MPI_TYPE, as Slurm's do, and the node side
+	 * serves PMI when it says pmi2 (noded/pmi2.c); the digest covers it.
+	 * none is only said to override an inherited one. */
+	if (o->mpi && (mpi_type_parse(o->mpi) != MPI_TYPE_NONE || getenv("SLURM_MPI_TYPE")))
+		srun_env_set(env, "SLURM_MPI_TYPE", o->mpi);
 	msg_launch_step_t tmpl = {
 		.job_id = job_id,
 		.user_id = (uint32_t)getuid(), .group_id = (uint32_t)getgid(),
@@ -595,6 +602,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		verbose_launch(job_id, cr, lay);
 	srun_stdin_start(in, sr.conns);
 
+	/* --mpi=pmi2: the nodes' fences meet here (srun_pmi.c) */
+	srun_pmi_t *pmi = o->mpi && mpi_type_parse(o->mpi) == MPI_TYPE_PMI2 ?
+			  srun_pmi_new(nnodes) : NULL;
 	/* Relay output until every connection is closed. */
 	struct pollfd *pf = xcalloc(nnodes + 2, sizeof(*pf));
 	uint32_t *map = xcalloc(nnodes + 1, sizeof(*map));
@@ -688,7 +698,27 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 					live--;
 					break;
 				}
-				if (t == MSG_STEP_IO) {
+				const msg_step_io_t *sio = m;
+				const strbuf_t *all = NULL;
+				if (t == MSG_STEP_IO && sio->stream == STEP_IO_PMI_ABORT) {
+					/* MPI_Abort: the whole step ends, as Slurm's */
+					if (!sr.terminating) {
+						info("launch/slurm: _step_signal: Terminating StepId=%u.%u",
+						     job_id, cr->step_id);
+						step_signal(&sr, 0);
+					}
+				} else if (t == MSG_STEP_IO && sio->stream == STEP_IO_PMI) {
+					int in = pmi ? srun_pmi_add(pmi, i, sio->data, sio->len, &all) : -1;
+					if (in < 0)
+						error("%s: PMI fence data out of turn", lay->node_names[i]);
+					for (uint32_t k2 = 0; in > 0 && k2 < nnodes; k2++) {
+						msg_step_io_t back = { .stream = STEP_IO_PMI,
+								       .len = (uint32_t)all->len,
+								       .data = (uint8_t *)all->buf };
+						if (sr.open[k2])
+							srun_send(sr.conns[k2], MSG_STEP_IO, &back);
+					}
+				} else if (t == MSG_STEP_IO) {
 					srun_io_relay(io, m);
 				} else if (t == MSG_STEP_TASK_EXIT) {
 					msg_step_task_exit_t *te = m;
@@ -714,6 +744,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 			} while (rpc_has_frame(sr.conns[i]));
 		}
 	}
+	srun_pmi_free(pmi);
 	free(map);
 	free(pf);
 	srun_pty_end();

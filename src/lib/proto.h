@@ -752,9 +752,15 @@ enum { STEP_IO_STDOUT = 1, STEP_IO_STDERR = 2, STEP_IO_STDIN = 0,
        STEP_IO_SIGNAL = 3,     /* srun -> supervisor: task is the signal
                                 * for every task, 0 = terminate the step
                                 * (-K, -W, Ctrl-C twice); no data */
-       STEP_IO_WINSIZE = 4 };  /* srun -> supervisor (STEP_F_PTY): srun's
+       STEP_IO_WINSIZE = 4,    /* srun -> supervisor (STEP_F_PTY): srun's
                                 * terminal changed size; data: rows, cols
                                 * (2 bytes each, big-endian) */
+       STEP_IO_PMI = 5,        /* SLURM_MPI_TYPE=pmi2, a PMI fence: node ->
+                                * srun (task 0), data = its tasks' puts
+                                * (pmi_kvs_pack); srun -> every node once
+                                * all are in: all of them */
+       STEP_IO_PMI_ABORT = 6 }; /* node -> srun: task called PMI abort;
+                                * srun ends the step on every node */
 typedef struct msg_step_io {
 	uint32_t task;           /* global rank */
 	uint32_t stream;

@@ -56,7 +56,9 @@
 #include "jobacct.h"
 #include "linebuf.h"
 #include "metrics.h"
+#include "mpi_type.h"
 #include "multiprog.h"
+#include "pmi2.h"
 #include "noded.h"
 #include "prolog.h"
 #include "states.h"
@@ -146,7 +148,8 @@ static char *gtids(uint32_t first, uint32_t n)
  * terminal's slave, for all three. */
 static void __attribute__((noreturn))
 task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
-	   uint32_t local, int out, int err, int in, const char *srun_host, int pty)
+	   uint32_t local, int out, int err, int in, const char *srun_host, int pty,
+	   int pmi_fd, const char *pmi_jobid)
 {
 	child_reset_signals();
 	setsid();
@@ -234,6 +237,15 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		env_set(&env, "SLURM_LAUNCH_NODE_IPADDR", srun_host);
 		env_set(&env, "SLURM_SRUN_COMM_HOST", srun_host);
 	}
+	if (pmi_fd >= 0) {
+		/* --mpi=pmi2: what MPICH's PMI clients read (pmi2.c serves
+		 * the other end); the descriptor outlives the exec */
+		fcntl(pmi_fd, F_SETFD, 0);
+		env_setf(&env, "PMI_FD", "%d", pmi_fd);
+		env_setf(&env, "PMI_RANK", "%u", m->first_task + local);
+		env_setf(&env, "PMI_SIZE", "%u", m->total_tasks);
+		env_set(&env, "PMI_JOBID", pmi_jobid);
+	}
 	env_setf(&env, "SLURM_JOB_UID", "%u", cr->uid);
 	env_setf(&env, "SLURM_JOB_GID", "%u", cr->gid);
 	if (cr->user)
@@ -274,7 +286,7 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	 * step's. */
 	char **envp = env_to_envp(&env);
 	environ = envp;
-	child_close_fds(-1);
+	child_close_fds(pmi_fd);
 	if (m->task_epilog && *m->task_epilog)
 		task_run_with_epilog(argv, envp, m->task_epilog);
 	execvp(argv[0], argv);
@@ -356,15 +368,19 @@ static size_t step_line_max(uint32_t n)
  * or has failed (t->exited). */
 static void start_pty_task(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 			  uint32_t i, task_t *t, rpc_t *r, const char *srun_host, int sfd,
-			  int *srun_gone)
+			  int *srun_gone, pmi_srv_t *pmi)
 {
+	int pmi_fd = pmi ? pmi_srv_task_fd(pmi, i) : -1;
+	const char *pmi_jobid = pmi ? pmi_srv_jobid(pmi) : NULL;
 	if (t->rank != 0) {
 		/* stdin stays as the launch says (/dev/null: srun's goes to
 		 * task 0 alone) */
 		if ((t->pid = fork()) == 0) {
 			close(sfd);
-			task_child(nd, m, cr, i, -1, -1, -1, srun_host, -1);
+			task_child(nd, m, cr, i, -1, -1, -1, srun_host, -1, pmi_fd, pmi_jobid);
 		}
+		if (pmi)
+			pmi_srv_forked(pmi, i);
 		if (t->pid < 0) {
 			error("step %u.%u: fork: %m", m->job_id, m->step_id);
 			t->exited = 1, t->status = 1 << 8;
@@ -387,8 +403,10 @@ static void start_pty_task(noded_t *nd, const msg_launch_step_t *m, const cred_t
 	int in = fcntl(master, F_DUPFD_CLOEXEC, 3);
 	if ((t->pid = fork()) == 0) {
 		close(sfd);
-		task_child(nd, m, cr, i, -1, -1, -1, srun_host, slave);
+		task_child(nd, m, cr, i, -1, -1, -1, srun_host, slave, pmi_fd, pmi_jobid);
 	}
+	if (pmi)
+		pmi_srv_forked(pmi, i);
 	if (t->pid < 0 || in < 0) {
 		error("step %u.%u: fork: %m", m->job_id, m->step_id);
 		close(master);
@@ -406,6 +424,12 @@ static void start_pty_task(noded_t *nd, const msg_launch_step_t *m, const cred_t
 	t->out = master;
 	t->in = in;
 	t->pty_slave = slave;
+}
+
+/* pmi2.c's fence: this node's puts to srun (STEP_IO_PMI) */
+static int pmi_send_fence(void *arg, const void *data, size_t len)
+{
+	return send_io(arg, 0, STEP_IO_PMI, data, len) ? -1 : 0;
 }
 
 static void __attribute__((noreturn))
@@ -472,6 +496,18 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 	int srun_gone = rpc_send(r, MSG_RC, &rc) != 0;
 
 	uint32_t n = m->ntasks;
+	/* --mpi=pmi2 (SLURM_MPI_TYPE, in the launch's digest): PMI for the
+	 * tasks, its fences through srun (pmi2.h) */
+	pmi_srv_t *pmi = NULL;
+	const char *mpi = env_get(&m->env, "SLURM_MPI_TYPE");
+	if (mpi && mpi_type_parse(mpi) == MPI_TYPE_PMI2) {
+		pmi_step_t ps = { .job_id = m->job_id, .step_id = m->step_id,
+				  .node_id = m->node_id, .nnodes = m->nnodes,
+				  .first_task = m->first_task, .ntasks = n,
+				  .total_tasks = m->total_tasks, .tasks_per_node = m->tasks_per_node,
+				  .send = pmi_send_fence, .arg = r };
+		pmi = pmi_srv_new(&ps);
+	}
 	task_t *t = xcalloc(n ? n : 1, sizeof(*t));
 	pid_t *pgids = xcalloc(n ? n : 1, sizeof(*pgids));
 	int in_cg = noded_cgroup_create(nd, cr->uid, m->job_id, m->step_id, NULL, cr->alloc,
@@ -489,7 +525,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		linebuf_init(&t[i].line[0], line_max);
 		linebuf_init(&t[i].line[1], line_max);
 		if (m->flags & STEP_F_PTY) {
-			start_pty_task(nd, m, cr, i, &t[i], r, srun_host, sfd, &srun_gone);
+			start_pty_task(nd, m, cr, i, &t[i], r, srun_host, sfd, &srun_gone, pmi);
 			pgids[i] = t[i].pid;
 			continue;
 		}
@@ -506,11 +542,15 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			t[i].exited = 1, t[i].status = 1 << 8;
 			continue;
 		}
+		int pmi_fd = pmi ? pmi_srv_task_fd(pmi, i) : -1;
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(sfd);
-			task_child(nd, m, cr, i, po[1], pe[1], pi[0], srun_host, -1);
+			task_child(nd, m, cr, i, po[1], pe[1], pi[0], srun_host, -1, pmi_fd,
+				   pmi ? pmi_srv_jobid(pmi) : NULL);
 		}
+		if (pmi)
+			pmi_srv_forked(pmi, i);
 		close(po[1]);
 		close(pe[1]);
 		if (pi[0] >= 0) {
@@ -546,7 +586,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 
 	int64_t limit_at = m->time_limit ? (int64_t)time(NULL) + (int64_t)m->time_limit * 60 : 0;
 	char *buf = xmalloc(65536);
-	struct pollfd *pf = xcalloc(2 + 3 * (size_t)(n ? n : 1), sizeof(*pf));
+	struct pollfd *pf = xcalloc(2 + 4 * (size_t)(n ? n : 1), sizeof(*pf));
 	int stdin_eof = !(m->flags & STEP_F_STDIN);
 	for (;;) {
 		/* Report tasks that are done and drained. */
@@ -584,6 +624,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			if (t[i].in >= 0 && t[i].inoff < t[i].inbuf.len)
 				pf[np++] = (struct pollfd){ t[i].in, POLLOUT, 0 };
 		}
+		if (pmi)
+			np += pmi_srv_pollfds(pmi, pf + np);
 		/* The step's own time limit (srun -t in an allocation): Slurm's
 		 * line to srun's stderr, then SIGTERM, SIGKILL after KillWait. */
 		int64_t now = time(NULL);
@@ -709,6 +751,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_SIGNAL &&
 						   io->task > 0 && io->task < 65) {
 						job_ctl_killall(&ctl, (int)io->task);
+					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_PMI && pmi) {
+						pmi_srv_fence_done(pmi, io->data, io->len);
 					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_WINSIZE) {
 						for (uint32_t i = 0; i < n; i++)
 							if (t[i].pty)
@@ -731,6 +775,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				} while (!srun_gone && rpc_has_frame(r));
 				for (uint32_t i = 0; i < n; i++)
 					task_stdin_flush(&t[i], stdin_eof || t[i].in_eof);
+			} else if (pmi && pmi_srv_owns(pmi, pfd)) {
+				pmi_srv_io(pmi, pfd, pf[k].revents);
 			} else if (pf[k].events == POLLOUT) {
 				for (uint32_t i = 0; i < n; i++)
 					if (t[i].in == pfd)
@@ -769,6 +815,23 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 					break;
 				}
 			}
+		}
+		/* a task called PMI abort: the step ends, as MPI_Abort asks */
+		uint32_t ab_rank;
+		int ab_code;
+		const char *ab_msg;
+		if (pmi && pmi_srv_abort_taken(pmi, &ab_rank, &ab_code, &ab_msg) && !ctl.killing) {
+			char *line = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s: PMI abort "
+					       "by task %u (exit code %d)%s%s ***\n", m->job_id,
+					       m->step_id, nd->name, ab_rank, ab_code,
+					       *ab_msg ? ": " : "", ab_msg);
+			info("step %u.%u: task %u called PMI abort", m->job_id, m->step_id, ab_rank);
+			/* the line, then srun ends the step on the other nodes */
+			if (!srun_gone && (send_io(r, ab_rank, STEP_IO_STDERR, line, strlen(line)) ||
+					   send_io(r, ab_rank, STEP_IO_PMI_ABORT, NULL, 0)))
+				srun_gone = 1;
+			free(line);
+			job_ctl_terminate(&ctl, ctl.kill_wait);
 		}
 	}
 	/* nothing of the step outlives it; an OOM kill is said as Slurm's
@@ -831,6 +894,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		linebuf_release(&t[i].line[0]);
 		linebuf_release(&t[i].line[1]);
 	}
+	pmi_srv_free(pmi);
 	free(buf);
 	free(pf);
 	free(t);

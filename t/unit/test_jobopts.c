@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cmd/jobopts.h"
+#include "mpi_type.h"
 #include "tap.h"
 #include "rlimits.h"
 #include "timefmt.h"
@@ -154,6 +155,22 @@ int main(void)
 	const char *s2[] = { "srun", "--parsable", NULL };
 	is_int(parse(&o, s2), 255, "sbatch-only option refused by srun");
 	jobopts_release(&o);
+
+	/* --mpi: the types served; unknown ones and pmix refused */
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *m1[] = { "srun", "--mpi=pmi2", "true", NULL };
+	is_int(parse(&o, m1), 0, "--mpi=pmi2 taken");
+	is_str(o.mpi, "pmi2", "--mpi kept");
+	const char *m2[] = { "srun", "--mpi=bogus", "true", NULL };
+	is_int(parse(&o, m2), 1, "--mpi=bogus refused");
+	const char *m3[] = { "srun", "--mpi=pmix", "true", NULL };
+	is_int(parse(&o, m3), 1, "--mpi=pmix refused (not served yet)");
+	jobopts_release(&o);
+	is_int(mpi_type_parse("pmi2"), MPI_TYPE_PMI2, "pmi2 type");
+	is_int(mpi_type_parse("pmix_v4"), MPI_TYPE_PMIX, "pmix_v4 is pmix");
+	is_int(mpi_type_parse("PMI2"), -1, "names are exact, as Slurm's plugin names");
+	is_int(mpi_type_parse(NULL), MPI_TYPE_NONE, "no type is none");
+	ok(!mpi_type_supported(MPI_TYPE_PMIX), "pmix not served");
 
 	/* directives */
 	const char *script =
