@@ -271,6 +271,7 @@ typedef struct ctld {
 	size_t nheld_waits, aheld_waits;
 	struct outbox_msg *outbox;
 	size_t noutbox, aoutbox;
+	const struct turn_ops *turn_ops;  /* turn_undo_ops, set at start */
 	int lock_fd;            /* StateSaveLocation itself, locked for life (dirlock_take) */
 	uint32_t jobs_accepted; /* since start (SLUICE_FAULT counts them) */
 
@@ -423,6 +424,16 @@ void turn_committed(ctld_t *cd);
 /* A commit failed: undo what the turn's requests did (when the store
  * was working until now, undo set) and keep the rest of the outbox. */
 void turn_failed(ctld_t *cd, int undo);
+/* What turn.c asks of the modules that own the records, through
+ * cd->turn_ops (NULL: nothing is put back): undo puts back, as committed,
+ * what the turn's requests changed; settle clears their marks; wake
+ * answers a waiter of job_id whose answer was held. turn_undo.c's. */
+struct turn_ops {
+	void (*undo)(ctld_t *cd);
+	void (*settle)(ctld_t *cd);
+	void (*wake)(ctld_t *cd, uint32_t job_id);
+};
+extern const struct turn_ops turn_undo_ops;
 
 /* ---- jobs.c ---- */
 job_t *job_find(ctld_t *cd, uint32_t id);

@@ -518,6 +518,7 @@ int cmd_ctld(int argc, char **argv)
 		return 1;
 
 	cd->loop = loop_create();
+	cd->turn_ops = &turn_undo_ops;
 	int tfd = net_listen_tcp(cd->loop, cd->auth, NULL, conf->ctld_port, &ctld_tcp_policy,
 				 rpc_on_msg, rpc_on_close, cd);
 	if (tfd < 0)

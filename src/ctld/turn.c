@@ -27,12 +27,16 @@
  * afresh, to the node's connection then) after it. Liveness (heartbeat
  * answers, registration replies, pings) goes out directly, so running
  * jobs keep their leases while the store fails.
+ *
+ * This file keeps the books (what was noted, the outbox, the waiters'
+ * answers) and calls no module by name: putting records back is asked of
+ * cd->turn_ops (turn_undo.c, set by ctld_main), so that the modules that
+ * note their changes here do not loop back through it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctld/ctld.h"
-#include "ctld/resv.h"
 
 #include "log.h"
 #include "strbuf.h"
@@ -156,11 +160,8 @@ static void outbox_take(ctld_t *cd, struct outbox_msg *m, int send)
 /* The turn's requests are settled (committed, or undone). */
 static void turn_forget(ctld_t *cd)
 {
-	for (size_t i = 0; i < cd->nturn_jobs; i++) {
-		job_t *j = job_find(cd, cd->turn_jobs[i]);
-		if (j)
-			j->turn_req = 0;
-	}
+	if (cd->turn_ops)
+		cd->turn_ops->settle(cd);
 	cd->nturn_jobs = 0;
 	/* a reconfigure may have swapped the records: their marks are 0 */
 	for (size_t i = 0; i < cd->nturn_nodes; i++)
@@ -172,7 +173,6 @@ static void turn_forget(ctld_t *cd)
 			cd->parts[cd->turn_parts[i]].turn_req = 0;
 	cd->nturn_parts = 0;
 	cd->turn_acct = 0;
-	resv_turn_forget(cd);
 }
 
 void turn_committed(ctld_t *cd)
@@ -186,96 +186,15 @@ void turn_committed(ctld_t *cd)
 	cd->nturn_waiters = 0;
 	size_t n = cd->nheld_waits;
 	cd->nheld_waits = 0;
-	for (size_t i = 0; i < n; i++) {
-		job_t *j = job_find(cd, cd->held_waits[i]);
-		if (j)
-			jobs_wake_waiters(cd, j);
-	}
+	for (size_t i = 0; i < n && cd->turn_ops; i++)
+		cd->turn_ops->wake(cd, cd->held_waits[i]);
 	cd->nturn_waiters = 0;
-}
-
-/* Put job id back as committed: its row, or nothing if it has none. */
-static void undo_job(ctld_t *cd, uint32_t id)
-{
-	job_t *j = job_find(cd, id);
-	if (!j)
-		return;
-	job_t *f = NULL;
-	int rc = db_job_read(cd, id, &f);
-	if (rc < 0) {
-		error("job %u: cannot read its committed record; its uncommitted change stays", id);
-		return;
-	}
-	if (rc > 0) {
-		info("job %u: its submission was not committed; forgotten", id);
-		job_forget(cd, j);
-		return;
-	}
-	info("job %u: a change to it was not committed; put back as committed", id);
-	job_replace(cd, j, f);
-}
-
-/* Put back the nodes, partitions, reservations and accounting model the
- * turn's requests changed, as committed. */
-static void undo_records(ctld_t *cd)
-{
-	for (size_t i = 0; i < cd->nturn_nodes; i++) {
-		uint32_t x = cd->turn_nodes[i];
-		node_t *n = x < cd->nnodes ? &cd->nodes[x] : NULL;
-		if (!n || !n->turn_req)
-			continue;
-		if (db_node_restore(cd, n)) {
-			error("node %s: cannot read its committed record; its uncommitted change stays",
-			      n->cf->name);
-			continue;
-		}
-		info("node %s: a change to it was not committed; put back as committed", n->cf->name);
-		node_sync_sched(cd, n);
-		cd->last_node_update = ctld_now();
-	}
-	for (size_t i = 0; i < cd->nturn_parts; i++) {
-		uint32_t x = cd->turn_parts[i];
-		part_t *p = x < cd->nparts ? &cd->parts[x] : NULL;
-		if (!p || !p->turn_req)
-			continue;
-		if (db_part_restore(cd, p)) {
-			error("partition %s: cannot read its committed record; its uncommitted change stays",
-			      p->cf->name);
-			continue;
-		}
-		info("partition %s: a change to it was not committed; put back as committed",
-		     p->cf->name);
-		part_sync_sched(cd, p);
-		cd->last_part_update = ctld_now();
-	}
-	resv_undo(cd);
-	if (cd->turn_acct) {
-		if (acct_reload(cd))
-			error("accounting: cannot read the committed model; the uncommitted change stays");
-		else
-			info("accounting: a change was not committed; the model is put back as committed");
-	}
-	if (cd->nturn_nodes || cd->nturn_parts)
-		ctld_sched_request(cd);
 }
 
 void turn_failed(ctld_t *cd, int undo)
 {
-	if (undo && (cd->nturn_jobs || cd->nturn_nodes || cd->nturn_parts || cd->turn_acct ||
-		     resv_turn_noted(cd))) {
-		/* The rolled back transaction must be gone before rows are
-		 * read as committed (db_commit rolls back; once more if that
-		 * failed). */
-		if (!sqlite3_get_autocommit(cd->db))
-			sqlite3_exec(cd->db, "ROLLBACK", NULL, NULL, NULL);
-		if (sqlite3_get_autocommit(cd->db)) {
-			for (size_t i = 0; i < cd->nturn_jobs; i++)
-				undo_job(cd, cd->turn_jobs[i]);
-			undo_records(cd);
-		} else {
-			error("state db: cannot roll back: the failed requests' changes stay in memory");
-		}
-	}
+	if (undo && cd->turn_ops)
+		cd->turn_ops->undo(cd);
 	size_t k = 0;
 	for (size_t i = 0; i < cd->noutbox; i++) {
 		if (undo && cd->outbox[i].from_request)

@@ -50,6 +50,7 @@ static ctld_t *fixture_ctld(const char *dir, uint32_t nnodes, const char *extra)
 	ctld_t *cd = xcalloc(1, sizeof(*cd));
 	fixture_keep = cd;
 	cd->conf = conf;
+	cd->turn_ops = &turn_undo_ops;   /* as ctld_main sets it */
 	cd->boot_time = ctld_now();
 	ctld_stats_init(cd);
 	ctld_metrics_init(cd);
