@@ -128,7 +128,12 @@ void gpu_env_set(strv_t *env, uint64_t job, uint64_t step, uint64_t task, uint64
 		free(l);
 	}
 	env_setf(env, "SLURM_GPUS_ON_NODE", "%d", __builtin_popcountll(step));
-	l = gpu_list(task, visible);
+	gpu_env_cuda(env, task, visible);
+}
+
+void gpu_env_cuda(strv_t *env, uint64_t gpus, uint64_t visible)
+{
+	char *l = gpu_list(gpus, visible);
 	env_set(env, "CUDA_VISIBLE_DEVICES", l);
 	env_set(env, "GPU_DEVICE_ORDINAL", l);
 	free(l);

@@ -265,6 +265,9 @@ uint64_t gpu_bind_task(const char *bind, uint64_t step, uint32_t local, uint32_t
  * the step's GPUs; visible: the GPUs the task's device cgroup lets it
  * open, whose order CUDA numbers (0: every GPU, the node's indexes). */
 void gpu_env_set(strv_t *env, uint64_t job, uint64_t step, uint64_t task, uint64_t visible);
+/* CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL of gpus (a task's, or a
+ * batch script's: the job's), numbered as gpu_env_set does. */
+void gpu_env_cuda(strv_t *env, uint64_t gpus, uint64_t visible);
 /* The node's GPUs whose gres.conf Cores= hold a CPU the calling task may
  * run on (closest). */
 uint64_t gpu_close_to_task(const conf_node_t *n);

@@ -412,6 +412,12 @@ job_child(noded_t *nd, const msg_launch_job_t *m, const char *script,
 	}
 	env_set(&env, "SLURMD_NODENAME", nd->name);
 	env_setf(&env, "SLURM_TASK_PID", "%d", (int)getpid());
+	/* The controller numbered the job's GPUs by the node's indexes (as
+	 * SLURM_JOB_GPUS keeps them); where ConstrainDevices hides the
+	 * others, CUDA counts only the job's, as a step's tasks see them. */
+	uint64_t vis = noded_cgroup_gpus_visible(nd, m->gpus);
+	if (vis)
+		gpu_env_cuda(&env, m->gpus, vis);
 	env_apply_rlimits(&env, nd->conf);
 	/* TaskProlog (prolog.c): export/unset/print applied to the job */
 	task_prolog_run(conf_get(nd->conf, "TaskProlog"), &env, 1, prolog_timeout(nd->conf));

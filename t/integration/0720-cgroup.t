@@ -87,7 +87,7 @@ test_expect_success CGV1,OOMCOUNT 'a job the OOM killer hits ends OUT_OF_MEMORY 
 test_expect_success CGV1 'a job cannot open the GPUs it was not given' '
 	cd "$CL/work" &&
 	D=/tmp/sluice-cg-dev-$$ &&
-	id=$(sbatch --parsable --gres=gpu:1 -o dev.out --wrap="echo gpus=\$CUDA_VISIBLE_DEVICES; for i in 0 1 2 3 4 5 6 7; do cat $D/nvidia\$i 2>&1 | sed \"s/^/\$i: /\"; done") &&
+	id=$(sbatch --parsable --gres=gpu:1 -o dev.out --wrap="echo gpus=\$SLURM_JOB_GPUS; for i in 0 1 2 3 4 5 6 7; do cat $D/nvidia\$i 2>&1 | sed \"s/^/\$i: /\"; done") &&
 	wait_job_state $id COMPLETED &&
 	g=$(sed -n "s/^gpus=//p" dev.out) &&
 	test -n "$g" &&
@@ -98,6 +98,63 @@ test_expect_success CGV1 'a job cannot open the GPUs it was not given' '
 			grep -q "^$i: .*Operation not permitted" dev.out || return 1
 		fi
 	done
+'
+
+test_expect_success CGV1 'the batch script numbers its GPUs 0-based within the job, as its steps do' '
+	cd "$CL/work" &&
+	hold=$(sbatch --parsable --gres=gpu:2 -o /dev/null --wrap="echo \$SLURM_JOB_GPUS >hold.gpus; sleep 300") &&
+	wait_job_state $hold RUNNING &&
+	wait_for 10 test -s hold.gpus &&
+	cat >cvd.sh <<-\EOF &&
+	#!/bin/bash
+	echo $CUDA_VISIBLE_DEVICES $GPU_DEVICE_ORDINAL
+	echo $SLURM_JOB_GPUS
+	srun -n1 bash -c "echo \$CUDA_VISIBLE_DEVICES"
+	EOF
+	id=$(sbatch --parsable --gres=gpu:2 -o cvd.out -e cvd.err cvd.sh) &&
+	wait_job_state $id COMPLETED &&
+	scancel $hold &&
+	test_must_be_empty cvd.err &&
+	printf "0,1 0,1\n0,1\n" >expect &&
+	sed -n "1p;3p" cvd.out >got && test_cmp expect got &&
+	g=$(sed -n 2p cvd.out) && h=$(cat hold.gpus) &&
+	test -n "$g" && test -n "$h" && test "$g" != "$h" &&
+	wait_job_state $hold CANCELLED
+'
+
+# stepdev.sh: two concurrent steps of --gres=gpu:2 each (in a 4-GPU job)
+# try every fake GPU; each waits until both run, so they overlap.
+cat >"$CL/work/stepdev.sh" <<\EOF
+#!/bin/bash
+D=$1
+for s in 1 2; do
+	srun -n1 --exact --gres=gpu:2 bash -c "touch sd.run.$s; n=0; while [ \$(ls sd.run.* | wc -l) -lt 2 ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n+1)); done; echo gpus=\$SLURM_STEP_GPUS; for i in 0 1 2 3 4 5 6 7; do cat $D/nvidia\$i 2>&1 | sed \"s/^/\$i: /\"; done; ls sd.run.* | wc -l" >sd.$s &
+done
+wait
+EOF
+
+# check_step_devices FILE: the step in FILE ran beside the other, opened
+# its own GPUs (ENXIO from the fake device) and no other (EPERM)
+check_step_devices() {
+	g=$(sed -n "s/^gpus=//p" $1) &&
+	test -n "$g" &&
+	test "$(tail -n1 $1)" = 2 &&
+	for i in 0 1 2 3 4 5 6 7; do
+		case ",$g," in
+		*",$i,"*) grep -q "^$i: .*No such device or address" $1 || return 1 ;;
+		*) grep -q "^$i: .*Operation not permitted" $1 || return 1 ;;
+		esac
+	done
+}
+
+test_expect_success CGV1 'two concurrent steps each open only their own GPUs (step_S devices)' '
+	cd "$CL/work" &&
+	id=$(sbatch --parsable -n2 --gres=gpu:4 -o sd.out -e sd.err stepdev.sh /tmp/sluice-cg-dev-$$) &&
+	wait_job_state $id COMPLETED &&
+	test_must_be_empty sd.err &&
+	check_step_devices sd.1 &&
+	check_step_devices sd.2 &&
+	test "$(sed -n "s/^gpus=//p" sd.1)" != "$(sed -n "s/^gpus=//p" sd.2)"
 '
 
 test_expect_success CGV1 'scancel kills every process of the job, also one that left its session' '

@@ -72,7 +72,7 @@ test_expect_success CGV2 'a script that ends takes what it left running with it'
 test_expect_success CGV2,BPFDEV 'a job cannot open the GPUs it was not given (BPF device program)' '
 	cd "$CL/work" &&
 	{
-		id=$(sbatch --parsable --gres=gpu:2 -o dev.out --wrap="echo gpus=\$CUDA_VISIBLE_DEVICES; for i in 0 1 2 3 4 5 6 7; do cat $D/nvidia\$i 2>&1 | sed \"s/^/\$i: /\"; done") &&
+		id=$(sbatch --parsable --gres=gpu:2 -o dev.out --wrap="echo gpus=\$SLURM_JOB_GPUS; for i in 0 1 2 3 4 5 6 7; do cat $D/nvidia\$i 2>&1 | sed \"s/^/\$i: /\"; done") &&
 		wait_job_state $id COMPLETED &&
 		g=$(sed -n "s/^gpus=//p" dev.out) &&
 		test -n "$g" &&
@@ -83,6 +83,32 @@ test_expect_success CGV2,BPFDEV 'a job cannot open the GPUs it was not given (BP
 			esac
 		done
 	}
+'
+
+test_expect_success CGV2,BPFDEV 'two concurrent steps each open only their own GPUs (step_S BPF program)' '
+	cd "$CL/work" &&
+	cat >stepdev.sh <<-\EOF &&
+	#!/bin/bash
+	D=$1
+	for s in 1 2; do
+		srun -n1 --exact --gres=gpu:2 bash -c "touch sd.run.$s; n=0; while [ \$(ls sd.run.* | wc -l) -lt 2 ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n+1)); done; echo gpus=\$SLURM_STEP_GPUS; for i in 0 1 2 3 4 5 6 7; do cat $D/nvidia\$i 2>&1 | sed \"s/^/\$i: /\"; done; ls sd.run.* | wc -l" >sd.$s &
+	done
+	wait
+	EOF
+	id=$(sbatch --parsable -n2 --gres=gpu:4 -o sd.out -e sd.err stepdev.sh $D) &&
+	wait_job_state $id COMPLETED &&
+	test_must_be_empty sd.err &&
+	for f in sd.1 sd.2; do
+		g=$(sed -n "s/^gpus=//p" $f) &&
+		test -n "$g" &&
+		test "$(tail -n1 $f)" = 2 &&
+		for i in 0 1 2 3 4 5 6 7; do
+			case ",$g," in
+			*",$i,"*) grep -q "^$i: .*No such device or address" $f || return 1 ;;
+			*) grep -q "^$i: .*Operation not permitted" $f || return 1 ;;
+			esac
+		done || return 1
+	done
 '
 
 test_expect_success CGV2 'remove the fake devices' '
