@@ -13,8 +13,11 @@
  * i*N..i*N+N-1 (wrapping); single:N: N tasks per GPU (task i the GPU
  * i/N); map_gpu:ID,ID*n: task i the node GPU ID of item i (wrapping);
  * mask_gpu:M,...: those of mask M; closest: the step's GPUs whose gres.conf
- * Cores= hold a CPU the task is bound to (all of them when none does or
- * no Cores= are known). A GPU outside the step is never bound.
+ * Cores= hold a CPU the task is bound to, or that have no Cores= (the
+ * step's first GPU when none is: Slurm 22.05's _get_usable_gres). A GPU
+ * outside the step is never bound.
+ * verbose,...: each task prints Slurm's "gpu-bind: usable_gres=..." line
+ * on its stderr (gpu_bind_verbose).
  */
 #include <inttypes.h>
 #include <sched.h>
@@ -112,8 +115,9 @@ uint64_t gpu_bind_task(const char *bind, uint64_t step, uint32_t local, uint32_t
 		return v < 64 && (step & (1ull << v)) ? 1ull << v : step;
 	if (!strncasecmp(bind, "mask_gpu:", 9) && list_item(bind + 9, local, 1, &v) == 0)
 		return (v & step) ? (v & step) : step;
+	/* none near: the first of the step's, as Slurm (which says so) */
 	if (!strcasecmp(bind, "closest"))
-		return (close & step) ? (close & step) : step;
+		return (close & step) ? (close & step) : step & -step;
 	return step;
 }
 
@@ -137,6 +141,28 @@ void gpu_env_cuda(strv_t *env, uint64_t gpus, uint64_t visible)
 	env_set(env, "CUDA_VISIBLE_DEVICES", l);
 	env_set(env, "GPU_DEVICE_ORDINAL", l);
 	free(l);
+}
+
+char *gpu_bind_verbose(uint64_t step, uint64_t task, uint64_t visible)
+{
+	/* Slurm's bitmaps: the task's usable GPUs counted as its CUDA
+	 * numbers are (0-based within the step's where devices are hidden),
+	 * the step's by the node's index; local_inx: how many local
+	 * numbers were handed out (none when the node's indexes are used) */
+	uint64_t usable = task;
+	if (visible) {
+		usable = 0;
+		for (int i = 0; i < 64; i++)
+			if (task & (1ull << i))
+				usable |= 1ull << __builtin_popcountll(visible & ((1ull << i) - 1));
+	}
+	char *global = gpu_list(task, 0), *local = gpu_list(task, visible);
+	char *line = xasprintf("gpu-bind: usable_gres=0x%" PRIx64 "; bit_alloc=0x%" PRIx64
+			       "; local_inx=%d; global_list=%s; local_list=%s\n",
+			       usable, step, visible ? __builtin_popcountll(step) : 0, global, local);
+	free(global);
+	free(local);
+	return line;
 }
 
 int gpu_cred_mask(const char *gpus, uint32_t node_id, uint64_t *out)
@@ -170,7 +196,7 @@ uint64_t gpu_close_to_task(const conf_node_t *n)
 			char *expr = gr->line_cores && gr->line_cores[l] ?
 				     xasprintf("[%s]", gr->line_cores[l]) : NULL;
 			hostlist_t *hl = expr ? hostlist_create(expr, NULL) : NULL;
-			int near = 0;
+			int near = !hl; /* no Cores=: near every CPU */
 			for (size_t c = 0; hl && c < hostlist_count(hl) && !near; c++) {
 				long cpu = strtol(hostlist_nth(hl, c), NULL, 10);
 				near = cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET((int)cpu, &set);

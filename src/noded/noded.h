@@ -268,6 +268,9 @@ void gpu_env_set(strv_t *env, uint64_t job, uint64_t step, uint64_t task, uint64
 /* CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL of gpus (a task's, or a
  * batch script's: the job's), numbered as gpu_env_set does. */
 void gpu_env_cuda(strv_t *env, uint64_t gpus, uint64_t visible);
+/* --gpu-bind=verbose: the line Slurm's task prints on its stderr for
+ * task's GPUs of step's (visible as for gpu_env_set). malloc'd. */
+char *gpu_bind_verbose(uint64_t step, uint64_t task, uint64_t visible);
 /* The node's GPUs whose gres.conf Cores= hold a CPU the calling task may
  * run on (closest). */
 uint64_t gpu_close_to_task(const conf_node_t *n);

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -253,11 +254,20 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	/* the step's GPUs here (the controller chose them: the credential) */
 	uint64_t sg;
 	if (cr->gpus && gpu_cred_mask(cr->gpus, m->node_id, &sg) == 0) {
-		uint64_t tg = gpu_bind_task(m->gpu_bind, sg, local, m->ntasks,
-					    m->gpu_bind && strcasestr(m->gpu_bind, "closest") ?
-					    gpu_close_to_task(nd->node) : 0);
-		gpu_env_set(&env, noded_alloc_gpus(nd, cr->alloc), sg, tg,
-			    noded_cgroup_gpus_visible(nd, sg));
+		int closest = m->gpu_bind && strcasestr(m->gpu_bind, "closest");
+		uint64_t close = closest ? gpu_close_to_task(nd->node) : 0;
+		uint64_t tg = gpu_bind_task(m->gpu_bind, sg, local, m->ntasks, close);
+		if (closest && m->ntasks > 1 && !(close & sg))
+			dprintf(2, "slurmstepd: error: Bind request gpu:%s does not specify any "
+				"devices within the allocation for task %u. Binding to the first "
+				"device in the allocation instead.\n", m->gpu_bind, local);
+		uint64_t vis = noded_cgroup_gpus_visible(nd, sg);
+		gpu_env_set(&env, noded_alloc_gpus(nd, cr->alloc), sg, tg, vis);
+		if (m->gpu_bind && !strncasecmp(m->gpu_bind, "verbose", 7)) {
+			char *line = gpu_bind_verbose(sg, tg, vis);
+			dprintf(2, "%s", line);
+			free(line);
+		}
 	}
 	strv_t mp = { NULL, 0 };
 	const strv_t *av = &m->argv;
