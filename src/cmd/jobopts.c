@@ -655,8 +655,14 @@ static int apply_one(jobopts_t *o, int id, const char *arg, int from_cli)
 		d->mem_per_gpu = mb;
 		break;
 	case ID_GRES:
+		o->gres_set = 1;
 		if (!strcasecmp(arg, "none")) {
+			/* a step's "none": none of the job's GPUs, which it
+			 * would get without a GPU option (the controller's
+			 * "gres:none") */
 			xfree(d->tres_per_node);
+			if (o->cmd == JOBOPTS_SRUN)
+				d->tres_per_node = xstrdup("gres:none");
 			break;
 		}
 		add_gres(&d->tres_per_node, arg);
@@ -1049,6 +1055,13 @@ int jobopts_parse_env(jobopts_t *o, char *const *env)
 		}
 	}
 	return 0;
+}
+
+int jobopts_step_gres(jobopts_t *o, const char *v)
+{
+	if (o->gres_set || !v || !*v)
+		return 0;
+	return apply(o, ID_GRES, v, 0);
 }
 
 int jobopts_check(jobopts_t *o)

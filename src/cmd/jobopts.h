@@ -37,6 +37,7 @@ typedef struct jobopts {
 	int parsable, wait, verbose, quiet, label, unbuffered, pty;
 	int help, usage, version;
 	int ntasks_set, nodes_set;   /* given by the user (any source) */
+	int gres_set;                /* --gres or SLURM_GRES given */
 	int cli_ntasks, cli_nodes;   /* given on the command line */
 
 	int argi;                /* after jobopts_parse_argv: first operand */
@@ -87,6 +88,11 @@ void jobopts_script_args(const char *script, strv_t *out);
 /* Apply input environment variables from env (NULL-terminated "K=V").
  * Returns 0 or an exit status. */
 int jobopts_parse_env(jobopts_t *o, char *const *env);
+
+/* srun: SLURM_STEP_GRES (v) as --gres for a step given none by --gres
+ * or SLURM_GRES (man srun; Slurm 22.05 uses it only then). 0 or an exit
+ * status. */
+int jobopts_step_gres(jobopts_t *o, const char *v);
 
 /* Checks across options, once every source is applied (Slurm's
  * messages): --begin after --deadline. 0 or the exit status. */

@@ -313,7 +313,8 @@ int cmd_srun(int argc, char **argv)
 		o.desc.min_nodes = o.desc.max_nodes = 0;
 		o.ntasks_set = o.nodes_set = 0;
 	}
-	if ((rc = jobopts_parse_argv(&o, argc, argv, 0)) || (rc = jobopts_check(&o))) {
+	if ((rc = jobopts_parse_argv(&o, argc, argv, 0)) ||
+	    (rc = jobopts_step_gres(&o, getenv("SLURM_STEP_GRES"))) || (rc = jobopts_check(&o))) {
 		jobopts_release(&o);
 		return rc;
 	}

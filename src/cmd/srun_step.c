@@ -223,6 +223,27 @@ static int step_launch_key(const conf_t *conf, const msg_step_create_reply_t *cr
 	return rc;
 }
 
+/* The step's --gpu-bind: as given, or with --gpus-per-task=N and none
+ * given, per_task:N (Slurm 22.05 srun binds so implicitly). malloc'd or
+ * NULL. */
+static char *step_gpu_bind(const jobopts_t *o)
+{
+	if (o->sr.gpu_bind)
+		return xstrdup(o->sr.gpu_bind);
+	const char *t = o->desc.tres_per_task;
+	const char *g = t ? strstr(t, "gpu") : NULL;
+	if (!g)
+		return NULL;
+	/* "gres:gpu[:type]:N": its count is the last field of the item */
+	size_t len = strcspn(g, ",");
+	const char *c = g + len;
+	while (c > g && c[-1] != ':')
+		c--;
+	char *end = NULL;
+	unsigned long n = strtoul(c, &end, 10);
+	return n && end == g + len ? xasprintf("per_task:%lu", n) : NULL;
+}
+
 static rpc_t *launch_node(const conf_t *conf, const msg_step_create_reply_t *cr,
 			  const msg_launch_step_t *ls, uint32_t i)
 {
@@ -563,6 +584,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 	}
 	char lkey[CRED_DIGEST_HEX + 1], mac[CRED_DIGEST_HEX + 1];
 	int have_lkey = step_launch_key(conf, cr, lkey) == 0;
+	char *gpu_bind = step_gpu_bind(o);
 	for (uint32_t i = 0; i < nnodes; i++) {
 		msg_launch_step_t ls = tmpl;
 		ls.step_id = cr->step_id;
@@ -578,7 +600,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		ls.cpus_on_node = i < cr->ncpus_per_node ? cr->cpus_per_node[i] : 0;
 		ls.job_cpus_per_node = standalone ? jcpn : NULL;
 		ls.cpu_bind = o->sr.cpu_bind;
-		ls.gpu_bind = o->sr.gpu_bind;
+		ls.gpu_bind = gpu_bind;
 		ls.cpu_ids = i < cr->cpu_ids.n ? cr->cpu_ids.v[i] : NULL;
 		ls.cpus_per_task = o->desc.cpus_per_task;
 		/* last: it covers every field above (the node refuses a
@@ -596,6 +618,7 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		live++;
 	}
 	explicit_bzero(lkey, sizeof(lkey));
+	free(gpu_bind);
 	free(tpn);
 	free(jcpn);
 	if (log_get_level() >= LOG_LVL_VERBOSE)

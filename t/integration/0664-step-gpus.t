@@ -68,6 +68,36 @@ test_expect_success '--gpus-per-task=1 -n2 with --gpu-bind=per_task:1 or single:
 	printf "0,1\n0,1\n" >expect && test_cmp expect none.out
 '
 
+test_expect_success 'srun input variables: SLURM_STEP_GRES when no --gres/SLURM_GRES, SLURM_GPUS_PER_TASK, SLURM_GPU_BIND; --gres=none' '
+	cat >envin.sh <<-\EOF &&
+	#!/bin/bash
+	SLURM_STEP_GRES=gpu:1 srun -n1 bash -c "echo step_gres \$SLURM_STEP_GPUS"
+	SLURM_STEP_GRES=gpu:1 SLURM_GRES=gpu:3 srun -n1 bash -c "echo gres_wins \$SLURM_STEP_GPUS"
+	SLURM_STEP_GRES=gpu:1 srun -n1 --gres=gpu:2 bash -c "echo cli_wins \$SLURM_STEP_GPUS"
+	srun -n1 --gres=none bash -c "echo none [\$SLURM_STEP_GPUS] [\$CUDA_VISIBLE_DEVICES]"
+	SLURM_GPUS_PER_TASK=1 SLURM_GPU_BIND=map_gpu:1,0 srun -n2 bash -c "echo map \$SLURM_LOCALID \$CUDA_VISIBLE_DEVICES" | sort
+	EOF
+	id=$(sbatch --parsable -n2 --gres=gpu:4 -o envin.out -e envin.err envin.sh) &&
+	wait_job_state $id COMPLETED &&
+	test_must_be_empty envin.err &&
+	cat >expect <<-\EOF &&
+	step_gres 0
+	gres_wins 0,1,2
+	cli_wins 0,1
+	none [] []
+	map 0 1
+	map 1 0
+	EOF
+	test_cmp expect envin.out
+'
+
+test_expect_success '--gpus-per-task=N without --gpu-bind binds per_task:N (as Slurm 22.05 srun)' '
+	srun -n2 --gpus-per-task=1 bash -c "echo \$SLURM_LOCALID \$CUDA_VISIBLE_DEVICES \$SLURM_STEP_GPUS" | sort >impl.out &&
+	printf "0 0 0,1\n1 1 0,1\n" >expect && test_cmp expect impl.out &&
+	srun -n2 --gpus-per-task=1 --gpu-bind=none bash -c "echo \$CUDA_VISIBLE_DEVICES" >implnone.out &&
+	printf "0,1\n0,1\n" >expect && test_cmp expect implnone.out
+'
+
 test_expect_success 'a bad --gpu-bind and too many GPUs are refused' '
 	test_must_fail srun --gpu-bind=bogus true 2>bad.err &&
 	grep -q "Invalid --gpu-bind argument: bogus" bad.err &&

@@ -230,6 +230,24 @@ int main(void)
 	ok(!o.cli_ntasks && o.ntasks_set, "env ntasks is not a command-line one");
 	jobopts_release(&o);
 
+	/* SLURM_STEP_GRES: srun's --gres only when none was given */
+	jobopts_init(&o, JOBOPTS_SRUN);
+	is_int(jobopts_step_gres(&o, "gpu:1"), 0, "SLURM_STEP_GRES applies");
+	is_str(o.desc.tres_per_node, "gres:gpu:1", "SLURM_STEP_GRES as --gres");
+	jobopts_release(&o);
+	jobopts_init(&o, JOBOPTS_SRUN);
+	char *env_g[] = { "SLURM_GRES=gpu:3", NULL };
+	jobopts_parse_env(&o, env_g);
+	jobopts_step_gres(&o, "gpu:1");
+	is_str(o.desc.tres_per_node, "gres:gpu:3", "SLURM_GRES wins over SLURM_STEP_GRES");
+	jobopts_release(&o);
+	jobopts_init(&o, JOBOPTS_SRUN);
+	const char *cg[] = { "srun", "--gres=none", NULL };
+	parse(&o, cg);
+	jobopts_step_gres(&o, "gpu:1");
+	is_str(o.desc.tres_per_node, "gres:none", "srun --gres=none: none (and wins)");
+	jobopts_release(&o);
+
 	/* --export */
 	char *env3[] = { "HOME=/home/u", "EDITOR=vi", "SLURM_CONF=/etc/s.conf", "PATH=/bin", NULL };
 	jobopts_init(&o, JOBOPTS_SBATCH);
