@@ -42,6 +42,12 @@ LINKS := sbatch srun salloc sbcast squeue sinfo scontrol scancel sprio sdiag sac
 .PHONY: all deps up check test-unit test-integration test-san test-valgrind clean fuzz fuzz-run bench bench-sched bench-reasons bench-metrics bench-jobacct bench-node bench-sshare bench-why bench-cgroup bench-health bench-nccl
 all: $(BUILD)/sluice $(addprefix $(BUILD)/bin/,$(LINKS)) $(UNIT_BIN)
 
+# OpenPMIx's headers, for the one file that serves PMIx (noded/pmix_srv.c);
+# the library itself is dlopen'ed by a step supervisor that needs it, so
+# no command pays its load at start-up.
+PMIX_CFLAGS := $(shell pkg-config --cflags pmix 2>/dev/null || echo -I/usr/lib/x86_64-linux-gnu/pmix2/include)
+$(BUILD)/obj/src/noded/pmix_srv.o: CPPFLAGS += $(PMIX_CFLAGS)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
@@ -82,7 +88,8 @@ $(BUILD)/t/%: t/unit/%.c $(ALL_LIBS)
 # Debian packages the build and the tests need (installed only if missing).
 DEPS := gcc make libsqlite3-dev libmunge-dev munge nettle-dev libssl-dev libjansson-dev \
 	sharness perl procps psmisc sqlite3 clang libclang-rt-14-dev valgrind iproute2 \
-	libmicrohttpd-dev prometheus mpich libmpich-dev openmpi-bin libopenmpi-dev python3-mpi4py
+	libmicrohttpd-dev prometheus mpich libmpich-dev openmpi-bin libopenmpi-dev python3-mpi4py \
+	libpmix-dev
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

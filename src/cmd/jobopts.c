@@ -231,8 +231,8 @@ int jobopts_mpi_check(const char *prog, const char *name)
 		return -1;
 	}
 	if (!mpi_type_supported(t)) {
-		fprintf(stderr, "%s: error: MPI type '%s' is not supported yet (PMIx is not served): "
-			"use --mpi=pmi2 (MPICH) or --mpi=none\n", prog, name);
+		fprintf(stderr, "%s: error: MPI type '%s' is not served by this build: "
+			"--mpi=list for acceptable types\n", prog, name);
 		return -1;
 	}
 	return t;

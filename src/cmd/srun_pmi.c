@@ -1,6 +1,7 @@
 /*
- * srun_pmi: the meeting point of a --mpi=pmi2 step's fences. Every node's
- * supervisor sends its tasks' puts once they all entered the fence; when
+ * srun_pmi: the meeting point of a --mpi=pmi2 or pmix step's fences. Every
+ * node's supervisor sends its tasks' puts (pmix: OpenPMIx's blob of them)
+ * once they all entered the fence; when
  * every node has, the concatenation goes back to each (srun_step.c sends
  * it), which answers its tasks. A star through srun: the step's
  * connections are already there and authenticated by the launch, so no

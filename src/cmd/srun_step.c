@@ -411,7 +411,8 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		srun_alloc_env(env, o, ji, dir);
 	/* --mpi, SLURM_MPI_TYPE or MpiDefault (srun.c checked it): the
 	 * tasks get it as SLURM_MPI_TYPE, as Slurm's do, and the node side
-	 * serves PMI when it says pmi2 (noded/pmi2.c); the digest covers it.
+	 * serves PMI when it says pmi2 (noded/pmi2.c), PMIx when pmix
+	 * (noded/pmix_srv.c); the digest covers it.
 	 * none is only said to override an inherited one. */
 	if (o->mpi && (mpi_type_parse(o->mpi) != MPI_TYPE_NONE || getenv("SLURM_MPI_TYPE")))
 		srun_env_set(env, "SLURM_MPI_TYPE", o->mpi);
@@ -625,8 +626,9 @@ int srun_run_step(jobopts_t *o, uint32_t job_id, char **cmd, int ncmd, int stand
 		verbose_launch(job_id, cr, lay);
 	srun_stdin_start(in, sr.conns);
 
-	/* --mpi=pmi2: the nodes' fences meet here (srun_pmi.c) */
-	srun_pmi_t *pmi = o->mpi && mpi_type_parse(o->mpi) == MPI_TYPE_PMI2 ?
+	/* --mpi=pmi2 or pmix: the nodes' fences meet here (srun_pmi.c) */
+	int mpi_t = o->mpi ? mpi_type_parse(o->mpi) : MPI_TYPE_NONE;
+	srun_pmi_t *pmi = mpi_t == MPI_TYPE_PMI2 || mpi_t == MPI_TYPE_PMIX ?
 			  srun_pmi_new(nnodes) : NULL;
 	/* Relay output until every connection is closed. */
 	struct pollfd *pf = xcalloc(nnodes + 2, sizeof(*pf));

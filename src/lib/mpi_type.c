@@ -27,15 +27,16 @@ int mpi_type_parse(const char *name)
 
 int mpi_type_supported(int type)
 {
-	return type == MPI_TYPE_NONE || type == MPI_TYPE_PMI2;
+	return type == MPI_TYPE_NONE || type == MPI_TYPE_PMI2 || type == MPI_TYPE_PMIX;
 }
 
 void mpi_type_list(FILE *fp)
 {
 	/* Slurm 22.05 prints the plugins it finds, then, when there are
-	 * versioned pmix ones, a line naming them; we serve no pmix yet */
+	 * versioned pmix ones, a line naming them */
 	fputs("MPI plugin types are...\n", fp);
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (mpi_type_supported(types[i].type))
+		if (mpi_type_supported(types[i].type) && strcmp(types[i].name, "pmix_v4"))
 			fprintf(fp, "\t%s\n", types[i].name);
+	fputs("specific pmix plugin versions available: pmix_v4\n", fp);
 }

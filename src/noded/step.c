@@ -60,6 +60,7 @@
 #include "mpi_type.h"
 #include "multiprog.h"
 #include "pmi2.h"
+#include "pmix_srv.h"
 #include "noded.h"
 #include "prolog.h"
 #include "states.h"
@@ -150,7 +151,7 @@ static char *gtids(uint32_t first, uint32_t n)
 static void __attribute__((noreturn))
 task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 	   uint32_t local, int out, int err, int in, const char *srun_host, int pty,
-	   int pmi_fd, const char *pmi_jobid)
+	   int pmi_fd, const char *pmi_jobid, const strv_t *mpi_env)
 {
 	child_reset_signals();
 	setsid();
@@ -246,6 +247,13 @@ task_child(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 		env_setf(&env, "PMI_RANK", "%u", m->first_task + local);
 		env_setf(&env, "PMI_SIZE", "%u", m->total_tasks);
 		env_set(&env, "PMI_JOBID", pmi_jobid);
+	}
+	/* --mpi=pmix: PMIx_server_setup_fork's, made before the fork */
+	for (uint32_t i = 0; mpi_env && i < mpi_env->n; i++) {
+		const char *eq = strchr(mpi_env->v[i], '=');
+		char *k = xstrndup(mpi_env->v[i], (size_t)(eq - mpi_env->v[i]));
+		env_set(&env, k, eq + 1);
+		free(k);
 	}
 	env_setf(&env, "SLURM_JOB_UID", "%u", cr->uid);
 	env_setf(&env, "SLURM_JOB_GID", "%u", cr->gid);
@@ -378,7 +386,7 @@ static size_t step_line_max(uint32_t n)
  * or has failed (t->exited). */
 static void start_pty_task(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr,
 			  uint32_t i, task_t *t, rpc_t *r, const char *srun_host, int sfd,
-			  int *srun_gone, pmi_srv_t *pmi)
+			  int *srun_gone, pmi_srv_t *pmi, const strv_t *mpi_env)
 {
 	int pmi_fd = pmi ? pmi_srv_task_fd(pmi, i) : -1;
 	const char *pmi_jobid = pmi ? pmi_srv_jobid(pmi) : NULL;
@@ -387,7 +395,7 @@ static void start_pty_task(noded_t *nd, const msg_launch_step_t *m, const cred_t
 		 * task 0 alone) */
 		if ((t->pid = fork()) == 0) {
 			close(sfd);
-			task_child(nd, m, cr, i, -1, -1, -1, srun_host, -1, pmi_fd, pmi_jobid);
+			task_child(nd, m, cr, i, -1, -1, -1, srun_host, -1, pmi_fd, pmi_jobid, mpi_env);
 		}
 		if (pmi)
 			pmi_srv_forked(pmi, i);
@@ -413,7 +421,7 @@ static void start_pty_task(noded_t *nd, const msg_launch_step_t *m, const cred_t
 	int in = fcntl(master, F_DUPFD_CLOEXEC, 3);
 	if ((t->pid = fork()) == 0) {
 		close(sfd);
-		task_child(nd, m, cr, i, -1, -1, -1, srun_host, slave, pmi_fd, pmi_jobid);
+		task_child(nd, m, cr, i, -1, -1, -1, srun_host, slave, pmi_fd, pmi_jobid, mpi_env);
 	}
 	if (pmi)
 		pmi_srv_forked(pmi, i);
@@ -518,6 +526,28 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				  .send = pmi_send_fence, .arg = r };
 		pmi = pmi_srv_new(&ps);
 	}
+	/* --mpi=pmix: OpenPMIx's server for the tasks, its fences through
+	 * srun as pmi2's (pmix_srv.h) */
+	pmix_srv_t *pmix = NULL;
+	if (mpi && mpi_type_parse(mpi) == MPI_TYPE_PMIX) {
+		const char *tmpfs = conf_get(nd->conf, "TmpFS");
+		pmix_srv_step_t ps = { .job_id = m->job_id, .step_id = m->step_id,
+				       .node_id = m->node_id, .nnodes = m->nnodes,
+				       .first_task = m->first_task, .ntasks = n,
+				       .total_tasks = m->total_tasks,
+				       .tasks_per_node = m->tasks_per_node, .nodes = cr->nodes,
+				       .node_name = nd->name, .tmp_base = tmpfs,
+				       .uid = cr->uid, .gid = cr->gid,
+				       .send = pmi_send_fence, .arg = r };
+		pmix = pmix_srv_new(&ps);
+		if (!pmix && !srun_gone) {
+			const char *line = "slurmstepd: error: mpi/pmix: cannot start the PMIx "
+					   "server (see the node daemon's log)\n";
+			if (send_io(r, m->first_task, STEP_IO_STDERR, line, strlen(line)))
+				srun_gone = 1;
+		}
+	}
+	strv_t mpi_env = { NULL, 0 };
 	task_t *t = xcalloc(n ? n : 1, sizeof(*t));
 	pid_t *pgids = xcalloc(n ? n : 1, sizeof(*pgids));
 	int in_cg = noded_cgroup_create(nd, cr->uid, m->job_id, m->step_id, NULL, cr->alloc,
@@ -532,10 +562,16 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		int po[2], pe[2], pi[2] = { -1, -1 };
 		t[i].rank = m->first_task + i;
 		t[i].out = t[i].err = t[i].in = t[i].pty_slave = -1;
+		strv_free(&mpi_env);
+		if (pmix && pmix_srv_task_env(pmix, i, &mpi_env) < 0) {
+			t[i].exited = 1, t[i].status = 1 << 8;
+			continue;
+		}
 		linebuf_init(&t[i].line[0], line_max);
 		linebuf_init(&t[i].line[1], line_max);
 		if (m->flags & STEP_F_PTY) {
-			start_pty_task(nd, m, cr, i, &t[i], r, srun_host, sfd, &srun_gone, pmi);
+			start_pty_task(nd, m, cr, i, &t[i], r, srun_host, sfd, &srun_gone, pmi,
+				       pmix ? &mpi_env : NULL);
 			pgids[i] = t[i].pid;
 			continue;
 		}
@@ -557,7 +593,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		if (pid == 0) {
 			close(sfd);
 			task_child(nd, m, cr, i, po[1], pe[1], pi[0], srun_host, -1, pmi_fd,
-				   pmi ? pmi_srv_jobid(pmi) : NULL);
+				   pmi ? pmi_srv_jobid(pmi) : NULL, pmix ? &mpi_env : NULL);
 		}
 		if (pmi)
 			pmi_srv_forked(pmi, i);
@@ -579,6 +615,7 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		t[i].out = po[0];
 		t[i].err = pe[0];
 	}
+	strv_free(&mpi_env);
 
 	/* resource use of the tasks (jobacct.c) */
 	jobacct_conf_t jc;
@@ -636,6 +673,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		}
 		if (pmi)
 			np += pmi_srv_pollfds(pmi, pf + np);
+		if (pmix)
+			pf[np++] = (struct pollfd){ pmix_srv_fd(pmix), POLLIN, 0 };
 		/* The step's own time limit (srun -t in an allocation): Slurm's
 		 * line to srun's stderr, then SIGTERM, SIGKILL after KillWait. */
 		int64_t now = time(NULL);
@@ -763,6 +802,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 						job_ctl_killall(&ctl, (int)io->task);
 					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_PMI && pmi) {
 						pmi_srv_fence_done(pmi, io->data, io->len);
+					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_PMI && pmix) {
+						pmix_srv_fence_done(pmix, io->data, io->len);
 					} else if (ty == MSG_STEP_IO && io->stream == STEP_IO_WINSIZE) {
 						for (uint32_t i = 0; i < n; i++)
 							if (t[i].pty)
@@ -785,6 +826,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 				} while (!srun_gone && rpc_has_frame(r));
 				for (uint32_t i = 0; i < n; i++)
 					task_stdin_flush(&t[i], stdin_eof || t[i].in_eof);
+			} else if (pmix && pfd == pmix_srv_fd(pmix)) {
+				pmix_srv_io(pmix);
 			} else if (pmi && pmi_srv_owns(pmi, pfd)) {
 				pmi_srv_io(pmi, pfd, pf[k].revents);
 			} else if (pf[k].events == POLLOUT) {
@@ -830,7 +873,9 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 		uint32_t ab_rank;
 		int ab_code;
 		const char *ab_msg;
-		if (pmi && pmi_srv_abort_taken(pmi, &ab_rank, &ab_code, &ab_msg) && !ctl.killing) {
+		if (((pmi && pmi_srv_abort_taken(pmi, &ab_rank, &ab_code, &ab_msg)) ||
+		     (pmix && pmix_srv_abort_taken(pmix, &ab_rank, &ab_code, &ab_msg))) &&
+		    !ctl.killing) {
 			char *line = xasprintf("slurmstepd: error: *** STEP %u.%u ON %s: PMI abort "
 					       "by task %u (exit code %d)%s%s ***\n", m->job_id,
 					       m->step_id, nd->name, ab_rank, ab_code,
@@ -844,6 +889,8 @@ step_main(noded_t *nd, const msg_launch_step_t *m, const cred_t *cr, int fd,
 			job_ctl_terminate(&ctl, ctl.kill_wait);
 		}
 	}
+	/* the PMIx server and its directory go before srun hears the end */
+	pmix_srv_free(pmix);
 	/* nothing of the step outlives it; an OOM kill is said as Slurm's
 	 * stepd says it, on srun's stderr */
 	noded_cg_end_t cg_end;

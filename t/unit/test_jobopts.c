@@ -156,7 +156,7 @@ int main(void)
 	is_int(parse(&o, s2), 255, "sbatch-only option refused by srun");
 	jobopts_release(&o);
 
-	/* --mpi: the types served; unknown ones and pmix refused */
+	/* --mpi: the types served; unknown ones refused */
 	jobopts_init(&o, JOBOPTS_SRUN);
 	const char *m1[] = { "srun", "--mpi=pmi2", "true", NULL };
 	is_int(parse(&o, m1), 0, "--mpi=pmi2 taken");
@@ -164,13 +164,14 @@ int main(void)
 	const char *m2[] = { "srun", "--mpi=bogus", "true", NULL };
 	is_int(parse(&o, m2), 1, "--mpi=bogus refused");
 	const char *m3[] = { "srun", "--mpi=pmix", "true", NULL };
-	is_int(parse(&o, m3), 1, "--mpi=pmix refused (not served yet)");
+	is_int(parse(&o, m3), 0, "--mpi=pmix taken (OpenPMIx's server)");
 	jobopts_release(&o);
 	is_int(mpi_type_parse("pmi2"), MPI_TYPE_PMI2, "pmi2 type");
 	is_int(mpi_type_parse("pmix_v4"), MPI_TYPE_PMIX, "pmix_v4 is pmix");
 	is_int(mpi_type_parse("PMI2"), -1, "names are exact, as Slurm's plugin names");
 	is_int(mpi_type_parse(NULL), MPI_TYPE_NONE, "no type is none");
-	ok(!mpi_type_supported(MPI_TYPE_PMIX), "pmix not served");
+	ok(mpi_type_supported(MPI_TYPE_PMIX), "pmix served");
+	ok(mpi_type_parse("pmix") == MPI_TYPE_PMIX, "pmix type");
 
 	/* directives */
 	const char *script =
