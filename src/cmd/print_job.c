@@ -840,10 +840,13 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	strbuf_addf(sb, "Requeue=%u Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%u:%u",
 		    j->requeue, j->restarts, j->batch_flag,
 		    (j->exit_code >> 8) & 0xff, j->exit_code & 0x7f);
-	if (detail)
-		strbuf_addf(sb, " DerivedExitCode=%u:%u", (j->derived_exit_code >> 8) & 0xff,
-			    j->derived_exit_code & 0x7f);
 	nl(sb, one_liner);
+	if (detail) {
+		/* -d: a line of its own (Slurm's "line 5a"). */
+		strbuf_addf(sb, "DerivedExitCode=%u:%u", (j->derived_exit_code >> 8) & 0xff,
+			    j->derived_exit_code & 0x7f);
+		nl(sb, one_liner);
+	}
 	secs_fmt_hms(job_time_used(j, now), b1, sizeof(b1));
 	mins_fmt_limit(j->time_limit, b2, sizeof(b2));
 	if (j->time_min)

@@ -326,6 +326,22 @@ int main(void)
 		want = fixture("scontrol_show_job_pending_resources.txt");
 		same(sb.buf, want, "scontrol show job (pending, Resources)");
 		free(want);
+		/* -d: DerivedExitCode on a line of its own after ExitCode
+		 * (Slurm's "Line 5a"), signal or exit status as ExitCode's. */
+		job_info_t dj = jobs[8];
+		dj.derived_exit_code = 15;            /* killed by SIGTERM */
+		strbuf_reset(&sb);
+		print_job_scontrol(&sb, &dj, 1, 0, T0 + 46);
+		ok(strstr(sb.buf, " ExitCode=0:0\n   DerivedExitCode=0:15\n   RunTime=") != NULL,
+		   "scontrol show job -d: DerivedExitCode=0:15 on its own line");
+		dj.derived_exit_code = 3 << 8;        /* exit 3 */
+		strbuf_reset(&sb);
+		print_job_scontrol(&sb, &dj, 1, 1, T0 + 46);
+		ok(strstr(sb.buf, " ExitCode=0:0 DerivedExitCode=3:0 RunTime=") != NULL,
+		   "scontrol show job -d -o: DerivedExitCode=3:0 between them");
+		strbuf_reset(&sb);
+		print_job_scontrol(&sb, &dj, 0, 0, T0 + 46);
+		ok(strstr(sb.buf, "DerivedExitCode") == NULL, "without -d: no DerivedExitCode");
 		strbuf_release(&sb);
 	}
 
