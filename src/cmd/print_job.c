@@ -389,6 +389,18 @@ void job_reason_list(strbuf_t *sb, const job_info_t *j)
 	}
 }
 
+/* A time as Slurm's squeue prints TIME, TIME_LIMIT and TIME_LEFT
+ * (_print_secs without cutting): right-justified it is never cut, so
+ * "%.9l" shows 1-00:00:00 whole, a column wider; left-justified it is cut
+ * to the width as any field. */
+static void add_secs_str(strbuf_t *sb, const char *s, int w, int r)
+{
+	if (r && w > 0 && strlen(s) > (size_t)w)
+		strbuf_addstr(sb, s);
+	else
+		fmt_add(sb, s, w, r);
+}
+
 static void limit_str(char *buf, size_t len, uint32_t mins)
 {
 	if (mins == TIME_INFINITE)
@@ -479,7 +491,13 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 			snprintf(buf, sizeof(buf), "N/A");
 		fmt_add(sb, buf, w, r);
 		break;
-	case 'l': limit_str(buf, sizeof(buf), j->time_limit); fmt_add(sb, buf, w, r); break;
+	case 'l':
+		limit_str(buf, sizeof(buf), j->time_limit);
+		if (j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL)
+			fmt_add(sb, buf, w, r);
+		else
+			add_secs_str(sb, buf, w, r);
+		break;
 	case 'L':
 		if (j->time_limit == TIME_INFINITE || j->time_limit == TIME_NO_VAL) {
 			fmt_add(sb, "UNLIMITED", w, r);
@@ -488,11 +506,11 @@ static void job_field(strbuf_t *sb, const fmt_field_t *ff, const job_info_t *j,
 			if (left < 0)
 				left = 0;
 			secs_fmt_squeue(left, buf, sizeof(buf));
-			fmt_add(sb, buf, w, r);
+			add_secs_str(sb, buf, w, r);
 		}
 		break;
 	case 'm': min_memory(buf, sizeof(buf), j); fmt_add(sb, buf, w, r); break;
-	case 'M': fast_squeue_time(job_time_used(j, now), buf); fmt_add(sb, buf, w, r); break;
+	case 'M': fast_squeue_time(job_time_used(j, now), buf); add_secs_str(sb, buf, w, r); break;
 	case 'n': fmt_add(sb, nz(j->req_nodes, ""), w, r); break;
 	case 'N': fmt_add(sb, nz(j->nodes, ""), w, r); break;
 	case 'o': fmt_add(sb, nz(j->command, "(null)"), w, r); break;
@@ -840,10 +858,13 @@ void print_job_scontrol(strbuf_t *sb, const job_info_t *j, int detail,
 	strbuf_addf(sb, "Requeue=%u Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%u:%u",
 		    j->requeue, j->restarts, j->batch_flag,
 		    (j->exit_code >> 8) & 0xff, j->exit_code & 0x7f);
-	if (detail)
-		strbuf_addf(sb, " DerivedExitCode=%u:%u", (j->derived_exit_code >> 8) & 0xff,
-			    j->derived_exit_code & 0x7f);
 	nl(sb, one_liner);
+	if (detail) {
+		/* -d: a line of its own (Slurm's "line 5a"). */
+		strbuf_addf(sb, "DerivedExitCode=%u:%u", (j->derived_exit_code >> 8) & 0xff,
+			    j->derived_exit_code & 0x7f);
+		nl(sb, one_liner);
+	}
 	secs_fmt_hms(job_time_used(j, now), b1, sizeof(b1));
 	mins_fmt_limit(j->time_limit, b2, sizeof(b2));
 	if (j->time_min)

@@ -310,7 +310,7 @@ int cmd_sinfo(int argc, char **argv)
 		const char *spec = format;
 		if (!spec) {
 			if (so.summarize)
-				spec = "%9P %.5a %.10l %.16F  %N";
+				spec = "%9P %.5a %.10l %.16F %N";   /* -O ...,nodeaiot:.16 ,nodelist:0 */
 			else if (so.node_flag && long_fmt) {
 				spec = "%9N %.6D %.9P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E";
 				hash_n = 1;

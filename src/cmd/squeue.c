@@ -236,10 +236,13 @@ static void sort_parse(const char *spec)
 static int cmpn(long long a, long long b) { return a < b ? -1 : a > b; }
 static int cmps(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : ""); }
 
+/* Slurm's squeue sorts a job without a start time (N/A) after every
+ * planned one (as 0xffffffff), a pending job whose start has passed as
+ * now. */
 static int64_t start_key(const job_info_t *j)
 {
 	if (!j->start_time)
-		return (int64_t)sort_now + 100;
+		return 0xffffffffLL;
 	if ((j->state & JOB_STATE_BASE) == JOB_PENDING && j->start_time < sort_now)
 		return sort_now;
 	return j->start_time;

@@ -103,13 +103,9 @@ void step_node_state(const int *status, uint32_t n, int timed_out, uint32_t req_
 		*state = JOB_NODE_FAIL;
 }
 
-void batch_step_state(int status, int cancelled, int timed_out, uint32_t *state,
-		      uint32_t *exit_status)
+void batch_step_state(int status, uint32_t *state, uint32_t *exit_status)
 {
-	if (WIFSIGNALED(status) && cancelled && !timed_out) {
-		*state = JOB_FAILED;
-		*exit_status = (uint32_t)WTERMSIG(status) << 8;
-	} else if (WIFSIGNALED(status)) {
+	if (WIFSIGNALED(status)) {
 		*state = JOB_CANCELLED;
 		*exit_status = (uint32_t)status;
 	} else {

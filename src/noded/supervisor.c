@@ -744,7 +744,7 @@ batch_main(noded_t *nd, const msg_launch_job_t *m, const char *dir, int ready_fd
 			sc.end_state = JOB_NODE_FAIL;
 			sc.exit_status = 0;
 		} else {
-			batch_step_state(st, cancelled, timed_out, &sc.end_state, &sc.exit_status);
+			batch_step_state(st, &sc.end_state, &sc.exit_status);
 		}
 		if (cg_end.oom_kills && !cancelled && !timed_out && !ctl.end_state) {
 			/* Slurm's line, state and exit code (SIG_OOM: 0:125) */

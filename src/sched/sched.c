@@ -105,7 +105,7 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 {
 	sched_decision_t *d = xcalloc(n ? n : 1, sizeof(*d));
 	uint32_t *idx = xmalloc((n ? n : 1) * sizeof(uint32_t));
-	uint8_t *cand = xcalloc(n ? n : 1, 1);   /* backfill may try it */
+	uint8_t *cand = xcalloc(n ? n : 1, 1);   /* backfill may try it (sched_backfill) */
 	for (uint32_t i = 0; i < n; i++)
 		idx[i] = i;
 	sort_base = jobs;
@@ -138,6 +138,7 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 			/* Over a limit: pending with its reason; it blocks
 			 * no one (Slurm skips it in the queue). */
 			dd->reason = why;
+			cand[k] = 2;   /* backfill looks at it, plans nothing */
 			continue;
 		}
 		part_ctx_t *pc = &c.parts[j->part];
@@ -149,7 +150,13 @@ void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 			continue;
 		}
 		if (j->resv ? c.rv_blocked[j->resv - 1] : pc->blocked) {
-			dd->reason = WAIT_PRIORITY;
+			/* Behind a job that waits for resources: Priority,
+			 * unless a node it names is down or drained (Slurm
+			 * keeps ReqNodeNotAvail then; a reservation's queue
+			 * gets Priority alone, as there). */
+			char *na = j->resv ? NULL : sched_req_unavail_detail(&c, j);
+			dd->reason = na ? WAIT_NODE_NOT_AVAIL : WAIT_PRIORITY;
+			dd->reason_detail = na;
 			continue;
 		}
 		/* default_queue_depth bounds the node searches of the main

@@ -475,6 +475,13 @@ void sched_backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t n
 		if (dd->start || !cand[k])
 			continue;
 		sched_job_t *j = &jobs[idx[k]];
+		if (cand[k] == 2) {
+			/* Over a limit in the main pass: Slurm's backfill
+			 * evaluates it (LastSchedEval, Scheduler=Backfill:*)
+			 * before its limit check stops it. */
+			dd->bf_examined = 1;
+			continue;
+		}
 		if (uid) {
 			uint32_t h = (j->user_id * 2654435761u) & (usz - 1), probes = 0;
 			while (uid[h] != UINT32_MAX && uid[h] != j->user_id && probes++ < usz)
@@ -488,6 +495,7 @@ void sched_backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t n
 		if (why) {
 			/* Over a limit since the main pass started others. */
 			dd->reason = why;
+			dd->bf_examined = 1;
 			continue;
 		}
 		tested++;

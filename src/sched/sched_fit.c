@@ -84,6 +84,20 @@ static char *job_detail(ctx_t *c, part_ctx_t *pc, const sched_job_t *j)
 	return d;
 }
 
+char *sched_req_unavail_detail(const ctx_t *c, const sched_job_t *j)
+{
+	if (!j->nreq_nodes)
+		return NULL;
+	uint32_t *xs = xmalloc((size_t)j->nreq_nodes * sizeof(uint32_t));
+	size_t k = 0;
+	for (uint32_t i = 0; i < j->nreq_nodes; i++)
+		if (j->req_nodes[i] < c->s->nnodes && !c->s->nodes[j->req_nodes[i]].usable)
+			xs[k++] = j->req_nodes[i];
+	char *d = k ? unavail_detail(c->s, xs, k) : NULL;
+	free(xs);
+	return d;
+}
+
 int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detail)
 {
 	const sched_t *s = c->s;

@@ -173,6 +173,13 @@ int sched_select_nodes(ctx_t *c, const sched_job_t *j, const req_t *r,
  * PartitionNodeLimit). O(nodes of the partition). */
 int sched_fit_class(ctx_t *c, const sched_job_t *j, const req_t *r, char **detail);
 
+/* A job that names nodes of which some are down, drained or not
+ * responding: "UnavailableNodes:<those>" (Slurm sets ReqNodeNotAvail when
+ * such a job is submitted, and its main pass keeps that reason while a
+ * job ahead blocks the partition); NULL when every named node is usable.
+ * O(required nodes). */
+char *sched_req_unavail_detail(const ctx_t *c, const sched_job_t *j);
+
 /* CPUs an oversubscribing job (share > 1) can have on node n: whole
  * units whose CPUs are each free or shared by fewer than share jobs. */
 uint32_t sched_shared_cpus_avail(const sched_node_t *n, uint32_t share);
@@ -228,7 +235,8 @@ void sched_commit_start(ctx_t *c, sched_decision_t *dd);
 /* ---- sched_backfill.c ---- */
 
 /* The backfill cycle over the n jobs in idx order (decisions d in that
- * order; cand: those backfill may try). */
+ * order; cand: 1 for those backfill may try, 2 for those it only marks
+ * examined: over a limit in the main pass). */
 void sched_backfill(ctx_t *c, sched_job_t *jobs, const uint32_t *idx, uint32_t n,
 		    sched_decision_t *d, const uint8_t *cand);
 

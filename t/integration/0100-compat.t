@@ -52,6 +52,16 @@ test_expect_success 'scontrol show partition matches Slurm layout for the same c
 	test_cmp expect out
 '
 
+# Slurm 22.05's default for -s is the -O list "...,nodeaiot:.16 ,nodelist:0":
+# one blank (the field's suffix) before NODELIST, in the header and rows.
+test_expect_success 'sinfo -s: one blank before NODELIST, as the -O default' '
+	sinfo -s >out &&
+	head -1 out >head &&
+	echo "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST" >expect &&
+	test_cmp expect head &&
+	sed -n 2p out | grep -Eq "^[^ ]+ +up +[^ ]+ +[0-9]+/[0-9]+/[0-9]+/[0-9]+ comp"
+'
+
 test_expect_success 'scontrol show hostnames / hostlist' '
 	scontrol show hostnames "comp[001-003]" >out &&
 	printf "comp001\ncomp002\ncomp003\n" >expect && test_cmp expect out &&

@@ -102,10 +102,15 @@ test_expect_success 'the reserved job shows StartTime and SchedNodeList; squeue 
 	test "$b_start" != Unknown &&
 	test "$(date -d "$b_start" +%s)" -ge "$(( $(date -d "$a_end" +%s) - 60 ))" &&
 	test "$(date -d "$b_start" +%s)" -le "$(( $(date -d "$a_end" +%s) + 60 ))" &&
+	H=$(sbatch --parsable -H -t 1 -o /dev/null --wrap=true) &&
 	squeue --start >out &&
 	head -1 out | grep -q "START_TIME  NODES SCHEDNODES           NODELIST(REASON)" &&
 	grep -q "^ *$B .* PD $b_start      6 comp\[001-006\] *(Resources)$" out &&
-	grep -q "^ *$D .* PD " out
+	grep -q "^ *$D .* PD " out &&
+	: a job without a start time, N/A, sorts after the planned ones, as Slurm &&
+	grep -q "^ *$H .* PD  *N/A .*(JobHeldUser)$" out &&
+	test "$(grep -n "^ *$B " out | cut -d: -f1)" -lt "$(grep -n "^ *$H " out | cut -d: -f1)" &&
+	scancel $H
 '
 
 test_expect_success 'jobs backfill has examined show Scheduler=Backfill:*' '

@@ -127,9 +127,10 @@ test_expect_success SQLITE3 'a cancelled job: its running step is CANCELLED' '
 	wait_for 10 step_ended $id $EXTERN &&
 	test "$(step_col $id $EXTERN state)" = 4 &&
 	: the job end closes the batch step at once, its node report merges in later &&
+	: and says the same: CANCELLED 0:15, as the Slurm 22.05 capture shows it &&
 	wait_for 10 col_is $id $BATCH tasks_done 1 &&
 	cat >expect <<-EOF &&
-	$id.batch|FAILED|15:0
+	$id.batch|CANCELLED|0:15
 	$id.extern|CANCELLED|0:0
 	EOF
 	sacct -j $id.batch,$id.extern -P -n --format=JobID,State,ExitCode >actual &&

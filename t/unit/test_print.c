@@ -307,6 +307,16 @@ int main(void)
 		is_str(sb.buf, "%!\n", "an invalid letter prints as %%!");
 		strbuf_release(&sb);
 		fmt_release(&f);
+		/* squeue -l's %.9l: a day-long limit is printed whole, as
+		 * Slurm's _print_secs does (right-justified times are never
+		 * cut); left-justified it is cut to the width. */
+		job_info_t lj = jobs[7];
+		lj.time_limit = 1440;
+		fmt_parse(&f, "%.9l|%9l|%.4M", 1, job_fmt_valid, no_bad, NULL);
+		print_job_row(&sb, &f, &lj, NO_VAL32, (time_t)lj.start_time + 90061);
+		is_str(sb.buf, "1-00:00:00|1-00:00:0|1-01:01:01\n", "squeue: right-justified times are not cut");
+		strbuf_release(&sb);
+		fmt_release(&f);
 		fmt_parse_long(&f, "JobID:\x1f,State:.9,Name", job_fmt_lookup, NULL, NULL);
 		print_job_row(&sb, &f, &jobs[7], NO_VAL32, T0);
 		is_str(sb.buf, "4\x1f  RUNNINGpretrain            \n", "-O widths and suffixes");
@@ -326,6 +336,22 @@ int main(void)
 		want = fixture("scontrol_show_job_pending_resources.txt");
 		same(sb.buf, want, "scontrol show job (pending, Resources)");
 		free(want);
+		/* -d: DerivedExitCode on a line of its own after ExitCode
+		 * (Slurm's "Line 5a"), signal or exit status as ExitCode's. */
+		job_info_t dj = jobs[8];
+		dj.derived_exit_code = 15;            /* killed by SIGTERM */
+		strbuf_reset(&sb);
+		print_job_scontrol(&sb, &dj, 1, 0, T0 + 46);
+		ok(strstr(sb.buf, " ExitCode=0:0\n   DerivedExitCode=0:15\n   RunTime=") != NULL,
+		   "scontrol show job -d: DerivedExitCode=0:15 on its own line");
+		dj.derived_exit_code = 3 << 8;        /* exit 3 */
+		strbuf_reset(&sb);
+		print_job_scontrol(&sb, &dj, 1, 1, T0 + 46);
+		ok(strstr(sb.buf, " ExitCode=0:0 DerivedExitCode=3:0 RunTime=") != NULL,
+		   "scontrol show job -d -o: DerivedExitCode=3:0 between them");
+		strbuf_reset(&sb);
+		print_job_scontrol(&sb, &dj, 0, 0, T0 + 46);
+		ok(strstr(sb.buf, "DerivedExitCode") == NULL, "without -d: no DerivedExitCode");
 		strbuf_release(&sb);
 	}
 

@@ -137,6 +137,49 @@ static void test_nodelist_busy(void)
 	done(s, d, 2);
 }
 
+/* Behind a job that waits for resources, a job naming a drained node
+ * keeps ReqNodeNotAvail (the capture's job 12, -w comp032 behind bigjob:
+ * "ReqNodeNotAvail, UnavailableNodes:comp032", Scheduler=Backfill:*);
+ * one naming a usable busy node gets Priority. */
+static void test_blocked_drained(void)
+{
+	for (int bf = 0; bf <= 1; bf++) {
+		sched_t *s = mk(3);
+		s->nodes[2].usable = 0;
+		for (uint32_t x = 0; x < 2; x++) {
+			s->nodes[x].cpus_used = 8;
+			s->nodes[x].njobs = 1;
+		}
+		if (bf) {
+			s->params.backfill = 1;
+			s->params.bf_window = 1440;
+			s->params.bf_resolution = 60;
+			s->params.bf_max_job_test = 100;
+			s->run_backfill = 1;
+		}
+		sched_job_t j[3] = { job(1), job(2), job(3) };
+		uint32_t r1 = 1, r2 = 2;
+		j[0].ntasks = 8;                      /* any whole node: busy */
+		j[1].req_nodes = &r2;                 /* -w the drained node */
+		j[1].nreq_nodes = 1;
+		j[2].req_nodes = &r1;                 /* -w a busy usable node */
+		j[2].nreq_nodes = 1;
+		sched_decision_t *d = pass(s, j, 3);
+		is_int(d[0].reason, WAIT_RESOURCES, "first job: Resources");
+		is_int(d[1].reason, WAIT_NODE_NOT_AVAIL,
+		       bf ? "with backfill: -w drained node behind it: ReqNodeNotAvail"
+			  : "-w drained node behind it: ReqNodeNotAvail");
+		is_str(d[1].reason_detail, "UnavailableNodes:n00002", "naming the drained node");
+		ok(!d[1].start && !d[1].sched_nodes, "and it is neither started nor planned");
+		if (bf)
+			ok(d[1].bf_examined, "backfill has examined it (Scheduler=Backfill:*)");
+		is_int(d[2].reason, WAIT_PRIORITY, "-w busy usable node behind it: Priority");
+		for (int i = 0; i < 3; i++)
+			free(d[i].sched_nodes);
+		done(s, d, 3);
+	}
+}
+
 /* Nothing in the partition could ever hold it (a feature no node has
  * any more): PartitionNodeLimit, and it blocks no one. */
 static void test_never(void)
@@ -157,6 +200,7 @@ int main(void)
 	test_nodes_over_partition();
 	test_drained_partition_node();
 	test_nodelist_busy();
+	test_blocked_drained();
 	test_never();
 	return done_testing();
 }
