@@ -432,9 +432,8 @@ int job_launch(ctld_t *cd, job_t *j)
 	return 0;
 }
 
-/* Backfill cycles run every bf_interval seconds, and in every pass while
- * the queue is short (a cycle then costs next to nothing, and the
- * expected start times stay current). */
+/* When the last backfill cycle ran (sched_backfill_due says when the
+ * next is). */
 static int64_t last_backfill;
 
 static void set_planned(ctld_t *cd)
@@ -554,9 +553,7 @@ void ctld_schedule(ctld_t *cd)
 	sched_t *s = &cd->sched;
 	s->running = run;
 	s->nrunning = (uint32_t)r;
-	s->run_backfill = s->params.backfill &&
-		(now - last_backfill >= (int64_t)s->params.bf_interval ||
-		 k <= s->params.default_queue_depth);
+	s->run_backfill = sched_backfill_due(&s->params, last_backfill, now, (uint32_t)k);
 	sched_decision_t *d = NULL;
 	resv_sched_fill(cd);
 	sched_pass(s, sj, (uint32_t)k, now, &d);

@@ -429,6 +429,16 @@ uint32_t sched_priority(const sched_prio_conf_t *c, const sched_job_t *j, int64_
 /* priority/basic: FIFO by job id, minus nice, clamped to >= 1. */
 uint32_t sched_priority_basic(uint32_t job_id, int32_t nice);
 
+/* Is a backfill cycle due in a pass at time now over npending jobs, the
+ * last cycle having run at last_backfill (0: never)? Every bf_interval
+ * seconds, and in every pass while the queue is no deeper than
+ * default_queue_depth (a cycle then costs next to nothing and expected
+ * start times stay current). The controller and the simulator both ask
+ * this before sched_pass (sched_t.run_backfill) and note now as the last
+ * cycle when sched_t.last.bf_ran. */
+int sched_backfill_due(const sched_params_t *p, int64_t last_backfill, int64_t now,
+		       uint32_t npending);
+
 /* Ordering key: higher priority first, then earlier submit, then lower id. */
 int sched_job_cmp(const sched_job_t *a, const sched_job_t *b);
 
