@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sim_job_t *jobs;
 		size_t n;
 		sim_skipped_t sk;
-		sim_jobs_from_swf(&t, &s, &jobs, &n, &sk);
+		sim_jobs_from_swf(&t, &s, 0, &jobs, &n, &sk);
 		if (n + sk.no_runtime + sk.no_procs + sk.too_big != t.n)
 			abort();
 		sim_counts_t c;

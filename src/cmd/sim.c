@@ -3,10 +3,12 @@
  * in virtual time (src/sim) and report waits, bounded slowdown and
  * utilization, overall and per size class, user and queue.
  *
- *   sluice sim [--nodes N --cpus C [--gpus G]] [--backfill=easy|none]
- *              [--json] [--csv FILE] TRACE
+ *   sluice sim [--nodes N --cpus C [--gpus G] | -f slurm.conf]
+ *              [--backfill=easy|none] [--json] [--csv FILE] TRACE
  *
- * Without --nodes the machine is the trace header's (MaxNodes nodes, or
+ * -f: the cluster of a slurm.conf (its nodes, partitions, GRES, topology
+ * and scheduler parameters; jobs go to its default partition). Without
+ * -f or --nodes the machine is the trace header's (MaxNodes nodes, or
  * MaxProcs one-CPU nodes). Output is a function of the inputs only: no
  * wall clock, no randomness, no addresses (docs/simulator.md).
  */
@@ -20,14 +22,15 @@
 #include <jansson.h>
 
 #include "cmd/cmds.h"
+#include "conf.h"
 #include "sim/sim.h"
 #include "sim/sim_stats.h"
 #include "sim/swf.h"
 #include "xalloc.h"
 
 static const char usage_text[] =
-	"usage: sluice sim [--nodes N --cpus C [--gpus G]] [--backfill=easy|none]\n"
-	"                  [--json] [--csv FILE] TRACE\n"
+	"usage: sluice sim [--nodes N --cpus C [--gpus G] | -f slurm.conf]\n"
+	"                  [--backfill=easy|none] [--json] [--csv FILE] TRACE\n"
 	"Replay an SWF trace (plain or .gz) on the scheduler core in virtual time.\n";
 
 /* A progress line on a terminal, at most every 1% of the jobs. */
@@ -156,14 +159,15 @@ int cmd_sim(int argc, char **argv)
 		{ "backfill", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", required_argument, NULL, 'o' },
+		{ "config", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t nodes = 0, cpus = 0, gpus = 0;
-	int backfill = 1, json = 0, c;
-	const char *csv = NULL;
+	int backfill = -1, json = 0, c;
+	const char *csv = NULL, *cfpath = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hf:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
 			if (parse_u32(optarg, &nodes, 1))
@@ -193,6 +197,9 @@ int cmd_sim(int argc, char **argv)
 		case 'o':
 			csv = optarg;
 			break;
+		case 'f':
+			cfpath = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -203,6 +210,10 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (cfpath && nodes) {
+		fprintf(stderr, "sluice sim: -f and --nodes are two machines: give one\n");
 		return 2;
 	}
 	if ((cpus || gpus) && !nodes) {
@@ -217,7 +228,24 @@ int cmd_sim(int argc, char **argv)
 		swf_free(&t);
 		return 1;
 	}
-	if (!nodes) {
+	sched_t s;
+	conf_t *conf = NULL;
+	uint32_t part = 0;
+	if (cfpath) {
+		conf = conf_load(cfpath, CONF_FULL);
+		if (conf->nerrors || !conf->nnodes || !conf->nparts) {
+			for (size_t i = 0; i < conf->nerrors; i++)
+				fprintf(stderr, "sluice sim: %s\n", conf->errors[i]);
+			if (!conf->nerrors)
+				fprintf(stderr, "sluice sim: %s has no nodes or no partitions\n", cfpath);
+			conf_destroy(conf);
+			swf_free(&t);
+			return 1;
+		}
+		sim_machine_conf(&s, conf, backfill);
+		part = conf->default_part >= 0 ? (uint32_t)conf->default_part : 0;
+		nodes = s.nnodes;
+	} else if (!nodes) {
 		/* the trace's machine: MaxNodes nodes sharing MaxProcs evenly,
 		 * else MaxProcs one-CPU nodes */
 		if (t.max_nodes > 0 && t.max_nodes <= 1000000000) {
@@ -234,14 +262,16 @@ int cmd_sim(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!cpus)
-		cpus = 1;
-	sched_t s;
-	sim_machine_bare(&s, nodes, cpus, gpus, backfill);
+	if (!cfpath) {
+		if (!cpus)
+			cpus = 1;
+		sim_machine_bare(&s, nodes, cpus, gpus, backfill != 0);
+	}
+	backfill = s.params.backfill;
 	sim_job_t *jobs;
 	size_t n;
 	sim_skipped_t sk;
-	sim_jobs_from_swf(&t, &s, &jobs, &n, &sk);
+	sim_jobs_from_swf(&t, &s, part, &jobs, &n, &sk);
 	swf_free(&t);
 	sim_counts_t cnt;
 	progress_t pr = { 0 };
@@ -249,7 +279,9 @@ int cmd_sim(int argc, char **argv)
 	sim_run(&s, jobs, n, &cnt, tty ? progress_cb : NULL, &pr);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
-	uint64_t procs = (uint64_t)nodes * cpus;
+	uint64_t procs = 0;
+	for (uint32_t i = 0; i < s.nnodes; i++)
+		procs += s.nodes[i].usable ? s.nodes[i].cpus : 0;
 	sim_summary_t all, cls[SIM_NCLASSES];
 	sim_summarize(jobs, NULL, n, procs, &all);
 	uint32_t *idx = xmalloc((n ? n : 1) * sizeof(uint32_t));
@@ -263,9 +295,15 @@ int cmd_sim(int argc, char **argv)
 	free(idx);
 	json_t *o = json_object();
 	json_object_set_new(o, "trace", json_string(path));
+	if (cfpath)
+		json_object_set_new(o, "config", json_string(cfpath));
 	json_object_set_new(o, "nodes", json_integer(nodes));
-	json_object_set_new(o, "cpus_per_node", json_integer(cpus));
-	json_object_set_new(o, "gpus_per_node", json_integer(gpus));
+	if (!cfpath) {
+		json_object_set_new(o, "cpus_per_node", json_integer(cpus));
+		json_object_set_new(o, "gpus_per_node", json_integer(gpus));
+	}
+	json_object_set_new(o, "cpus", json_integer((json_int_t)procs));
+	json_object_set_new(o, "partition", json_string(s.nparts ? s.parts[part].name : ""));
 	json_object_set_new(o, "backfill", json_string(backfill ? "easy" : "none"));
 	json_object_update(o, summary_json(&all, 1));
 	json_decref(summary_json(&all, 1)); /* (update copied the fields) */
@@ -281,8 +319,12 @@ int cmd_sim(int argc, char **argv)
 		printf("Trace %s: %zu jobs simulated (left out: %zu without run time, "
 		       "%zu without processors, %zu too big for the machine)\n",
 		       path, n, sk.no_runtime, sk.no_procs, sk.too_big);
-		printf("Machine: %u nodes x %u CPUs%s%.0u%s, backfill %s\n", nodes, cpus,
-		       gpus ? " x " : "", gpus, gpus ? " GPUs" : "", backfill ? "easy" : "none");
+		if (cfpath)
+			printf("Machine: %s: %u nodes, %" PRIu64 " CPUs, partition %s, backfill %s\n",
+			       cfpath, nodes, procs, s.parts[part].name, backfill ? "easy" : "none");
+		else
+			printf("Machine: %u nodes x %u CPUs%s%.0u%s, backfill %s\n", nodes, cpus,
+			       gpus ? " x " : "", gpus, gpus ? " GPUs" : "", backfill ? "easy" : "none");
 		printf("Utilization      %.4f\n", all.utilization);
 		printf("Wait mean        %.1f s\n", all.wait_mean);
 		printf("Wait median      %.1f s\n", all.wait_median);
@@ -315,7 +357,12 @@ int cmd_sim(int argc, char **argv)
 		rc = 1;
 	json_decref(o);
 	free(jobs);
-	sim_machine_free(&s);
+	if (conf) {
+		sched_free_conf(&s);
+		conf_destroy(conf);
+	} else {
+		sim_machine_free(&s);
+	}
 	return rc;
 bad_num:
 	fprintf(stderr, "sluice sim: bad number '%s'\n", optarg);

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "conf.h"
 #include "sim/sim.h"
 #include "timefmt.h"
 #include "xalloc.h"
@@ -199,4 +201,25 @@ void sim_machine_free(sched_t *s)
 	free(s->parts);
 	free(s->nodes);
 	memset(s, 0, sizeof(*s));
+}
+
+void sim_machine_conf(sched_t *s, const struct conf *conf, int backfill)
+{
+	memset(s, 0, sizeof(*s));
+	sched_build_conf(s, conf);
+	for (uint32_t i = 0; i < s->nnodes; i++) {
+		const char *st = conf->nodes[i].state;
+		s->nodes[i].usable = !st || (strcasecmp(st, "FUTURE") && strcasecmp(st, "DOWN"));
+	}
+	for (uint32_t p = 0; p < s->nparts; p++) {
+		const conf_part_t *cp = &conf->parts[p];
+		sched_part_t *sp = &s->parts[p];
+		sp->up = cp->state == CONF_PART_UP || cp->state == CONF_PART_DRAIN;
+		sp->inactive = cp->state == CONF_PART_INACTIVE;
+		sp->max_time = cp->max_time;
+		sp->max_nodes = cp->max_nodes;
+		sp->min_nodes = cp->min_nodes;
+	}
+	if (backfill >= 0)
+		s->params.backfill = backfill;
 }

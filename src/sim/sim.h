@@ -65,21 +65,31 @@ void sim_run(sched_t *s, sim_job_t *jobs, size_t n, sim_counts_t *counts,
 void sim_machine_bare(sched_t *s, uint32_t nodes, uint32_t cpus, uint32_t gpus, int backfill);
 void sim_machine_free(sched_t *s);
 
+/* The cluster of a loaded slurm.conf (with its gres.conf and
+ * topology.conf), built by the controller's own sched_build_conf: every
+ * node usable but those configured FUTURE or DOWN, partitions up unless
+ * configured DOWN or INACTIVE, with their MaxTime and node limits.
+ * backfill < 0 keeps the config's SchedulerType; 0/1 override it. Free
+ * with sched_free_conf. */
+struct conf;
+void sim_machine_conf(sched_t *s, const struct conf *conf, int backfill);
+
 /* ---- from an SWF trace (sim_swf.c) ----
  * Each job asks its requested processors (else its allocated ones) as
- * that many one-CPU tasks on as many nodes as they need, in partition 0;
+ * that many one-CPU tasks on as many nodes as they need, in partition part;
  * its time limit is its requested time (else its run time) rounded up to
  * whole minutes, as Slurm's are, and it runs min(run time, limit).
  * Priority is FCFS: submit order (ties in trace order) through
  * sched_priority_basic. Jobs with no run time or no processors, and jobs
  * sched_job_validate refuses on s (too big for the machine), are left
- * out and counted. *out is malloc'd, sorted by submit time. */
+ * out and counted (too_big: refused by sched_job_validate, e.g. over
+ * the partition's size or MaxTime). *out is malloc'd, sorted by submit time. */
 typedef struct sim_skipped {
 	size_t no_runtime, no_procs, too_big;
 } sim_skipped_t;
 
 struct swf;
-void sim_jobs_from_swf(const struct swf *t, const sched_t *s, sim_job_t **out, size_t *n,
-		       sim_skipped_t *skipped);
+void sim_jobs_from_swf(const struct swf *t, const sched_t *s, uint32_t part, sim_job_t **out,
+		       size_t *n, sim_skipped_t *skipped);
 
 #endif

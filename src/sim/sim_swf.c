@@ -16,8 +16,8 @@ static int by_submit(const void *a, const void *b)
 	return (x->line > y->line) - (x->line < y->line);
 }
 
-void sim_jobs_from_swf(const struct swf *t, const sched_t *s, sim_job_t **out, size_t *n,
-		       sim_skipped_t *skipped)
+void sim_jobs_from_swf(const struct swf *t, const sched_t *s, uint32_t part, sim_job_t **out,
+		       size_t *n, sim_skipped_t *skipped)
 {
 	memset(skipped, 0, sizeof(*skipped));
 	const swf_job_t **order = xmalloc((t->n ? t->n : 1) * sizeof(*order));
@@ -50,7 +50,7 @@ void sim_jobs_from_swf(const struct swf *t, const sched_t *s, sim_job_t **out, s
 		r->priority = sched_priority_basic(r->job_id, 0);
 		r->submit_time = w->submit;
 		r->eligible_time = w->submit;
-		r->part = 0;
+		r->part = part;
 		r->min_nodes = 1;
 		r->max_nodes = UINT32_MAX;
 		r->ntasks = (uint32_t)procs;

@@ -62,6 +62,27 @@ test_expect_success 'deterministic: two runs give byte-identical JSON and CSV' '
 	done
 '
 
+test_expect_success '-f slurm.conf: the cluster and SchedulerType of a config, jobs in its default partition' '
+	cat >slurm.conf <<-\EOF &&
+	ClusterName=simtest
+	SlurmctldHost=localhost
+	SchedulerType=sched/builtin
+	SelectTypeParameters=CR_Core
+	NodeName=c[1-4] CPUs=1 RealMemory=1000 State=UNKNOWN
+	NodeName=c5 CPUs=64 RealMemory=1000 State=FUTURE
+	PartitionName=debug Nodes=c[1-2] MaxTime=INFINITE
+	PartitionName=work Nodes=c[1-5] Default=YES MaxTime=INFINITE
+	EOF
+	sluice sim -f slurm.conf --json "$FX" >f.json &&
+	jq -e ".backfill == \"none\" and .partition == \"work\" and .cpus == 4 and .wait_mean_s == 96" f.json &&
+	sed -i "s,sched/builtin,sched/backfill," slurm.conf &&
+	sluice sim -f slurm.conf --json --csv f.csv "$FX" >f.json &&
+	jq -e ".backfill == \"easy\" and .wait_mean_s == 44" f.json && test_cmp want.csv f.csv &&
+	sluice sim -f slurm.conf --backfill=none --json "$FX" >f.json &&
+	jq -e ".backfill == \"none\" and .wait_mean_s == 96" f.json &&
+	test_expect_code 2 sluice sim -f slurm.conf --nodes 4 "$FX" 2>err && grep -q "two machines" err
+'
+
 test_expect_success 'a bad line is refused with its line number' '
 	printf "; MaxNodes: 4\n1 0 -1 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 10 1\n" >bad.swf &&
 	test_must_fail sluice sim bad.swf >out 2>err &&

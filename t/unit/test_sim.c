@@ -45,7 +45,7 @@ static size_t simulate(const char *text, uint32_t nodes, int backfill, sim_job_t
 	sim_machine_bare(&s, nodes, 1, 0, backfill);
 	size_t n;
 	sim_skipped_t sk;
-	sim_jobs_from_swf(&t, &s, jobs, &n, &sk);
+	sim_jobs_from_swf(&t, &s, 0, jobs, &n, &sk);
 	sim_run(&s, *jobs, n, cnt, NULL, NULL);
 	for (uint32_t i = 0; i < s.nnodes; i++)
 		if (s.nodes[i].cpus_used || s.nodes[i].njobs)

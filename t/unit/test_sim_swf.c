@@ -88,7 +88,7 @@ int main(void)
 	sim_job_t *jobs;
 	size_t n;
 	sim_skipped_t sk;
-	sim_jobs_from_swf(&t, &s, &jobs, &n, &sk);
+	sim_jobs_from_swf(&t, &s, 0, &jobs, &n, &sk);
 	is_int(n, 2, "two jobs can be simulated");
 	is_int(sk.no_runtime, 1, "one left out without run time");
 	is_int(sk.no_procs, 1, "one left out without processors");
