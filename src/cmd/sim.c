@@ -305,8 +305,9 @@ int cmd_sim(int argc, char **argv)
 	json_object_set_new(o, "cpus", json_integer((json_int_t)procs));
 	json_object_set_new(o, "partition", json_string(s.nparts ? s.parts[part].name : ""));
 	json_object_set_new(o, "backfill", json_string(backfill ? "easy" : "none"));
-	json_object_update(o, summary_json(&all, 1));
-	json_decref(summary_json(&all, 1)); /* (update copied the fields) */
+	json_t *top = summary_json(&all, 1);
+	json_object_update(o, top);       /* takes its own references */
+	json_decref(top);
 	json_object_set_new(o, "makespan_s", json_integer(all.last_end - all.first_submit));
 	json_object_set_new(o, "never_started", json_integer((json_int_t)cnt.never_started));
 	json_object_set_new(o, "skipped_no_runtime", json_integer((json_int_t)sk.no_runtime));
