@@ -39,6 +39,7 @@ static const struct command commands[] = {
 	{ "preflight", cmd_preflight, 0, "staged health, GPU, fabric and all-reduce tests of nodes" },
 	{ "monitoring", cmd_monitoring, 0, "write Prometheus, alert rules and Grafana files for the cluster" },
 	{ "why", cmd_why, 0, "explain why a job is pending or how it ended, or a node's state" },
+	{ "sim", cmd_sim, 0, "replay a workload trace (SWF) on the scheduler in virtual time" },
 };
 
 static void usage(FILE *fp)

@@ -31,6 +31,7 @@ int cmd_check_keys(int argc, char **argv);
 int cmd_preflight(int argc, char **argv);
 int cmd_monitoring(int argc, char **argv);
 int cmd_why(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 /* sreport job SizesByAccount's buckets: Grouping= parsed into its sorted,
  * distinct positive edges (at most max; -1 when not a list of numbers);

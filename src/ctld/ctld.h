@@ -704,7 +704,8 @@ int job_deadline_check(ctld_t *cd, job_t *j, int64_t now);
 void job_deadline_fit(job_t *j, int64_t now);
 /* A partition's OverSubscribe value: PART_OS_*, and for YES/FORCE the
  * jobs per CPU in *max (":N", 4 by default as Slurm; 1 otherwise). */
-enum { PART_OS_NO, PART_OS_EXCLUSIVE, PART_OS_YES, PART_OS_FORCE };
+enum { PART_OS_NO = SCHED_OS_NO, PART_OS_EXCLUSIVE = SCHED_OS_EXCLUSIVE,
+       PART_OS_YES = SCHED_OS_YES, PART_OS_FORCE = SCHED_OS_FORCE };
 int part_oversubscribe(const char *v, uint32_t *max);
 /* (Re)load SchedulerType/SchedulerParameters/TopologyParam and the
  * Priority* weights from cd->conf into cd->sched (params, prio); called by

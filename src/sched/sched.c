@@ -100,6 +100,13 @@ void sched_commit_start(ctx_t *c, sched_decision_t *dd)
 		sched_ctx_node_changed(c, dd->alloc.nodes[i]);
 }
 
+int sched_backfill_due(const sched_params_t *p, int64_t last_backfill, int64_t now,
+		       uint32_t npending)
+{
+	return p->backfill && (now - last_backfill >= (int64_t)p->bf_interval ||
+			       npending <= p->default_queue_depth);
+}
+
 void sched_pass(sched_t *s, sched_job_t *jobs, uint32_t n, int64_t now,
 		sched_decision_t **out)
 {

@@ -429,6 +429,35 @@ uint32_t sched_priority(const sched_prio_conf_t *c, const sched_job_t *j, int64_
 /* priority/basic: FIFO by job id, minus nice, clamped to >= 1. */
 uint32_t sched_priority_basic(uint32_t job_id, int32_t nice);
 
+/* ---- from the config (sched_conf.c) ----
+ * sched_build_conf: s (zeroed by the caller) from the loaded slurm.conf/gres.conf/
+ * topology.conf: nodes (CPUs, memory, weight, features, GPUs by type with
+ * gres.conf Cores= affinity, CPU units under SelectTypeParameters, leaf
+ * switches), the switch tree, partitions (nodes, tiers, job factor,
+ * DefMemPerCPU, OverSubscribe=FORCE) and their totals, then
+ * sched_load_conf. Nodes start unusable and partitions down: the caller
+ * sets usable/up/limits from its own state. sched_load_conf: the
+ * scheduler, select and priority parameters alone (a reconfigure).
+ * sched_free_conf frees what sched_build_conf allocated. */
+struct conf;
+void sched_build_conf(sched_t *s, const struct conf *conf);
+void sched_load_conf(sched_t *s, const struct conf *conf);
+void sched_free_conf(sched_t *s);
+/* A partition's OverSubscribe value: SCHED_OS_*, and for YES/FORCE the
+ * jobs per CPU in *max (":N", default 4; 1 otherwise). */
+enum { SCHED_OS_NO, SCHED_OS_EXCLUSIVE, SCHED_OS_YES, SCHED_OS_FORCE };
+int sched_part_oversubscribe(const char *v, uint32_t *max);
+
+/* Is a backfill cycle due in a pass at time now over npending jobs, the
+ * last cycle having run at last_backfill (0: never)? Every bf_interval
+ * seconds, and in every pass while the queue is no deeper than
+ * default_queue_depth (a cycle then costs next to nothing and expected
+ * start times stay current). The controller and the simulator both ask
+ * this before sched_pass (sched_t.run_backfill) and note now as the last
+ * cycle when sched_t.last.bf_ran. */
+int sched_backfill_due(const sched_params_t *p, int64_t last_backfill, int64_t now,
+		       uint32_t npending);
+
 /* Ordering key: higher priority first, then earlier submit, then lower id. */
 int sched_job_cmp(const sched_job_t *a, const sched_job_t *b);
 
